@@ -1,0 +1,72 @@
+package dev.streamfold.views;
+
+/**
+ * The Redis layout of views. Every key of one view version shares the hash tag
+ * {@code {tenant:view:version}}, so on Redis Cluster a version lives in one slot and its commits stay
+ * single-slot MULTI/EXEC transactions.
+ *
+ * <pre>
+ * sf:&lt;tenant&gt;:views                         SET   view names of the tenant
+ * sf:{&lt;tenant&gt;:&lt;view&gt;}:view                  HASH  served_version, columns, key_columns
+ * sf:{&lt;tenant&gt;:&lt;view&gt;:&lt;n&gt;}:meta               HASH  phase, events_applied, position, ... of version n
+ * sf:{&lt;tenant&gt;:&lt;view&gt;:&lt;n&gt;}:keys               SET   row keys of version n
+ * sf:{&lt;tenant&gt;:&lt;view&gt;:&lt;n&gt;}:r:&lt;row key&gt;        HASH  one row: column -&gt; value text
+ * </pre>
+ */
+final class RedisKeys {
+  static final String ROW_INFIX = "}:r:";
+
+  private RedisKeys() {}
+
+  static String tenantViews(String tenant) {
+    return "sf:" + tenant + ":views";
+  }
+
+  static String view(ViewName name) {
+    return "sf:{" + name.tenant() + ":" + name.view() + "}:view";
+  }
+
+  static String versionPrefix(ViewName name, int version) {
+    return "sf:{" + name.tenant() + ":" + name.view() + ":" + version;
+  }
+
+  static String meta(ViewName name, int version) {
+    return versionPrefix(name, version) + "}:meta";
+  }
+
+  static String keys(ViewName name, int version) {
+    return versionPrefix(name, version) + "}:keys";
+  }
+
+  static String row(ViewName name, int version, String rowKey) {
+    return versionPrefix(name, version) + ROW_INFIX + rowKey;
+  }
+
+  /** Glob matching every row key of every view version of a tenant. */
+  static String allRowsPattern(String tenant) {
+    return "sf:{" + tenant + ":*" + ROW_INFIX + "*";
+  }
+
+  /**
+   * Parse a row key of {@link #allRowsPattern}.
+   *
+   * @return {view, version, rowKey}, or null when the key is not a row key of that tenant
+   */
+  static String[] parseRow(String tenant, String redisKey) {
+    String head = "sf:{" + tenant + ":";
+    if (!redisKey.startsWith(head)) {
+      return null;
+    }
+    int infix = redisKey.indexOf(ROW_INFIX, head.length());
+    if (infix < 0) {
+      return null;
+    }
+    String tag = redisKey.substring(head.length(), infix);
+    int colon = tag.lastIndexOf(':');
+    if (colon <= 0) {
+      return null;
+    }
+    return new String[] {tag.substring(0, colon), tag.substring(colon + 1),
+        redisKey.substring(infix + ROW_INFIX.length())};
+  }
+}

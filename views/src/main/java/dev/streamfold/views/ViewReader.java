@@ -1,0 +1,73 @@
+package dev.streamfold.views;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Read access to a tenant's materialized views, as the query-service serves them. Thread-safe. */
+public interface ViewReader {
+
+  /**
+   * Read one row of the served version of a view.
+   *
+   * @param name the view
+   * @param rowKey the row key (multi-column keys joined with {@link ViewSchema#KEY_SEPARATOR})
+   * @return column to value text in result order (null columns are absent); empty when the view or
+   *     the row does not exist
+   */
+  Optional<Map<String, String>> row(ViewName name, String rowKey);
+
+  /**
+   * Read the shape of a view.
+   *
+   * @param name the view
+   * @return its schema, or empty when the view does not exist
+   */
+  Optional<ViewSchema> schema(ViewName name);
+
+  /**
+   * Read the metadata of the served version of a view.
+   *
+   * @param name the view
+   * @return its metadata, or empty when the view does not exist or serves no version yet
+   */
+  Optional<ViewMetadata> metadata(ViewName name);
+
+  /**
+   * Read the metadata of one version of a view (served or still building).
+   *
+   * @param name the view
+   * @param version the version
+   * @return its metadata, or empty when that version does not exist
+   */
+  Optional<ViewMetadata> metadata(ViewName name, int version);
+
+  /**
+   * List the views of a tenant.
+   *
+   * @param tenant tenant name
+   * @return view names, sorted
+   */
+  List<String> views(String tenant);
+
+  /**
+   * Iterate over the rows of a tenant's views, like Redis SCAN: a full iteration started with cursor
+   * "0" returns every row that exists from start to end at least once (rows may repeat); it is over
+   * when the returned cursor is "0".
+   *
+   * @param tenant tenant name
+   * @param cursor "0" to start, then the cursor of the previous page
+   * @param count hint of how many underlying keys to visit (Redis SCAN COUNT), at least 1
+   * @return client-visible keys {@code <view>:<rowKey>} of served versions, and the next cursor
+   * @throws IllegalArgumentException if the cursor is not an unsigned decimal number
+   */
+  ScanPage scan(String tenant, String cursor, long count);
+
+  /**
+   * A page of a scan.
+   *
+   * @param cursor next cursor, "0" when the iteration is over
+   * @param keys client-visible keys {@code <view>:<rowKey>}
+   */
+  record ScanPage(String cursor, List<String> keys) {}
+}
