@@ -1,0 +1,89 @@
+package dev.streamfold.ledger;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The immutable ledger: tenants, their streams on Pulsar, and appends. Implemented by
+ * {@link dev.streamfold.ledger.pulsar.PulsarLedger}. Thread-safe.
+ */
+public interface Ledger extends AutoCloseable {
+
+  /**
+   * Provision a tenant: the Pulsar tenant and its namespaces {@code ledger} and {@code system}, with
+   * infinite retention and broker deduplication on. Does nothing for parts that exist.
+   *
+   * @param tenant tenant name
+   * @throws IllegalArgumentException if the name is malformed
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  void ensureTenant(String tenant);
+
+  /**
+   * Create a stream (and its tenant when missing).
+   *
+   * @param stream the stream
+   * @param columns declared payload columns (may be empty)
+   * @return true when created, false when it existed with the same columns
+   * @throws LedgerException.StreamExists if it exists with other columns
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  boolean createStream(StreamRef stream, List<StreamColumn> columns);
+
+  /**
+   * List a tenant's streams.
+   *
+   * @param tenant tenant name
+   * @return the streams, sorted by name; empty when the tenant does not exist
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  List<StreamRef> listStreams(String tenant);
+
+  /**
+   * Describe a stream.
+   *
+   * @param stream the stream
+   * @return its columns, latest message ID and event count
+   * @throws LedgerException.StreamNotFound if it does not exist
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  StreamInfo describe(StreamRef stream);
+
+  /**
+   * Append events to a stream, in order, after checking each with {@link EventValidator}. Nothing is
+   * appended when any event is invalid.
+   *
+   * @param stream the stream
+   * @param events the events, in order
+   * @return a future of the message IDs in event order, completed once every event is durable
+   * @throws LedgerException.InvalidEvent if an event is malformed (thrown, not in the future)
+   * @throws LedgerException.StreamNotFound if the stream does not exist (thrown)
+   */
+  CompletableFuture<List<MessageIdText>> append(StreamRef stream, List<EventEnvelope> events);
+
+  /**
+   * Open a keyed system table of a tenant (a compacted topic in its {@code system} namespace), e.g. the
+   * transformation catalog.
+   *
+   * @param tenant tenant name
+   * @param table table name, e.g. {@code transforms}
+   * @return the table
+   */
+  SystemTable systemTable(String tenant, String table);
+
+  /**
+   * List the tenants that have a {@code system} namespace (tenants provisioned by Streamfold).
+   *
+   * @return tenant names, sorted
+   */
+  List<String> tenants();
+
+  /** The Pulsar service URL, for Flink sources. */
+  String serviceUrl();
+
+  /** The Pulsar admin URL, for Flink sources. */
+  String adminUrl();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,57 @@
+package dev.streamfold.ledger;
+
+import java.util.regex.Pattern;
+
+/**
+ * A stream of a tenant's ledger: Pulsar topic {@code persistent://<tenant>/ledger/<stream>}.
+ *
+ * @param tenant tenant name (lowercase letters, digits, '_' and '-')
+ * @param stream stream name (letters, digits, '_' and '-', 1 to 100 characters)
+ */
+public record StreamRef(String tenant, String stream) {
+  /** Namespace of a tenant that holds its streams. */
+  public static final String LEDGER_NAMESPACE = "ledger";
+  /** Namespace of a tenant that holds Streamfold's own topics (the transformation catalog). */
+  public static final String SYSTEM_NAMESPACE = "system";
+
+  private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
+  private static final Pattern STREAM = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]{0,99}");
+
+  /**
+   * Create a stream reference.
+   *
+   * @throws IllegalArgumentException if the tenant or stream name is malformed (the message quotes it)
+   */
+  public StreamRef {
+    checkTenant(tenant);
+    if (stream == null || !STREAM.matcher(stream).matches()) {
+      throw new IllegalArgumentException("invalid stream name '" + stream
+          + "': use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters)");
+    }
+  }
+
+  /**
+   * Check a tenant name.
+   *
+   * @param tenant the name
+   * @return the name
+   * @throws IllegalArgumentException if malformed (the message quotes it)
+   */
+  public static String checkTenant(String tenant) {
+    if (tenant == null || !TENANT.matcher(tenant).matches()) {
+      throw new IllegalArgumentException("invalid tenant name '" + tenant
+          + "': use lowercase letters, digits, '_' or '-' (at most 64 characters)");
+    }
+    return tenant;
+  }
+
+  /** The Pulsar topic, e.g. {@code persistent://demo/ledger/flights}. */
+  public String topic() {
+    return "persistent://" + tenant + "/" + LEDGER_NAMESPACE + "/" + stream;
+  }
+
+  @Override
+  public String toString() {
+    return tenant + "/" + stream;
+  }
+}

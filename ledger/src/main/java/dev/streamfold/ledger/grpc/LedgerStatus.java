@@ -1,0 +1,42 @@
+package dev.streamfold.ledger.grpc;
+
+import dev.streamfold.ledger.LedgerException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** Maps ledger errors to gRPC statuses at the service boundary (the one mapper of this module). */
+public final class LedgerStatus {
+  private LedgerStatus() {}
+
+  /**
+   * Map an error to a gRPC status exception.
+   *
+   * @param error any error thrown while serving a call
+   * @return INVALID_ARGUMENT for malformed input, NOT_FOUND for an unknown stream, ALREADY_EXISTS for a
+   *     conflicting stream, UNAVAILABLE when Pulsar fails, INTERNAL otherwise; the description is the
+   *     error's message
+   */
+  public static StatusRuntimeException toStatus(Throwable error) {
+    while ((error instanceof CompletionException || error instanceof ExecutionException) && error.getCause() != null) {
+      error = error.getCause();
+    }
+    if (error instanceof StatusRuntimeException sre) {
+      return sre;
+    }
+    Status status;
+    if (error instanceof LedgerException.InvalidEvent || error instanceof IllegalArgumentException) {
+      status = Status.INVALID_ARGUMENT;
+    } else if (error instanceof LedgerException.StreamNotFound) {
+      status = Status.NOT_FOUND;
+    } else if (error instanceof LedgerException.StreamExists) {
+      status = Status.ALREADY_EXISTS;
+    } else if (error instanceof LedgerException.Unavailable) {
+      status = Status.UNAVAILABLE;
+    } else {
+      status = Status.INTERNAL;
+    }
+    return status.withDescription(String.valueOf(error.getMessage())).withCause(error).asRuntimeException();
+  }
+}

@@ -1,0 +1,361 @@
+package dev.streamfold.ledger.pulsar;
+
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.EventValidator;
+import dev.streamfold.ledger.Ledger;
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.SystemTable;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.TypedMessageBuilder;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.apache.pulsar.common.policies.data.TenantInfo;
+
+/**
+ * The {@link Ledger} on Pulsar. Each stream has one named producer ({@value #PRODUCER_NAME}) with
+ * explicit sequence ids, so the broker's deduplication (namespace policy) stores a resent message once
+ * and a stream's event count is its latest sequence id + 1.
+ */
+public final class PulsarLedger implements Ledger {
+  /** Producer name of Streamfold's appender on every stream (the broker deduplicates per name). */
+  public static final String PRODUCER_NAME = "streamfold-appender";
+  /** Topic property holding the stream's declared columns ({@link StreamColumn#encode}). */
+  public static final String COLUMNS_PROPERTY = "streamfold.columns";
+
+  private final LedgerOptions options;
+  private final PulsarClient client;
+  private final PulsarAdmin admin;
+  private final Map<StreamRef, StreamAppender> appenders = new ConcurrentHashMap<>();
+  private final Map<String, PulsarSystemTable> tables = new ConcurrentHashMap<>();
+  private final Set<String> provisioned = ConcurrentHashMap.newKeySet();
+
+  private PulsarLedger(LedgerOptions options, PulsarClient client, PulsarAdmin admin) {
+    this.options = options;
+    this.client = client;
+    this.admin = admin;
+  }
+
+  /**
+   * Connect to a Pulsar cluster.
+   *
+   * @param options URLs and timeout
+   * @return the ledger; close it when done
+   * @throws LedgerException.Unavailable if the clients cannot be built
+   */
+  public static PulsarLedger connect(LedgerOptions options) {
+    try {
+      int timeoutMs = (int) options.operationTimeout().toMillis();
+      PulsarClient client = PulsarClient.builder().serviceUrl(options.serviceUrl())
+          .operationTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+          .connectionTimeout(10, TimeUnit.SECONDS)
+          .memoryLimit(256, org.apache.pulsar.client.api.SizeUnit.MEGA_BYTES)
+          .build();
+      PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(options.adminUrl())
+          .connectionTimeout(10, TimeUnit.SECONDS)
+          .readTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+          .requestTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+          .build();
+      return new PulsarLedger(options, client, admin);
+    } catch (PulsarClientException e) {
+      throw new LedgerException.Unavailable("cannot connect to Pulsar at " + options.serviceUrl(), e);
+    }
+  }
+
+  @Override
+  public void ensureTenant(String tenant) {
+    StreamRef.checkTenant(tenant);
+    if (provisioned.contains(tenant)) {
+      return;
+    }
+    try {
+      if (!admin.tenants().getTenants().contains(tenant)) {
+        List<String> clusters = admin.clusters().getClusters();
+        try {
+          admin.tenants().createTenant(tenant, TenantInfo.builder().allowedClusters(Set.copyOf(clusters)).build());
+        } catch (PulsarAdminException.ConflictException raced) {
+          // created concurrently
+        }
+      }
+      List<String> namespaces = admin.namespaces().getNamespaces(tenant);
+      for (String ns : List.of(StreamRef.LEDGER_NAMESPACE, StreamRef.SYSTEM_NAMESPACE)) {
+        String full = tenant + "/" + ns;
+        if (!namespaces.contains(full)) {
+          try {
+            admin.namespaces().createNamespace(full);
+          } catch (PulsarAdminException.ConflictException raced) {
+            // created concurrently
+          }
+        }
+        // Infinite retention: the ledger is never trimmed (DESIGN.md: the ledger is the truth).
+        admin.namespaces().setRetention(full, new RetentionPolicies(-1, -1));
+        admin.namespaces().setDeduplicationStatus(full, true);
+      }
+      admin.namespaces().setCompactionThreshold(tenant + "/" + StreamRef.SYSTEM_NAMESPACE, 1024 * 1024);
+      provisioned.add(tenant);
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot provision tenant '" + tenant + "'", e);
+    }
+  }
+
+  @Override
+  public boolean createStream(StreamRef stream, List<StreamColumn> columns) {
+    ensureTenant(stream.tenant());
+    String requested = StreamColumn.encode(columns);
+    try {
+      Optional<Map<String, String>> existing = properties(stream);
+      if (existing.isPresent()) {
+        String have = existing.get().getOrDefault(COLUMNS_PROPERTY, "");
+        if (!have.equals(requested)) {
+          throw new LedgerException.StreamExists(stream, have, requested);
+        }
+        return false;
+      }
+      try {
+        admin.topics().createNonPartitionedTopic(stream.topic(), Map.of(COLUMNS_PROPERTY, requested));
+      } catch (PulsarAdminException.ConflictException raced) {
+        return false;
+      }
+      return true;
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot create stream " + stream, e);
+    }
+  }
+
+  private Optional<Map<String, String>> properties(StreamRef stream) throws PulsarAdminException {
+    try {
+      Map<String, String> props = admin.topics().getProperties(stream.topic());
+      return Optional.of(props == null ? Map.of() : props);
+    } catch (PulsarAdminException.NotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public List<StreamRef> listStreams(String tenant) {
+    StreamRef.checkTenant(tenant);
+    try {
+      List<String> topics = admin.topics().getList(tenant + "/" + StreamRef.LEDGER_NAMESPACE);
+      String prefix = "persistent://" + tenant + "/" + StreamRef.LEDGER_NAMESPACE + "/";
+      List<StreamRef> streams = new ArrayList<>();
+      for (String topic : topics) {
+        if (topic.startsWith(prefix)) {
+          String name = topic.substring(prefix.length());
+          if (!name.startsWith("__") && !name.contains("-partition-")) {
+            streams.add(new StreamRef(tenant, name));
+          }
+        }
+      }
+      streams.sort((a, b) -> a.stream().compareTo(b.stream()));
+      return streams;
+    } catch (PulsarAdminException.NotFoundException e) {
+      return List.of();
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot list streams of tenant '" + tenant + "'", e);
+    }
+  }
+
+  @Override
+  public StreamInfo describe(StreamRef stream) {
+    try {
+      Map<String, String> props = properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+      List<StreamColumn> columns = StreamColumn.decode(props.get(COLUMNS_PROPERTY));
+      Optional<Message<byte[]>> last = lastMessage(stream);
+      return new StreamInfo(stream, columns,
+          last.map(m -> PulsarMessageIds.toText(m.getMessageId())),
+          last.map(m -> m.getSequenceId() + 1).orElse(0L));
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot describe stream " + stream, e);
+    }
+  }
+
+  private Optional<Message<byte[]>> lastMessage(StreamRef stream) {
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+        .startMessageId(MessageId.latest).startMessageIdInclusive().create()) {
+      if (!reader.hasMessageAvailable()) {
+        return Optional.empty();
+      }
+      return Optional.ofNullable(reader.readNext((int) options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS));
+    } catch (Exception e) {
+      throw new LedgerException.Unavailable("cannot read the latest event of " + stream, e);
+    }
+  }
+
+  @Override
+  public CompletableFuture<List<MessageIdText>> append(StreamRef stream, List<EventEnvelope> events) {
+    StreamAppender appender = appenders.get(stream);
+    if (appender == null) {
+      appender = appenders.computeIfAbsent(stream, this::openAppender);
+    }
+    List<StreamColumn> columns = appender.columns;
+    for (int i = 0; i < events.size(); i++) {
+      EventValidator.check(i, events.get(i), columns);
+    }
+    return appender.append(events);
+  }
+
+  private StreamAppender openAppender(StreamRef stream) {
+    StreamInfo info = describe(stream);
+    return new StreamAppender(stream, info.columns());
+  }
+
+  @Override
+  public SystemTable systemTable(String tenant, String table) {
+    ensureTenant(tenant);
+    String topic = "persistent://" + tenant + "/" + StreamRef.SYSTEM_NAMESPACE + "/" + table;
+    return tables.computeIfAbsent(topic, t -> new PulsarSystemTable(client, t));
+  }
+
+  @Override
+  public List<String> tenants() {
+    try {
+      List<String> result = new ArrayList<>();
+      for (String tenant : admin.tenants().getTenants()) {
+        if (tenant.equals("public") || tenant.equals("pulsar") || tenant.equals("sample")) {
+          continue;
+        }
+        if (admin.namespaces().getNamespaces(tenant).contains(tenant + "/" + StreamRef.SYSTEM_NAMESPACE)) {
+          result.add(tenant);
+        }
+      }
+      result.sort(null);
+      return result;
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot list tenants", e);
+    }
+  }
+
+  @Override
+  public String serviceUrl() {
+    return options.serviceUrl();
+  }
+
+  @Override
+  public String adminUrl() {
+    return options.adminUrl();
+  }
+
+  @Override
+  public void close() {
+    appenders.values().forEach(StreamAppender::close);
+    tables.values().forEach(PulsarSystemTable::close);
+    try {
+      client.close();
+    } catch (PulsarClientException ignored) {
+      // closing anyway
+    }
+    admin.close();
+  }
+
+  /** The batched, named producer of one stream; assigns consecutive sequence ids in append order. */
+  private final class StreamAppender {
+    private final StreamRef stream;
+    private final List<StreamColumn> columns;
+    private org.apache.pulsar.client.api.Producer<byte[]> producer;
+    private long nextSequenceId;
+
+    StreamAppender(StreamRef stream, List<StreamColumn> columns) {
+      this.stream = stream;
+      this.columns = columns;
+    }
+
+    private void open() throws PulsarClientException {
+      producer = client.newProducer(Schema.BYTES)
+          .topic(stream.topic())
+          .producerName(PRODUCER_NAME)
+          .enableBatching(true)
+          .batchingMaxMessages(1000)
+          .batchingMaxPublishDelay(1, TimeUnit.MILLISECONDS)
+          .blockIfQueueFull(true)
+          .sendTimeout((int) options.operationTimeout().toSeconds(), TimeUnit.SECONDS)
+          .create();
+      nextSequenceId = producer.getLastSequenceId() + 1;
+    }
+
+    synchronized CompletableFuture<List<MessageIdText>> append(List<EventEnvelope> events) {
+      try {
+        if (producer == null) {
+          open();
+        }
+      } catch (PulsarClientException e) {
+        throw new LedgerException.Unavailable("cannot open a producer on stream " + stream, e);
+      }
+      List<CompletableFuture<MessageId>> sends = new ArrayList<>(events.size());
+      long now = System.currentTimeMillis();
+      for (EventEnvelope event : events) {
+        TypedMessageBuilder<byte[]> message = producer.newMessage()
+            .key(event.key())
+            .eventTime(event.eventTimeMs() > 0 ? event.eventTimeMs() : now)
+            .sequenceId(nextSequenceId++)
+            .value(event.payloadJson().getBytes(StandardCharsets.UTF_8));
+        if (!event.headers().isEmpty()) {
+          message.properties(event.headers());
+        }
+        if (!event.type().isEmpty()) {
+          message.property(EventEnvelope.TYPE_PROPERTY, event.type());
+        }
+        if (!event.idempotencyKey().isEmpty()) {
+          message.property(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY, event.idempotencyKey());
+        }
+        sends.add(message.sendAsync());
+      }
+      return CompletableFuture.allOf(sends.toArray(new CompletableFuture[0]))
+          .handle((ok, error) -> {
+            if (error != null) {
+              resetAfterFailure();
+              throw new LedgerException.Unavailable("append to stream " + stream + " failed", unwrap(error));
+            }
+            List<MessageIdText> ids = new ArrayList<>(sends.size());
+            for (CompletableFuture<MessageId> send : sends) {
+              ids.add(PulsarMessageIds.toText(send.join()));
+            }
+            return ids;
+          });
+    }
+
+    /** After a failed send, reopen so sequence ids continue from what the broker persisted. */
+    private synchronized void resetAfterFailure() {
+      if (producer != null) {
+        producer.closeAsync();
+        producer = null;
+      }
+    }
+
+    synchronized void close() {
+      if (producer != null) {
+        try {
+          producer.flush();
+        } catch (PulsarClientException ignored) {
+          // closing anyway
+        }
+        producer.closeAsync();
+      }
+    }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
+      error = error.getCause();
+    }
+    return error;
+  }
+}
