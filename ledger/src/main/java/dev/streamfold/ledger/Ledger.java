@@ -78,6 +78,15 @@ public interface Ledger extends AutoCloseable {
    */
   List<String> tenants();
 
+  /**
+   * Delete a subscription of a stream (a removed view's source cursor), if it exists.
+   *
+   * @param stream the stream
+   * @param subscription subscription name
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  void deleteSubscription(StreamRef stream, String subscription);
+
   /** The Pulsar service URL, for Flink sources. */
   String serviceUrl();
 

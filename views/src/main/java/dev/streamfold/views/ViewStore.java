@@ -85,6 +85,41 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /**
+   * Serve {@code version} and remove every older version's rows and metadata (a version that caught
+   * up replaces the one readers saw; the switch is one HSET, atomic for readers).
+   *
+   * @param name the view
+   * @param version the version that caught up
+   */
+  public void promote(ViewName name, int version) {
+    serve(name, version);
+    for (int older = 1; older < version; older++) {
+      dropVersion(name, older);
+    }
+  }
+
+  /**
+   * Remove one version's rows and metadata, in batches of 500 keys.
+   *
+   * @param name the view
+   * @param version the version
+   */
+  public void dropVersion(ViewName name, int version) {
+    unlinkMatching(RedisKeys.versionPrefix(name, version) + "}:*");
+  }
+
+  private void unlinkMatching(String pattern) {
+    ScanCursor cursor = ScanCursor.INITIAL;
+    do {
+      var page = redis.scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
+      if (!page.getKeys().isEmpty()) {
+        redis.unlink(page.getKeys().toArray(new String[0]));
+      }
+      cursor = page;
+    } while (!cursor.isFinished());
+  }
+
+  /**
    * Return the served version.
    *
    * @param name the view
@@ -114,15 +149,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param name the view
    */
   public void drop(ViewName name) {
-    String pattern = RedisKeys.versionPrefix(name, 0).replaceAll(":0$", "") + ":*";
-    ScanCursor cursor = ScanCursor.INITIAL;
-    do {
-      var page = redis.scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
-      if (!page.getKeys().isEmpty()) {
-        redis.unlink(page.getKeys().toArray(new String[0]));
-      }
-      cursor = page;
-    } while (!cursor.isFinished());
+    unlinkMatching("sf:{" + name.tenant() + ":" + name.view() + ":*");
     redis.unlink(RedisKeys.view(name));
     redis.srem(RedisKeys.tenantViews(name.tenant()), name.view());
     schemas.remove(name);
@@ -223,6 +250,16 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       }
     }
     return new ScanPage(page.getCursor(), keys);
+  }
+
+  /**
+   * Tell whether an error comes from Redis (unreachable, timed out, or refused a command).
+   *
+   * @param error any error
+   * @return true for lettuce's {@link io.lettuce.core.RedisException} and its subclasses
+   */
+  public static boolean isRedisFailure(Throwable error) {
+    return error instanceof io.lettuce.core.RedisException;
   }
 
   /** Close the connection and the client. */

@@ -245,6 +245,17 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
+  public void deleteSubscription(StreamRef stream, String subscription) {
+    try {
+      admin.topics().deleteSubscription(stream.topic(), subscription, true);
+    } catch (PulsarAdminException.NotFoundException gone) {
+      // nothing to delete
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot delete subscription " + subscription + " of " + stream, e);
+    }
+  }
+
+  @Override
   public String serviceUrl() {
     return options.serviceUrl();
   }

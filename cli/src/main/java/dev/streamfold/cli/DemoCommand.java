@@ -1,0 +1,301 @@
+package dev.streamfold.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamfold.api.v1.Column;
+import dev.streamfold.api.v1.CreateStreamRequest;
+import dev.streamfold.api.v1.CreateStreamResponse;
+import dev.streamfold.api.v1.CreateTransformRequest;
+import dev.streamfold.api.v1.StreamInfo;
+import dev.streamfold.api.v1.Transform;
+import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.cli.ingest.EventMapper;
+import dev.streamfold.cli.ingest.FileFormat;
+import dev.streamfold.cli.ingest.RowReader;
+import dev.streamfold.deploy.local.stack.LocalStack;
+import dev.streamfold.deploy.local.stack.StackState;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code streamfold demo}: the main job end to end on real data. Starts the local stack, ingests
+ * 2,900,000 US flights over gRPC, creates the SQL view {@code delays_by_origin} (a Flink job that
+ * backfills, then tails), ingests the last 100,000 flights while the view is live, and checks every
+ * origin of the view, read over RESP, against a plain group-by of the same rows.
+ */
+@Command(name = "demo", description = "Run the main job end to end on 3,000,000 real US flights: local stack,"
+    + " gRPC ingestion, Flink SQL view delays_by_origin (backfill, then live), reads over RESP, checked against"
+    + " a plain group-by. Leaves the stack running.")
+final class DemoCommand implements Callable<Integer> {
+  static final String STREAM = "flights";
+  static final String VIEW = "delays_by_origin";
+  static final String SQL = "SELECT origin, COUNT(*) AS flights, AVG(CAST(delay AS DOUBLE)) AS avg_delay,"
+      + " SUM(CASE WHEN delay >= 15 THEN 1 ELSE 0 END) AS delayed FROM flights GROUP BY origin";
+  static final List<String> COLUMNS = List.of("date:TIMESTAMP", "delay:INT", "distance:INT", "origin:STRING",
+      "destination:STRING");
+  static final long ALL_ROWS = 3_000_000L;
+  static final long LIVE_ROWS = 100_000L;
+  static final String SHOWCASE_ORIGIN = "ATL";
+  private static final int STEPS = 8;
+
+  @Mixin
+  DataDirOption dataDir = new DataDirOption();
+
+  @Option(names = "--tenant", paramLabel = "NAME", defaultValue = "demo", description = "Tenant (default: ${DEFAULT-VALUE}).")
+  String tenant;
+
+  @Option(names = "--clean", description = "Stop the local stack and delete its data first (the downloaded data set"
+      + " is kept), then start fresh.")
+  boolean clean;
+
+  @Option(names = "--rows", paramLabel = "N", defaultValue = "3000000",
+      description = "Use the first N flights: N-100,000 before the view exists, the last 100,000 (at most N/2) while"
+          + " it is live (default: ${DEFAULT-VALUE}, all of them).")
+  long rows;
+
+  @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "1800",
+      description = "Longest wait for the view to catch up (default: ${DEFAULT-VALUE}).")
+  long timeoutS;
+
+  private final PrintStream out = System.out;
+  private int step;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    if (rows < 2) {
+      throw new CliException("--rows must be at least 2, got " + rows);
+    }
+    long started = System.nanoTime();
+    Path data = dataDir.resolve();
+    LocalStack stack = dataDir.stack();
+
+    header("Local stack (data dir " + data + ")");
+    if (clean) {
+      clean(stack, data);
+    }
+    StackState state = stack.up();
+
+    header("Data set");
+    Path parquet = FlightsDataset.ensure(data.resolve("cache"), out);
+    long fileRows;
+    try (RowReader reader = RowReader.open(parquet, FileFormat.PARQUET, Map.of())) {
+      fileRows = reader.totalRows();
+    }
+    long total = Math.min(rows, fileRows);
+    long live = Math.min(LIVE_ROWS, total / 2);
+    long history = total - live;
+    out.printf("%s: %,d flights; this run uses the first %,d (%,d before the view exists, %,d while it is live)%n",
+        parquet.getFileName(), fileRows, total, history, live);
+
+    try (StreamfoldClient client = StreamfoldClient.connect("127.0.0.1:" + state.grpcPort())) {
+      header("Stream " + tenant + "/" + STREAM);
+      CreateStreamResponse created = client.admin().createStream(CreateStreamRequest.newBuilder().setTenant(tenant)
+          .setName(STREAM).addAllColumns(StreamCommand.parseColumns(COLUMNS)).build());
+      out.println((created.getCreated() ? "Created" : "Exists:") + " stream " + tenant + "/" + STREAM + " ("
+          + created.getStream().getTopic() + ") with columns " + String.join(" ", COLUMNS));
+
+      header("Ledger: " + String.format("%,d", history) + " flights through the gRPC ingestion API");
+      StreamInfo info = IngestCommand.findStream(client, tenant, STREAM);
+      long inLedger = info.getEventCount();
+      boolean hasEvents = inLedger > 0 || !info.getLatestMessageId().isEmpty();
+      long expected;
+      boolean ingestLive;
+      EventMapper mapper = new EventMapper("origin", "date");
+      if (!hasEvents) {
+        try (RowReader reader = RowReader.open(parquet, FileFormat.PARQUET, Map.of())) {
+          Ingestion.run(client, tenant, STREAM, reader, mapper, history, "ingest " + STREAM, out);
+        }
+        expected = total;
+        ingestLive = true;
+      } else if (inLedger == history) {
+        out.printf("The first %,d flights are already in the ledger (latest message ID %s); not ingesting them again.%n",
+            inLedger, info.getLatestMessageId());
+        expected = total;
+        ingestLive = true;
+      } else {
+        expected = inLedger > 0 ? Math.min(inLedger, fileRows) : total;
+        out.printf("The data is already in the ledger: stream %s/%s holds %,d events (latest message ID %s); not"
+            + " ingesting again (`streamfold demo --clean` starts from an empty data dir).%n", tenant, STREAM,
+            inLedger, info.getLatestMessageId());
+        if (inLedger > 0 && inLedger != total) {
+          out.printf("Note: that is not the %,d flights this run asks for; the check below uses the first %,d.%n",
+              total, expected);
+        }
+        ingestLive = false;
+      }
+
+      header("Transformation " + VIEW + " (Flink SQL)");
+      out.println(SQL);
+      createView(client);
+      ViewStatus status = TransformCommand.awaitLive(client, tenant, VIEW, Duration.ofSeconds(timeoutS));
+      out.println(TransformCommand.describe(status));
+
+      String[] resp = {"127.0.0.1", Integer.toString(state.respPort())};
+      try (RespViews views = RespViews.connect(resp[0], state.respPort())) {
+        header("Live: " + (ingestLive ? String.format("%,d more flights while the view is LIVE", live)
+            : "the view follows the ledger"));
+        Map<String, String> before = views.row(VIEW, SHOWCASE_ORIGIN);
+        if (ingestLive && live > 0) {
+          out.println(VIEW + ":" + SHOWCASE_ORIGIN + " before: " + format(before));
+          try (RowReader reader = RowReader.open(parquet, FileFormat.PARQUET, Map.of())) {
+            reader.skip(history);
+            Ingestion.run(client, tenant, STREAM, reader, mapper, live, "ingest " + STREAM + " (live)", out);
+          }
+        }
+        status = TransformCommand.awaitApplied(client, tenant, VIEW, expected, Duration.ofSeconds(timeoutS));
+        out.println(TransformCommand.describe(status));
+        Map<String, String> after = views.row(VIEW, SHOWCASE_ORIGIN);
+        out.println(VIEW + ":" + SHOWCASE_ORIGIN + (ingestLive && live > 0 ? " after:  " : ": ") + format(after));
+
+        header("Check: every origin of the view against a plain group-by of the same " + String.format("%,d", expected)
+            + " rows");
+        GroupByOracle oracle = oracle(parquet, expected);
+        List<String> keys = views.keys(VIEW);
+        List<String> mismatches = new ArrayList<>();
+        int matching = 0;
+        for (String origin : oracle.rows().keySet()) {
+          String mismatch = oracle.mismatch(origin, views.row(VIEW, origin));
+          if (mismatch == null) {
+            matching++;
+          } else {
+            mismatches.add(mismatch);
+          }
+        }
+        for (String key : keys) {
+          if (!oracle.rows().containsKey(key)) {
+            mismatches.add(oracle.mismatch(key, views.row(VIEW, key)));
+          }
+        }
+        out.printf("%d/%d origins match a plain group-by (the view has %d rows over RESP).%n", matching,
+            oracle.rows().size(), keys.size());
+        mismatches.stream().limit(20).forEach(m -> out.println("  MISMATCH " + m));
+
+        header("Read the view yourself");
+        printTop(views, oracle);
+        int port = state.respPort();
+        out.println();
+        out.println("The view is served over the Redis protocol; any Redis client reads it:");
+        out.println("  redis-cli -p " + port + " HGETALL " + VIEW + ":" + SHOWCASE_ORIGIN);
+        out.println("  redis-cli -p " + port + " SCAN 0 MATCH " + VIEW + ":* COUNT 1000");
+        out.println("  redis-cli -p " + port + " GET " + VIEW + ":" + SHOWCASE_ORIGIN + "      (the row as JSON)");
+        out.println("  ./streamfold view get " + VIEW + " " + SHOWCASE_ORIGIN);
+        out.println("  ./streamfold transform status " + VIEW);
+        out.println();
+        out.printf("Done in %.0f s. The local stack keeps running (`./streamfold local status`);"
+            + " stop it with `./streamfold local down`.%n", (System.nanoTime() - started) / 1e9);
+        if (!mismatches.isEmpty()) {
+          throw new CliException(mismatches.size() + " origins of " + VIEW + " differ from a plain group-by");
+        }
+      }
+    }
+    return 0;
+  }
+
+  private void createView(StreamfoldClient client) {
+    try {
+      Transform t = client.transforms().get(TransformCommand.request(tenant, VIEW));
+      out.println("Exists: transformation " + tenant + "/" + VIEW + " v" + t.getVersion() + "; not creating it again.");
+      return;
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+        throw e;
+      }
+    }
+    try {
+      Transform t = client.transforms().create(CreateTransformRequest.newBuilder().setTenant(tenant).setName(VIEW)
+          .setSql(SQL).addKeyColumns("origin").build());
+      out.println("Created transformation " + tenant + "/" + VIEW + " v" + t.getVersion() + " (key "
+          + String.join(",", t.getKeyColumnsList()) + "); its Flink job backfills from the earliest event.");
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+        throw e;
+      }
+      out.println("Exists: transformation " + tenant + "/" + VIEW + "; not creating it again.");
+    }
+  }
+
+  private static GroupByOracle oracle(Path parquet, long rows) throws IOException {
+    GroupByOracle oracle = new GroupByOracle();
+    try (RowReader reader = RowReader.open(parquet, FileFormat.PARQUET, Map.of())) {
+      for (long i = 0; i < rows; i++) {
+        ObjectNode row = reader.next();
+        if (row == null) {
+          break;
+        }
+        oracle.add(row);
+      }
+    }
+    return oracle;
+  }
+
+  private void printTop(RespViews views, GroupByOracle oracle) {
+    List<String> top = oracle.rows().entrySet().stream()
+        .sorted(Comparator.comparingLong((Map.Entry<String, GroupByOracle.Row> e) -> e.getValue().flights).reversed())
+        .limit(5).map(Map.Entry::getKey).toList();
+    out.println("Busiest origins, as the view serves them:");
+    out.printf("  %-8s %10s %12s %10s%n", "origin", "flights", "avg_delay", "delayed");
+    for (String origin : top) {
+      Map<String, String> row = views.row(VIEW, origin);
+      out.printf("  %-8s %10s %12s %10s%n", origin, row.getOrDefault("flights", "-"),
+          shortDouble(row.get("avg_delay")), row.getOrDefault("delayed", "-"));
+    }
+  }
+
+  private static String shortDouble(String text) {
+    if (text == null) {
+      return "-";
+    }
+    try {
+      return String.format("%.3f", Double.parseDouble(text));
+    } catch (NumberFormatException e) {
+      return text;
+    }
+  }
+
+  private static String format(Map<String, String> row) {
+    if (row.isEmpty()) {
+      return "(no row yet)";
+    }
+    return "flights=" + row.get("flights") + " avg_delay=" + shortDouble(row.get("avg_delay")) + " delayed="
+        + row.get("delayed");
+  }
+
+  private void clean(LocalStack stack, Path data) throws IOException {
+    if (Files.isDirectory(data)) {
+      boolean ours = Files.exists(data.resolve(dev.streamfold.deploy.local.stack.StackState.FILE_NAME))
+          || Files.isDirectory(data.resolve("pulsar"));
+      try (var entries = Files.list(data)) {
+        List<Path> children = entries.toList();
+        if (!ours && !children.stream().allMatch(p -> p.getFileName().toString().equals("cache"))) {
+          throw new CliException("--clean refuses to delete " + data + ": it does not look like a Streamfold data dir"
+              + " (no stack.json)");
+        }
+        stack.down();
+        out.println("Deleting " + data + " (except the downloaded data set in cache/) ...");
+        for (Path child : children) {
+          if (!child.getFileName().toString().equals("cache")) {
+            FlightsDataset.deleteTree(child);
+          }
+        }
+      }
+    }
+  }
+
+  private void header(String title) {
+    step++;
+    out.println();
+    out.println("[" + step + "/" + STEPS + "] " + title);
+  }
+}

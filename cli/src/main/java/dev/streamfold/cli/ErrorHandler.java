@@ -1,0 +1,98 @@
+package dev.streamfold.cli;
+
+import dev.streamfold.cli.ingest.InputException;
+import dev.streamfold.deploy.local.stack.LocalStackException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * Prints a failed command's error as one clear line (gRPC errors as status code and description) and
+ * returns exit code 1. Stack traces only with {@code STREAMFOLD_DEBUG=1}.
+ */
+final class ErrorHandler implements IExecutionExceptionHandler {
+  /** Exit code of a command that failed. */
+  static final int EXIT_FAILURE = 1;
+
+  @Override
+  public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
+    System.out.flush();
+    PrintWriter err = commandLine.getErr();
+    err.println("error: " + describe(ex));
+    if (debug()) {
+      ex.printStackTrace(err);
+    }
+    err.flush();
+    return EXIT_FAILURE;
+  }
+
+  static boolean debug() {
+    String value = System.getenv("STREAMFOLD_DEBUG");
+    return value != null && !value.isEmpty() && !value.equals("0");
+  }
+
+  /**
+   * Describe an error in one line.
+   *
+   * @param t the error
+   * @return e.g. {@code NOT_FOUND: stream 'x' does not exist in tenant 'demo'}
+   */
+  static String describe(Throwable t) {
+    if (t instanceof StatusRuntimeException s) {
+      return describe(s.getStatus());
+    }
+    if (t instanceof CliException || t instanceof InputException || t instanceof LocalStackException
+        || t instanceof IllegalArgumentException || t instanceof IllegalStateException) {
+      return t.getMessage();
+    }
+    if (t instanceof NoSuchFileException e) {
+      return "no such file: " + e.getFile();
+    }
+    if (t instanceof UncheckedIOException e && e.getCause() != null) {
+      return e.getMessage() + (e.getCause().getMessage() == null ? "" : " (" + e.getCause().getMessage() + ")");
+    }
+    if (t instanceof IOException) {
+      return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+    if (t instanceof RedisConnectionException) {
+      return "cannot reach the query-service over RESP: " + rootMessage(t)
+          + " (is the local stack running? `streamfold local status`)";
+    }
+    if (t instanceof RedisCommandExecutionException) {
+      return "query-service: " + t.getMessage();
+    }
+    if (t instanceof RedisException) {
+      return "query-service: " + rootMessage(t);
+    }
+    return t + (debug() ? "" : " (set STREAMFOLD_DEBUG=1 for the stack trace)");
+  }
+
+  static String describe(Status status) {
+    String description = status.getDescription();
+    if (description == null && status.getCause() != null) {
+      description = rootMessage(status.getCause());
+    }
+    String text = status.getCode() + ": " + (description == null ? "(no description)" : description);
+    if (status.getCode() == Status.Code.UNAVAILABLE) {
+      text += " (is the Streamfold server running? `streamfold local status`)";
+    }
+    return text;
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.toString() : root.getMessage();
+  }
+}

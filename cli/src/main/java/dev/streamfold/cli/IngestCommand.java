@@ -1,0 +1,79 @@
+package dev.streamfold.cli;
+
+import dev.streamfold.api.v1.Column;
+import dev.streamfold.api.v1.ListStreamsRequest;
+import dev.streamfold.api.v1.StreamInfo;
+import dev.streamfold.cli.ingest.EventMapper;
+import dev.streamfold.cli.ingest.FileFormat;
+import dev.streamfold.cli.ingest.RowReader;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code streamfold ingest STREAM FILE --key FIELD [--time FIELD]}. */
+@Command(name = "ingest", description = "Append the rows of a CSV, JSON Lines or Parquet file to a stream, each row"
+    + " one event (payload: the row as a JSON object), over the gRPC ingestion API.")
+final class IngestCommand implements Callable<Integer> {
+  @Mixin
+  ServerOptions server = new ServerOptions();
+
+  @Parameters(index = "0", paramLabel = "STREAM", description = "Stream name (create it first: streamfold stream create).")
+  String stream;
+
+  @Parameters(index = "1", paramLabel = "FILE", description = "Input file.")
+  Path file;
+
+  @Option(names = "--format", paramLabel = "FORMAT",
+      description = "csv, jsonl or parquet (default: from the file extension).")
+  FileFormat format;
+
+  @Option(names = "--key", paramLabel = "FIELD", required = true, description = "Field whose value is the event key.")
+  String keyField;
+
+  @Option(names = "--time", paramLabel = "FIELD",
+      description = "Field holding the event time: epoch ms or ISO-8601 (UTC unless an offset is given)."
+          + " Default: the ingestion time.")
+  String timeField;
+
+  @Option(names = "--limit", paramLabel = "ROWS", description = "Append at most this many rows.")
+  Long limit;
+
+  @Override
+  public Integer call() throws IOException {
+    FileFormat fileFormat = format != null ? format : FileFormat.of(file);
+    if (limit != null && limit < 0) {
+      throw new CliException("--limit must be at least 0, got " + limit);
+    }
+    try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      StreamInfo info = findStream(client, server.tenant, stream);
+      Map<String, String> types = new LinkedHashMap<>();
+      for (Column c : info.getColumnsList()) {
+        types.put(c.getName(), c.getType());
+      }
+      try (RowReader reader = RowReader.open(file, fileFormat, types)) {
+        Ingestion.run(client, server.tenant, stream, reader, new EventMapper(keyField, timeField),
+            limit == null ? Long.MAX_VALUE : limit, "ingest " + stream, System.out);
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * Find a stream of a tenant.
+   *
+   * @return the stream
+   * @throws CliException if it does not exist
+   */
+  static StreamInfo findStream(StreamfoldClient client, String tenant, String stream) {
+    return client.admin().listStreams(ListStreamsRequest.newBuilder().setTenant(tenant).build()).getStreamsList()
+        .stream().filter(s -> s.getName().equals(stream)).findFirst()
+        .orElseThrow(() -> new CliException("stream '" + stream + "' does not exist in tenant '" + tenant
+            + "'; create it with `streamfold stream create " + stream + " --column NAME:TYPE ...`"));
+  }
+}

@@ -1,0 +1,95 @@
+package dev.streamfold.cli;
+
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads materialized views the way any Redis client does: through the query-service's RESP port, rows
+ * as hashes {@code <view>:<key>}.
+ */
+final class RespViews implements AutoCloseable {
+  /** Timeout of one RESP command. */
+  static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
+
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> connection;
+  private final RedisCommands<String, String> redis;
+
+  private RespViews(RedisClient client) {
+    this.client = client;
+    this.connection = client.connect();
+    this.redis = connection.sync();
+  }
+
+  /**
+   * Connect to the query-service.
+   *
+   * @param host host name or address
+   * @param port RESP port
+   * @return the reader; close it
+   * @throws io.lettuce.core.RedisConnectionException if it cannot be reached
+   */
+  static RespViews connect(String host, int port) {
+    RedisURI uri = RedisURI.builder().withHost(host).withPort(port).withTimeout(DEFAULT_COMMAND_TIMEOUT).build();
+    RedisClient client = RedisClient.create(uri);
+    try {
+      return new RespViews(client);
+    } catch (RuntimeException e) {
+      client.shutdown();
+      throw e;
+    }
+  }
+
+  /**
+   * Read one row: {@code HGETALL <view>:<key>}.
+   *
+   * @param view view name
+   * @param key row key
+   * @return column to value text; empty when there is no such row
+   */
+  Map<String, String> row(String view, String key) {
+    return redis.hgetall(view + ":" + key);
+  }
+
+  /**
+   * List the row keys of a view: {@code SCAN 0 MATCH <view>:* COUNT 1000} until the cursor is 0.
+   *
+   * @param view view name
+   * @return row keys (without the {@code <view>:} prefix), each once, in scan order
+   */
+  List<String> keys(String view) {
+    Set<String> keys = new LinkedHashSet<>();
+    String prefix = view + ":";
+    ScanArgs args = ScanArgs.Builder.matches(prefix + "*").limit(1000);
+    KeyScanCursor<String> page = redis.scan(ScanCursor.INITIAL, args);
+    while (true) {
+      for (String k : page.getKeys()) {
+        if (k.startsWith(prefix)) {
+          keys.add(k.substring(prefix.length()));
+        }
+      }
+      if (page.isFinished()) {
+        break;
+      }
+      page = redis.scan(page, args);
+    }
+    return new ArrayList<>(keys);
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+}

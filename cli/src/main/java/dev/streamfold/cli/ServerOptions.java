@@ -1,0 +1,80 @@
+package dev.streamfold.cli;
+
+import dev.streamfold.deploy.local.stack.LocalStack;
+import dev.streamfold.deploy.local.stack.StackState;
+import dev.streamfold.deploy.local.stack.StackStatus;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** Where the Streamfold server is: {@code --server HOST:PORT}, else the local stack's. */
+final class ServerOptions {
+  @Mixin
+  DataDirOption dataDir = new DataDirOption();
+
+  @Option(names = "--server", paramLabel = "HOST:PORT",
+      description = "gRPC address of the Streamfold server (default: the local stack's, from <data dir>/stack.json).")
+  String server;
+
+  @Option(names = "--tenant", paramLabel = "NAME", defaultValue = "demo",
+      description = "Tenant (default: ${DEFAULT-VALUE}).")
+  String tenant;
+
+  /**
+   * Return the gRPC target.
+   *
+   * @return {@code host:port}
+   * @throws CliException if no --server is given and the local stack's server does not run
+   */
+  String grpcTarget() {
+    if (server != null) {
+      return checkAddress(server, "--server");
+    }
+    return "127.0.0.1:" + runningStack().grpcPort();
+  }
+
+  /**
+   * Return the query-service's RESP address.
+   *
+   * @param resp the {@code --resp HOST:PORT} option, or null for the local stack's
+   * @return {host, port}
+   * @throws CliException if no --resp is given and the local stack's server does not run
+   */
+  String[] respAddress(String resp) {
+    if (resp != null) {
+      String address = checkAddress(resp, "--resp");
+      int colon = address.lastIndexOf(':');
+      return new String[] {address.substring(0, colon), address.substring(colon + 1)};
+    }
+    return new String[] {"127.0.0.1", Integer.toString(runningStack().respPort())};
+  }
+
+  private StackState runningStack() {
+    LocalStack stack = dataDir.stack();
+    StackStatus status = stack.status();
+    if (status.state().isEmpty()) {
+      throw new CliException("the local stack was never started in " + stack.dataDir()
+          + ": start it with `streamfold local up` (or pass --server HOST:PORT)");
+    }
+    if (!status.processes().get(2).running()) {
+      throw new CliException("the Streamfold server of the local stack in " + stack.dataDir()
+          + " is not running: start it with `streamfold local up` (or pass --server HOST:PORT)");
+    }
+    return status.state().get();
+  }
+
+  static String checkAddress(String address, String option) {
+    int colon = address.lastIndexOf(':');
+    if (colon <= 0 || colon == address.length() - 1) {
+      throw new CliException(option + " must be HOST:PORT, got '" + address + "'");
+    }
+    try {
+      int port = Integer.parseInt(address.substring(colon + 1));
+      if (port < 1 || port > 65535) {
+        throw new NumberFormatException();
+      }
+    } catch (NumberFormatException e) {
+      throw new CliException(option + " must be HOST:PORT with a port 1..65535, got '" + address + "'");
+    }
+    return address;
+  }
+}

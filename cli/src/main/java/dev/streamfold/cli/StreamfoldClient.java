@@ -1,0 +1,65 @@
+package dev.streamfold.cli;
+
+import dev.streamfold.api.v1.IngestServiceGrpc;
+import dev.streamfold.api.v1.StreamAdminGrpc;
+import dev.streamfold.api.v1.TransformServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** A gRPC connection to the Streamfold server with its stubs (plaintext, loopback by default). */
+final class StreamfoldClient implements AutoCloseable {
+  /** Deadline of one unary admin call. */
+  static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(60);
+
+  private final ManagedChannel channel;
+  private final String target;
+
+  private StreamfoldClient(ManagedChannel channel, String target) {
+    this.channel = channel;
+    this.target = target;
+  }
+
+  /**
+   * Open a channel (connects lazily, on the first call).
+   *
+   * @param target {@code host:port}
+   * @return the client; close it
+   */
+  static StreamfoldClient connect(String target) {
+    ManagedChannel channel = NettyChannelBuilder.forTarget(target).usePlaintext()
+        .maxInboundMessageSize(64 * 1024 * 1024).build();
+    return new StreamfoldClient(channel, target);
+  }
+
+  String target() {
+    return target;
+  }
+
+  /** Stream admin stub with a fresh deadline of {@link #DEFAULT_CALL_TIMEOUT}. */
+  StreamAdminGrpc.StreamAdminBlockingStub admin() {
+    return StreamAdminGrpc.newBlockingStub(channel).withDeadlineAfter(DEFAULT_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Transform stub with a fresh deadline of {@link #DEFAULT_CALL_TIMEOUT}. */
+  TransformServiceGrpc.TransformServiceBlockingStub transforms() {
+    return TransformServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(DEFAULT_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Async ingest stub (no deadline: an ingestion may take minutes). */
+  IngestServiceGrpc.IngestServiceStub ingest() {
+    return IngestServiceGrpc.newStub(channel);
+  }
+
+  @Override
+  public void close() {
+    channel.shutdownNow();
+    try {
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package dev.streamfold.cli;
+
+import dev.streamfold.api.v1.CreateTransformRequest;
+import dev.streamfold.api.v1.DeleteTransformRequest;
+import dev.streamfold.api.v1.GetTransformRequest;
+import dev.streamfold.api.v1.ListTransformsRequest;
+import dev.streamfold.api.v1.Transform;
+import dev.streamfold.api.v1.ViewStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.LongPredicate;
+import me.tongfei.progressbar.ProgressBar;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code streamfold transform create|list|status|delete}. */
+@Command(name = "transform", description = "Manage transformations (Flink SQL over a stream) and their"
+    + " materialized views.",
+    subcommands = {TransformCommand.Create.class, TransformCommand.ListTransforms.class,
+        TransformCommand.Status.class, TransformCommand.Delete.class})
+final class TransformCommand {
+  /** Interval between two status polls. */
+  static final Duration POLL_INTERVAL = Duration.ofMillis(500);
+
+  @Command(name = "create", description = "Create a SQL transformation; its Flink job backfills the view from the"
+      + " earliest event, then follows new events (phase LIVE).")
+  static final class Create implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Transformation name, also the view name.")
+    String name;
+
+    @Option(names = "--sql", paramLabel = "SQL", required = true,
+        description = "Flink SQL over one stream, e.g. \"SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin\".")
+    String sql;
+
+    @Option(names = "--key", paramLabel = "COLUMN", split = ",",
+        description = "Row key columns (default: the first result column).")
+    List<String> keyColumns = new ArrayList<>();
+
+    @Option(names = "--wait", description = "Wait until the view is LIVE, showing the backfill progress.")
+    boolean await;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "1200",
+        description = "Longest wait with --wait (default: ${DEFAULT-VALUE}).")
+    long timeoutS;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        Transform t = client.transforms().create(CreateTransformRequest.newBuilder().setTenant(server.tenant)
+            .setName(name).setSql(sql).addAllKeyColumns(keyColumns).build());
+        System.out.println("Created transformation " + t.getTenant() + "/" + t.getName() + " v" + t.getVersion()
+            + " over stream " + t.getSourceStream() + ", key " + String.join(",", t.getKeyColumnsList())
+            + ", columns " + String.join(",", t.getColumnsList()));
+        if (await) {
+          ViewStatus status = awaitLive(client, server.tenant, name, Duration.ofSeconds(timeoutS));
+          System.out.println(describe(status));
+        } else {
+          System.out.println("The view backfills now; follow it with: streamfold transform status " + name);
+        }
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "list", description = "List the transformations of a tenant.")
+  static final class ListTransforms implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Override
+    public Integer call() {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        List<Transform> list = client.transforms()
+            .list(ListTransformsRequest.newBuilder().setTenant(server.tenant).build()).getTransformsList();
+        if (list.isEmpty()) {
+          System.out.println("No transformations in tenant " + server.tenant + ".");
+          return 0;
+        }
+        System.out.printf("%-24s %-16s %3s  %-16s %s%n", "NAME", "STREAM", "V", "KEY", "SQL");
+        for (Transform t : list) {
+          System.out.printf("%-24s %-16s %3d  %-16s %s%n", t.getName(), t.getSourceStream(), t.getVersion(),
+              String.join(",", t.getKeyColumnsList()), t.getSql());
+        }
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "status", description = "Show a view's phase, progress (events applied / backfill target),"
+      + " position and rows.")
+  static final class Status implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Transformation name.")
+    String name;
+
+    @Override
+    public Integer call() {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        ViewStatus s = client.transforms().status(request(server.tenant, name));
+        System.out.println(describe(s));
+        return s.getPhase().equals("FAILED") ? ErrorHandler.EXIT_FAILURE : 0;
+      }
+    }
+  }
+
+  @Command(name = "delete", description = "Stop a transformation's job and remove it and its view.")
+  static final class Delete implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Transformation name.")
+    String name;
+
+    @Override
+    public Integer call() {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        boolean deleted = client.transforms().delete(DeleteTransformRequest.newBuilder().setTenant(server.tenant)
+            .setName(name).build()).getDeleted();
+        System.out.println(deleted ? "Deleted transformation " + server.tenant + "/" + name + " and its view."
+            : "No transformation " + server.tenant + "/" + name + " to delete.");
+      }
+      return 0;
+    }
+  }
+
+  static GetTransformRequest request(String tenant, String name) {
+    return GetTransformRequest.newBuilder().setTenant(tenant).setName(name).build();
+  }
+
+  static String describe(ViewStatus s) {
+    StringBuilder text = new StringBuilder();
+    text.append("View ").append(s.getTenant()).append('/').append(s.getView()).append(": ").append(s.getPhase())
+        .append(String.format(", %,d events applied (backfill target %,d)", s.getEventsApplied(),
+            s.getBackfillTargetEvents()))
+        .append(String.format(", %,d rows", s.getRows()));
+    if (s.getPositionCount() > 0) {
+      text.append(", position ").append(String.join(",", s.getPositionList()));
+    }
+    if (s.getUpdatedAtMs() > 0) {
+      text.append(", last commit ").append(Instant.ofEpochMilli(s.getUpdatedAtMs()));
+    }
+    if (!s.getError().isEmpty()) {
+      text.append("\n  error: ").append(s.getError());
+    }
+    return text.toString();
+  }
+
+  /**
+   * Poll a view's status every {@link #POLL_INTERVAL} with a progress bar (events applied / backfill
+   * target) until it is LIVE.
+   *
+   * @return the LIVE status
+   * @throws CliException if the view FAILED (the message carries its error) or the timeout passes
+   */
+  static ViewStatus awaitLive(StreamfoldClient client, String tenant, String name, Duration timeout)
+      throws InterruptedException {
+    return await(client, tenant, name, timeout, "backfill " + name, -1,
+        applied -> false, "LIVE");
+  }
+
+  /**
+   * Poll a view's status until it is LIVE and has applied at least {@code events} events.
+   *
+   * @return the status reached
+   * @throws CliException if the view FAILED or the timeout passes
+   */
+  static ViewStatus awaitApplied(StreamfoldClient client, String tenant, String name, long events, Duration timeout)
+      throws InterruptedException {
+    return await(client, tenant, name, timeout, "apply " + name, events, applied -> applied >= events, null);
+  }
+
+  private static ViewStatus await(StreamfoldClient client, String tenant, String name, Duration timeout,
+      String task, long target, LongPredicate reached, String phase) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    ViewStatus s = client.transforms().status(request(tenant, name));
+    try (ProgressBar bar = Progress.bar(task, target > 0 ? target : Math.max(s.getBackfillTargetEvents(), 1))) {
+      while (true) {
+        if (s.getPhase().equals("FAILED")) {
+          throw new CliException("view " + tenant + "/" + name + " FAILED: " + s.getError());
+        }
+        if (target <= 0 && s.getBackfillTargetEvents() > 0) {
+          bar.maxHint(s.getBackfillTargetEvents());
+        }
+        bar.stepTo(s.getEventsApplied());
+        boolean live = s.getPhase().equals("LIVE");
+        if (phase != null ? live : live && reached.test(s.getEventsApplied())) {
+          if (target <= 0) {
+            bar.maxHint(Math.max(s.getEventsApplied(), 1));
+          }
+          return s;
+        }
+        if (System.nanoTime() - deadline > 0) {
+          throw new CliException("view " + tenant + "/" + name + " not " + (phase != null ? "LIVE" : "caught up")
+              + " after " + timeout.toSeconds() + " s: " + describe(s).replace('\n', ' '));
+        }
+        Thread.sleep(POLL_INTERVAL.toMillis());
+        s = client.transforms().status(request(tenant, name));
+      }
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.streamfold.cli;
+
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code streamfold view get VIEW KEY}: read a row through the query-service's RESP port. */
+@Command(name = "view", description = "Read materialized views (through the query-service, like any Redis client).",
+    subcommands = {ViewCommand.Get.class})
+final class ViewCommand {
+
+  @Command(name = "get", description = "Read one row of a view: HGETALL <view>:<key> over RESP.")
+  static final class Get implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Option(names = "--resp", paramLabel = "HOST:PORT",
+        description = "RESP address of the query-service (default: the local stack's).")
+    String resp;
+
+    @Parameters(index = "0", paramLabel = "VIEW", description = "View (transformation) name.")
+    String view;
+
+    @Parameters(index = "1", paramLabel = "KEY", description = "Row key (multi-column keys joined with '|').")
+    String key;
+
+    @Override
+    public Integer call() {
+      String[] address = server.respAddress(resp);
+      try (RespViews views = RespViews.connect(address[0], Integer.parseInt(address[1]))) {
+        Map<String, String> row = views.row(view, key);
+        if (row.isEmpty()) {
+          throw new CliException("no row " + view + ":" + key + " (unknown view or key; list keys with: redis-cli -p "
+              + address[1] + " SCAN 0 MATCH " + view + ":* COUNT 1000)");
+        }
+        System.out.println(view + ":" + key);
+        int width = row.keySet().stream().mapToInt(String::length).max().orElse(0);
+        row.forEach((column, value) -> System.out.printf("  %-" + width + "s  %s%n", column, value));
+      }
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,144 @@
+package dev.streamfold.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.api.v1.Column;
+import dev.streamfold.cli.ingest.FileFormat;
+import dev.streamfold.testkit.process.FreePorts;
+import io.grpc.Status;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
+
+class StreamfoldCliTest {
+
+  static <T> T parse(Class<T> type, String... args) {
+    CommandLine cli = StreamfoldCli.commandLine();
+    ParseResult result = cli.parseArgs(args);
+    while (result.hasSubcommand()) {
+      result = result.subcommand();
+    }
+    return type.cast(result.commandSpec().userObject());
+  }
+
+  @Test
+  void ingestOptions() {
+    IngestCommand c = parse(IngestCommand.class, "ingest", "flights", "data/f.parquet", "--key", "origin",
+        "--time", "date", "--format", "parquet", "--tenant", "acme", "--server", "10.0.0.1:9090");
+    assertThat(c.stream).isEqualTo("flights");
+    assertThat(c.file).isEqualTo(Path.of("data/f.parquet"));
+    assertThat(c.format).isEqualTo(FileFormat.PARQUET);
+    assertThat(c.keyField).isEqualTo("origin");
+    assertThat(c.timeField).isEqualTo("date");
+    assertThat(c.server.tenant).isEqualTo("acme");
+    assertThat(c.server.grpcTarget()).isEqualTo("10.0.0.1:9090");
+  }
+
+  @Test
+  void tenantDefaultsToDemoAndKeyIsRequired() {
+    IngestCommand c = parse(IngestCommand.class, "ingest", "s", "f.csv", "--key", "k");
+    assertThat(c.server.tenant).isEqualTo("demo");
+    assertThat(c.timeField).isNull();
+    assertThat(c.format).isNull();
+    assertThatThrownBy(() -> parse(IngestCommand.class, "ingest", "s", "f.csv"))
+        .isInstanceOf(CommandLine.MissingParameterException.class).hasMessageContaining("--key");
+  }
+
+  @Test
+  void streamCreateColumnsRepeatOrSplit() {
+    StreamCommand.Create c = parse(StreamCommand.Create.class, "stream", "create", "flights", "--column",
+        "date:TIMESTAMP", "--column", "delay:int,origin:STRING");
+    assertThat(c.name).isEqualTo("flights");
+    assertThat(StreamCommand.parseColumns(c.columns)).extracting(Column::getName, Column::getType)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("date", "TIMESTAMP"),
+            org.assertj.core.groups.Tuple.tuple("delay", "INT"), org.assertj.core.groups.Tuple.tuple("origin", "STRING"));
+    assertThatThrownBy(() -> StreamCommand.parseColumns(List.of("delay")))
+        .isInstanceOf(CliException.class).hasMessageContaining("NAME:TYPE");
+  }
+
+  @Test
+  void transformCommands() {
+    TransformCommand.Create c = parse(TransformCommand.Create.class, "transform", "create", "v", "--sql",
+        "SELECT a, b, COUNT(*) AS n FROM s GROUP BY a, b", "--key", "a,b", "--wait");
+    assertThat(c.name).isEqualTo("v");
+    assertThat(c.keyColumns).containsExactly("a", "b");
+    assertThat(c.await).isTrue();
+    assertThat(parse(TransformCommand.Status.class, "transform", "status", "v").name).isEqualTo("v");
+    assertThat(parse(TransformCommand.Delete.class, "transform", "delete", "v", "--tenant", "t").server.tenant)
+        .isEqualTo("t");
+    assertThat(parse(TransformCommand.ListTransforms.class, "transform", "list")).isNotNull();
+    assertThatThrownBy(() -> parse(TransformCommand.Create.class, "transform", "create", "v"))
+        .hasMessageContaining("--sql");
+  }
+
+  @Test
+  void viewGetAndDemoAndLocal() {
+    ViewCommand.Get get = parse(ViewCommand.Get.class, "view", "get", "delays_by_origin", "ATL", "--resp",
+        "127.0.0.1:7777");
+    assertThat(get.view).isEqualTo("delays_by_origin");
+    assertThat(get.key).isEqualTo("ATL");
+    assertThat(get.server.respAddress(get.resp)).containsExactly("127.0.0.1", "7777");
+
+    DemoCommand demo = parse(DemoCommand.class, "demo", "--rows", "200000", "--clean", "--data-dir", "/tmp/sf");
+    assertThat(demo.rows).isEqualTo(200_000);
+    assertThat(demo.clean).isTrue();
+    assertThat(demo.dataDir.resolve()).isEqualTo(Path.of("/tmp/sf"));
+    assertThat(parse(DemoCommand.class, "demo").rows).isEqualTo(3_000_000);
+
+    LocalCommand.Up up = parse(LocalCommand.Up.class, "local", "up", "--grpc-port", "5000", "--resp-port", "5001",
+        "--data-dir", "/tmp/sf2");
+    assertThat(up.options().grpcPort()).isEqualTo(5000);
+    assertThat(up.options().respPort()).isEqualTo(5001);
+    assertThat(up.options().redisPort()).isZero();
+    assertThat(up.options().dataDir()).isEqualTo(Path.of("/tmp/sf2"));
+    assertThat(parse(LocalCommand.Down.class, "local", "down")).isNotNull();
+    assertThat(parse(LocalCommand.Status.class, "local", "status")).isNotNull();
+  }
+
+  @Test
+  void badAddressIsAUserError() {
+    IngestCommand c = parse(IngestCommand.class, "ingest", "s", "f.csv", "--key", "k", "--server", "nohost");
+    assertThatThrownBy(c.server::grpcTarget).isInstanceOf(CliException.class).hasMessageContaining("HOST:PORT");
+  }
+
+  @Test
+  void grpcErrorsPrintOneLineWithTheStatusCodeAndExitNonZero() {
+    int closedPort = FreePorts.pick();
+    CommandLine cli = StreamfoldCli.commandLine();
+    StringWriter err = new StringWriter();
+    cli.setErr(new PrintWriter(err, true));
+    int code = cli.execute("stream", "list", "--server", "127.0.0.1:" + closedPort);
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString()).startsWith("error: UNAVAILABLE: ").doesNotContain("\tat ");
+    assertThat(err.toString().lines().count()).isEqualTo(1);
+    assertThat(ErrorHandler.describe(Status.NOT_FOUND.withDescription("stream 'x' does not exist").asRuntimeException()))
+        .isEqualTo("NOT_FOUND: stream 'x' does not exist");
+  }
+
+  @Test
+  void usageErrorsExitWithTwo() {
+    CommandLine cli = StreamfoldCli.commandLine();
+    cli.setErr(new PrintWriter(new StringWriter(), true));
+    assertThat(cli.execute("ingest", "s")).isEqualTo(2);
+    assertThat(cli.execute("no-such-command")).isEqualTo(2);
+  }
+
+  @Test
+  void oracleComparesEveryAggregate() {
+    GroupByOracle oracle = new GroupByOracle();
+    var json = dev.streamfold.cli.ingest.Json.MAPPER;
+    oracle.add((com.fasterxml.jackson.databind.node.ObjectNode) json.createObjectNode().put("origin", "ATL").put("delay", 20));
+    oracle.add((com.fasterxml.jackson.databind.node.ObjectNode) json.createObjectNode().put("origin", "ATL").put("delay", 1));
+    assertThat(oracle.mismatch("ATL", Map.of("flights", "2", "avg_delay", "10.5", "delayed", "1"))).isNull();
+    assertThat(oracle.mismatch("ATL", Map.of("flights", "2", "avg_delay", "10.6", "delayed", "1")))
+        .contains("avg_delay 10.6 != 10.5");
+    assertThat(oracle.mismatch("ATL", Map.of())).contains("missing from the view");
+    assertThat(oracle.mismatch("SFO", Map.of("flights", "1"))).contains("not in the data");
+  }
+}

@@ -1,0 +1,133 @@
+package dev.streamfold.cli.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamfold.api.v1.Event;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CsvAndJsonlTest {
+  static final Map<String, String> TYPES = Map.of("date", "TIMESTAMP", "delay", "INT", "distance", "INT",
+      "origin", "STRING", "destination", "STRING", "ok", "BOOLEAN", "ratio", "DOUBLE");
+
+  @TempDir
+  Path dir;
+
+  List<Event> events(Path file, FileFormat format, String key, String time) throws IOException {
+    List<Event> events = new ArrayList<>();
+    EventMapper mapper = new EventMapper(key, time);
+    try (RowReader reader = RowReader.open(file, format, TYPES)) {
+      for (ObjectNode row = reader.next(); row != null; row = reader.next()) {
+        events.add(mapper.toEvent(row, reader.rowNumber(), reader.where()));
+      }
+    }
+    return events;
+  }
+
+  @Test
+  void csvRowsBecomeTypedEventsWithKeyAndTime() throws IOException {
+    Path file = Files.writeString(dir.resolve("f.csv"), "date,delay,distance,origin,destination,note\n"
+        + "2001-01-01T00:01:00,14,405,MSY,MCO,plain\n"
+        + "\n"
+        + "978307320000,-3,1020,ATL,LGA,\"with, comma and \"\"quotes\"\"\"\n"
+        + "2001-01-01 00:03:00,,7,SFO,LAX,\"two\nlines\"\n");
+    List<Event> events = events(file, FileFormat.CSV, "origin", "date");
+    assertThat(events).hasSize(3);
+    assertThat(events.get(0).getKey()).isEqualTo("MSY");
+    assertThat(events.get(0).getEventTimeMs()).isEqualTo(978_307_260_000L);
+    assertThat(events.get(0).getPayloadJson()).isEqualTo("{\"date\":\"2001-01-01T00:01:00\",\"delay\":14,"
+        + "\"distance\":405,\"origin\":\"MSY\",\"destination\":\"MCO\",\"note\":\"plain\"}");
+    assertThat(events.get(1).getEventTimeMs()).isEqualTo(978_307_320_000L);
+    assertThat(events.get(1).getPayloadJson()).contains("\"note\":\"with, comma and \\\"quotes\\\"\"");
+    assertThat(events.get(2).getEventTimeMs()).isEqualTo(978_307_380_000L);
+    assertThat(events.get(2).getPayloadJson()).contains("\"delay\":null").contains("\"note\":\"two\\nlines\"");
+  }
+
+  @Test
+  void csvMissingKeyFieldNamesTheRowAndField() throws IOException {
+    Path file = Files.writeString(dir.resolve("f.csv"), "date,delay,origin\n2001-01-01T00:01:00,1,ATL\n"
+        + "2001-01-01T00:02:00,2,\n");
+    assertThatThrownBy(() -> events(file, FileFormat.CSV, "origin", "date"))
+        .isInstanceOf(InputException.class)
+        .hasMessageContaining("row 2 (line 3)")
+        .hasMessageContaining("key field 'origin' is empty");
+    assertThatThrownBy(() -> events(file, FileFormat.CSV, "carrier", "date"))
+        .isInstanceOf(InputException.class)
+        .hasMessageContaining("f.csv row 1 (line 2)")
+        .hasMessageContaining("key field 'carrier' is missing; fields: date, delay, origin")
+        .extracting(e -> ((InputException) e).row()).isEqualTo(1L);
+  }
+
+  @Test
+  void csvValueOfTheWrongTypeAndBadRecordsAreNamed() throws IOException {
+    Path bad = Files.writeString(dir.resolve("bad.csv"), "origin,delay\nATL,12\nSFO,late\n");
+    assertThatThrownBy(() -> events(bad, FileFormat.CSV, "origin", null))
+        .hasMessageContaining("row 2 (line 3): column 'delay' value 'late' is not a INT");
+    Path ragged = Files.writeString(dir.resolve("ragged.csv"), "origin,delay\nATL,12,3\n");
+    assertThatThrownBy(() -> events(ragged, FileFormat.CSV, "origin", null))
+        .hasMessageContaining("row 1 (line 2): 3 fields, but the header has 2");
+    Path open = Files.writeString(dir.resolve("open.csv"), "origin,delay\n\"ATL,12\n");
+    assertThatThrownBy(() -> events(open, FileFormat.CSV, "origin", null))
+        .hasMessageContaining("line 2: a quoted field is not closed");
+  }
+
+  @Test
+  void badTimeValueIsNamed() throws IOException {
+    Path file = Files.writeString(dir.resolve("f.csv"), "origin,date\nATL,yesterday\n");
+    assertThatThrownBy(() -> events(file, FileFormat.CSV, "origin", "date"))
+        .hasMessageContaining("row 1 (line 2): time field 'date': value 'yesterday' is not epoch milliseconds");
+  }
+
+  @Test
+  void jsonlRowsKeepTheirTypes() throws IOException {
+    Path file = Files.writeString(dir.resolve("f.jsonl"),
+        "{\"origin\":\"ATL\",\"delay\":5,\"date\":978307260000,\"ok\":true}\n\n"
+            + "{\"origin\":7,\"delay\":1.5,\"date\":\"2001-01-01T00:01:00Z\"}\n"
+            + "{\"origin\":\"SFO\",\"date\":\"2001-01-01T01:01:00+01:00\"}\n");
+    List<Event> events = events(file, FileFormat.JSONL, "origin", "date");
+    assertThat(events).extracting(Event::getKey).containsExactly("ATL", "7", "SFO");
+    assertThat(events).extracting(Event::getEventTimeMs).containsOnly(978_307_260_000L);
+    assertThat(events.get(0).getPayloadJson()).isEqualTo("{\"origin\":\"ATL\",\"delay\":5,\"date\":978307260000,\"ok\":true}");
+  }
+
+  @Test
+  void jsonlLineThatIsNotAnObjectIsRejected() throws IOException {
+    Path file = Files.writeString(dir.resolve("f.jsonl"), "{\"origin\":\"ATL\"}\n[1,2]\n");
+    assertThatThrownBy(() -> events(file, FileFormat.JSONL, "origin", null))
+        .hasMessageContaining("row 2 (line 2): not a JSON object");
+    Path broken = Files.writeString(dir.resolve("b.jsonl"), "{\"origin\":\n");
+    assertThatThrownBy(() -> events(broken, FileFormat.JSONL, "origin", null))
+        .hasMessageContaining("row 1 (line 1): not valid JSON");
+    Path nullKey = Files.writeString(dir.resolve("n.jsonl"), "{\"origin\":null}\n");
+    assertThatThrownBy(() -> events(nullKey, FileFormat.JSONL, "origin", null))
+        .hasMessageContaining("key field 'origin' is missing (null)");
+  }
+
+  @Test
+  void withoutTimeFieldTheEventTimeIsLeftToTheServer() throws IOException {
+    Path file = Files.writeString(dir.resolve("f.jsonl"), "{\"origin\":\"ATL\"}\n");
+    assertThat(events(file, FileFormat.JSONL, "origin", null).get(0).getEventTimeMs()).isZero();
+  }
+
+  @Test
+  void formatFromExtension() {
+    assertThat(FileFormat.of(Path.of("a.CSV"))).isEqualTo(FileFormat.CSV);
+    assertThat(FileFormat.of(Path.of("a.ndjson"))).isEqualTo(FileFormat.JSONL);
+    assertThat(FileFormat.of(Path.of("flights-3m.parquet"))).isEqualTo(FileFormat.PARQUET);
+    assertThatThrownBy(() -> FileFormat.of(Path.of("a.txt"))).hasMessageContaining("--format");
+  }
+
+  @Test
+  void missingFileIsNamed() {
+    assertThatThrownBy(() -> RowReader.open(dir.resolve("nope.csv"), FileFormat.CSV, Map.of()))
+        .hasMessageContaining("nope.csv");
+  }
+}

@@ -1,0 +1,35 @@
+package dev.streamfold.deploy.local;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Options of the Streamfold server, resolved from command-line flags by {@link StreamfoldServerMain}.
+ *
+ * @param dataDir directory for retained checkpoints and Flink temporary files
+ * @param pulsarServiceUrl Pulsar binary protocol URL
+ * @param pulsarAdminUrl Pulsar admin REST URL
+ * @param redisUri Redis URI of the views
+ * @param grpcPort gRPC port on the bind host, 0 for a free one
+ * @param respPort Redis-protocol (query-service) port, 0 for a free one
+ * @param bindHost address both servers bind (default {@link #DEFAULT_BIND_HOST})
+ * @param defaultTenant tenant the query-service serves (default {@link #DEFAULT_TENANT})
+ * @param checkpointInterval checkpoint and view-commit interval (default 1 s)
+ */
+public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri,
+    int grpcPort, int respPort, String bindHost, String defaultTenant, Duration checkpointInterval) {
+  public static final String DEFAULT_BIND_HOST = "127.0.0.1";
+  public static final String DEFAULT_TENANT = "demo";
+  public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+
+  public ServerOptions {
+    Objects.requireNonNull(dataDir, "dataDir (--data-dir)");
+    Objects.requireNonNull(pulsarServiceUrl, "pulsarServiceUrl (--pulsar-service-url)");
+    Objects.requireNonNull(pulsarAdminUrl, "pulsarAdminUrl (--pulsar-admin-url)");
+    Objects.requireNonNull(redisUri, "redisUri (--redis-uri)");
+    bindHost = bindHost == null ? DEFAULT_BIND_HOST : bindHost;
+    defaultTenant = defaultTenant == null ? DEFAULT_TENANT : defaultTenant;
+    checkpointInterval = checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
+  }
+}

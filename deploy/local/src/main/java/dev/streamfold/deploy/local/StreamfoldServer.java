@@ -1,0 +1,111 @@
+package dev.streamfold.deploy.local;
+
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.grpc.IngestGrpcService;
+import dev.streamfold.ledger.grpc.StreamAdminGrpcService;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.query.RespServer;
+import dev.streamfold.query.RespServerOptions;
+import dev.streamfold.transforms.TransformManager;
+import dev.streamfold.transforms.TransformOptions;
+import dev.streamfold.transforms.grpc.TransformGrpcService;
+import dev.streamfold.views.ViewStore;
+import io.grpc.Server;
+import io.grpc.ServerBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Streamfold server: gRPC ingestion and administration, the transform manager with its embedded
+ * Flink MiniCluster, and the query-service (Redis protocol), in one JVM.
+ */
+public final class StreamfoldServer implements AutoCloseable {
+  private final ServerOptions options;
+  private PulsarLedger ledger;
+  private ViewStore views;
+  private TransformManager transforms;
+  private Server grpc;
+  private RespServer resp;
+
+  public StreamfoldServer(ServerOptions options) {
+    this.options = options;
+  }
+
+  /**
+   * Connect to Pulsar and Redis, resume every view, and start serving gRPC and RESP.
+   *
+   * @param grpcBuilder the gRPC server builder (tests pass an in-process one); null for Netty on
+   *     {@link ServerOptions#grpcPort()}
+   * @return this server
+   * @throws IllegalStateException if a port is taken (the message names it)
+   * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar cannot be reached
+   */
+  public StreamfoldServer start(ServerBuilder<?> grpcBuilder) {
+    ledger = PulsarLedger.connect(LedgerOptions.of(options.pulsarServiceUrl(), options.pulsarAdminUrl()));
+    views = ViewStore.connect(options.redisUri());
+    transforms = new TransformManager(ledger, views, new TransformOptions(options.redisUri(), options.dataDir(),
+        options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS));
+    transforms.start();
+    ServerBuilder<?> builder = grpcBuilder != null ? grpcBuilder
+        : NettyServerBuilder.forAddress(new InetSocketAddress(options.bindHost(), options.grpcPort()));
+    HealthStatusManager health = new HealthStatusManager();
+    grpc = builder
+        .addService(new IngestGrpcService(ledger))
+        .addService(new StreamAdminGrpcService(ledger))
+        .addService(new TransformGrpcService(transforms))
+        .addService(health.getHealthService())
+        .addService(ProtoReflectionServiceV1.newInstance())
+        .build();
+    try {
+      grpc.start();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start gRPC on " + options.bindHost() + ":" + options.grpcPort()
+          + " (port in use?): " + e.getMessage(), e);
+    }
+    resp = new RespServer(views, RespServerOptions.defaults().withHost(options.bindHost())
+        .withPort(options.respPort()).withDefaultTenant(options.defaultTenant()));
+    resp.start();
+    return this;
+  }
+
+  /** The gRPC port (-1 for an in-process server). */
+  public int grpcPort() {
+    return grpc.getPort();
+  }
+
+  /** The Redis-protocol port of the query-service. */
+  public int respPort() {
+    return resp.port();
+  }
+
+  /** Stop serving; jobs keep their retained checkpoints and resume on the next start. */
+  @Override
+  public void close() {
+    if (resp != null) {
+      resp.close();
+    }
+    if (grpc != null) {
+      grpc.shutdown();
+      try {
+        grpc.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      grpc.shutdownNow();
+    }
+    if (transforms != null) {
+      transforms.close();
+    }
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+}

@@ -1,0 +1,72 @@
+package dev.streamfold.deploy.local;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Command-line entry point of the Streamfold server process, started by the local stack:
+ * <pre>
+ * StreamfoldServerMain --data-dir DIR --pulsar-service-url URL --pulsar-admin-url URL --redis-uri URI
+ *     [--grpc-port N] [--resp-port N] [--bind-host H] [--tenant T] [--checkpoint-interval-ms N]
+ *     [--ready-file FILE]
+ * </pre>
+ * Once serving, it writes {@code {"grpcPort":N,"respPort":N}} to the ready file. SIGTERM stops it
+ * cleanly; views resume from their checkpoints on the next start.
+ */
+public final class StreamfoldServerMain {
+  private StreamfoldServerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> flags = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        System.err.println("usage: StreamfoldServerMain --data-dir DIR --pulsar-service-url URL "
+            + "--pulsar-admin-url URL --redis-uri URI [--grpc-port N] [--resp-port N] [--ready-file FILE]; bad argument: "
+            + args[i]);
+        System.exit(2);
+      }
+      flags.put(args[i].substring(2), args[++i]);
+    }
+    ServerOptions options = new ServerOptions(
+        Path.of(require(flags, "data-dir")),
+        require(flags, "pulsar-service-url"),
+        require(flags, "pulsar-admin-url"),
+        require(flags, "redis-uri"),
+        Integer.parseInt(flags.getOrDefault("grpc-port", "0")),
+        Integer.parseInt(flags.getOrDefault("resp-port", "0")),
+        flags.get("bind-host"),
+        flags.get("tenant"),
+        flags.containsKey("checkpoint-interval-ms")
+            ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null);
+    Files.createDirectories(options.dataDir());
+    StreamfoldServer server = new StreamfoldServer(options).start(null);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "streamfold-server-stop"));
+    String ready = "{\"grpcPort\":" + server.grpcPort() + ",\"respPort\":" + server.respPort() + "}";
+    System.out.println("streamfold server ready " + ready);
+    if (flags.containsKey("ready-file")) {
+      Path file = Path.of(flags.get("ready-file"));
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      Files.writeString(tmp, ready);
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    stopped.await();
+  }
+
+  private static String require(Map<String, String> flags, String name) throws IOException {
+    String value = flags.get(name);
+    if (value == null) {
+      System.err.println("missing --" + name);
+      System.exit(2);
+    }
+    return value;
+  }
+}

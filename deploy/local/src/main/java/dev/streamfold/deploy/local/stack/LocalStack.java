@@ -1,0 +1,497 @@
+package dev.streamfold.deploy.local.stack;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.streamfold.deploy.local.stack.StackState.ProcessRecord;
+import dev.streamfold.deploy.local.stack.StackStatus.ProcessStatus;
+import dev.streamfold.testkit.process.FreePorts;
+import dev.streamfold.testkit.process.ManagedProcess;
+import dev.streamfold.testkit.process.PulsarStandaloneProcess;
+import dev.streamfold.testkit.process.ReactorPaths;
+import dev.streamfold.testkit.process.RedisServerProcess;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The local stack (the embedded default of DESIGN.md "deploy"): a Pulsar standalone broker, a
+ * redis-server and the Streamfold server, each its own process on loopback, with all data under one
+ * directory. The processes outlive the command that starts them; {@link #down()} stops them.
+ * Several stacks with different data directories run side by side (every port is a free one).
+ *
+ * <pre>
+ * &lt;data dir&gt;/stack.json       the state file: pids, ports, data dirs, logs ({@link StackState})
+ * &lt;data dir&gt;/pulsar/          Pulsar metadata, bookie data, standalone.conf, pulsar.log
+ * &lt;data dir&gt;/redis/           appendonly files, redis.log
+ * &lt;data dir&gt;/server/          the server's data, server.log, ready.json, tmp/
+ * </pre>
+ */
+public final class LocalStack {
+  /** Environment variable overriding the default data directory. */
+  public static final String ENV_DATA_DIR = "STREAMFOLD_DATA";
+  /** Default data directory name, under the source tree's root. */
+  public static final String DEFAULT_DATA_DIR_NAME = ".streamfold";
+  /** Time each process is given to exit after SIGTERM before SIGKILL. */
+  public static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(30);
+  /** Main class of the Streamfold server. */
+  public static final String SERVER_MAIN_CLASS = "dev.streamfold.deploy.local.StreamfoldServerMain";
+  /** Heap of the Streamfold server JVM. */
+  public static final List<String> SERVER_HEAP_FLAGS = List.of("-Xms1g", "-Xmx3g");
+  /**
+   * Flink's standard Java 17 flags (STACK.md "Flink on Java 17"; the root pom's {@code java17.flags}),
+   * for every JVM that runs a Flink job.
+   */
+  public static final List<String> FLINK_JAVA17_FLAGS = List.of(
+      "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+      "--add-exports=java.management/sun.management=ALL-UNNAMED",
+      "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+      "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.net=ALL-UNNAMED",
+      "--add-opens=java.base/java.io=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+      "--add-opens=java.base/java.text=ALL-UNNAMED",
+      "--add-opens=java.base/java.time=ALL-UNNAMED",
+      "--add-opens=java.base/java.util=ALL-UNNAMED",
+      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+      "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
+      "--add-opens=java.base/sun.net=ALL-UNNAMED");
+
+  static final String PULSAR = "pulsar";
+  static final String REDIS = "redis";
+  static final String SERVER = "server";
+
+  private final StackOptions options;
+  private final PrintStream out;
+  /** Ports chosen by this {@link #up()}: never hand out one twice. */
+  private final Set<Integer> reserved = new HashSet<>();
+
+  /**
+   * Create a handle on the local stack of {@code options.dataDir()}; nothing starts yet.
+   *
+   * @param options data directory, ports, timeouts
+   * @param out where progress messages go (e.g. {@code System.out})
+   */
+  public LocalStack(StackOptions options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  /**
+   * Return the default data directory: {@code $STREAMFOLD_DATA} when set, else {@code .streamfold} under
+   * the source tree's root (found from {@code -Dstreamfold.home} or the working directory), else under
+   * the working directory.
+   *
+   * @return an absolute path
+   */
+  public static Path defaultDataDir() {
+    String env = System.getenv(ENV_DATA_DIR);
+    if (env != null && !env.isBlank()) {
+      return Path.of(env).toAbsolutePath().normalize();
+    }
+    try {
+      return ReactorPaths.root().resolve(DEFAULT_DATA_DIR_NAME);
+    } catch (IllegalStateException outsideTree) {
+      return Path.of(System.getProperty("user.dir")).toAbsolutePath().resolve(DEFAULT_DATA_DIR_NAME);
+    }
+  }
+
+  /** The data directory. */
+  public Path dataDir() {
+    return options.dataDir();
+  }
+
+  /** The state file, {@code <data dir>/stack.json}. */
+  public Path stateFile() {
+    return options.dataDir().resolve(StackState.FILE_NAME);
+  }
+
+  /**
+   * Read the state file.
+   *
+   * @return the state, or empty when the stack was never started in this data directory
+   * @throws UncheckedIOException if the file exists but cannot be parsed
+   */
+  public Optional<StackState> state() {
+    return StackState.read(stateFile());
+  }
+
+  /**
+   * Tell which processes of the stack run: a process runs when its recorded pid is alive and is the
+   * very process the stack started (same start time, command line naming its data directory).
+   *
+   * @return the status of pulsar, redis and server
+   */
+  public StackStatus status() {
+    Optional<StackState> state = state();
+    List<ProcessStatus> processes = new ArrayList<>();
+    StackState s = state.orElse(null);
+    processes.add(statusOf(PULSAR, s == null ? null : s.pulsar()));
+    processes.add(statusOf(REDIS, s == null ? null : s.redis()));
+    processes.add(statusOf(SERVER, s == null ? null : s.server()));
+    return new StackStatus(options.dataDir(), state, List.copyOf(processes));
+  }
+
+  private static ProcessStatus statusOf(String name, ProcessRecord record) {
+    return new ProcessStatus(name, record, ProcessCheck.find(record).isPresent());
+  }
+
+  /**
+   * Start the stack: Pulsar, then Redis, then the Streamfold server, each waited for (bounded). Does
+   * nothing but say so when everything already runs; stops leftovers first when only part runs.
+   * Ports of the previous run are reused when still free.
+   *
+   * @return the state of the running stack
+   * @throws LocalStackException if a process does not start or get ready in time (the message names it
+   *     and quotes the end of its log; whatever this call started is stopped again), or another command
+   *     is starting or stopping the same stack
+   */
+  public StackState up() {
+    StackStatus before = status();
+    if (before.allRunning()) {
+      out.println("The local stack is already running (data dir " + options.dataDir() + ").");
+      return before.state().orElseThrow();
+    }
+    Optional<Path> setsid = options.detached() ? findSetsid() : Optional.empty();
+    if (setsid.isPresent()) {
+      return upDetached(setsid.get());
+    }
+    return upHere();
+  }
+
+  /**
+   * Start the stack from this JVM (the processes become its children). Used by the detached helper
+   * {@link LocalStackLauncher}, and directly when {@code setsid} is missing.
+   */
+  StackState upHere() {
+    try (FileLock lock = lock()) {
+      StackStatus before = status();
+      if (before.allRunning()) {
+        out.println("The local stack is already running (data dir " + options.dataDir() + ").");
+        return before.state().orElseThrow();
+      }
+      if (before.anyRunning()) {
+        out.println("Only part of the local stack runs; stopping it to start all processes together.");
+        stopAll(before.state().orElseThrow());
+      }
+      StackState previous = before.state().orElse(StackState.empty(options.dataDir()));
+      return start(previous);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private StackState start(StackState previous) {
+    Path data = options.dataDir();
+    StackState state = StackState.empty(data).write(stateFile(), now());
+    long startNanos = System.nanoTime();
+    try {
+      Path pulsarDir = data.resolve(PULSAR);
+      int brokerPort = port(options.brokerPort(), previous.pulsar(), ProcessRecord.PORT_BROKER);
+      int webPort = port(options.webPort(), previous.pulsar(), ProcessRecord.PORT_WEB);
+      int bookiePort = port(options.bookiePort(), previous.pulsar(), ProcessRecord.PORT_BOOKIE);
+      out.println("Starting Pulsar standalone (its own JVM); waiting until its admin API answers (up to "
+          + PulsarStandaloneProcess.DEFAULT_START_TIMEOUT.toSeconds() + " s; log "
+          + pulsarDir.resolve("pulsar.log") + ") ...");
+      long t0 = System.nanoTime();
+      PulsarStandaloneProcess pulsar = PulsarStandaloneProcess.start(pulsarDir, brokerPort, webPort, bookiePort);
+      Map<String, Integer> pulsarPorts = new LinkedHashMap<>();
+      pulsarPorts.put(ProcessRecord.PORT_BROKER, pulsar.brokerPort());
+      pulsarPorts.put(ProcessRecord.PORT_WEB, pulsar.webPort());
+      pulsarPorts.put(ProcessRecord.PORT_BOOKIE, pulsar.bookiePort());
+      state = state.withPulsar(new ProcessRecord(PULSAR, pulsar.pid(), ProcessCheck.startedAtMs(pulsar.pid()),
+          pulsarDir.resolve("standalone.conf").toString(), pulsarDir.toString(),
+          pulsarDir.resolve("pulsar.log").toString(), pulsarPorts)).write(stateFile(), now());
+      out.println("  Pulsar ready in " + seconds(t0) + " s (pid " + pulsar.pid() + ", " + pulsar.serviceUrl() + ")");
+
+      Path redisDir = data.resolve(REDIS);
+      int redisPort = port(options.redisPort(), previous.redis(), ProcessRecord.PORT_REDIS);
+      out.println("Starting redis-server (append-only file under " + redisDir + ") ...");
+      t0 = System.nanoTime();
+      RedisServerProcess redis = RedisServerProcess.start(redisDir, redisPort, true);
+      state = state.withRedis(new ProcessRecord(REDIS, redis.pid(), ProcessCheck.startedAtMs(redis.pid()),
+          "127.0.0.1:" + redis.port(), redisDir.toString(), redisDir.resolve("redis.log").toString(),
+          Map.of(ProcessRecord.PORT_REDIS, redis.port()))).write(stateFile(), now());
+      out.println("  Redis ready in " + seconds(t0) + " s (pid " + redis.pid() + ", " + redis.uri() + ")");
+
+      state = startServer(state, previous, pulsar.serviceUrl(), pulsar.adminUrl(), redis.uri());
+      out.println("Local stack running (" + seconds(startNanos) + " s): gRPC 127.0.0.1:" + state.grpcPort()
+          + ", views over RESP 127.0.0.1:" + state.respPort() + ", data " + data);
+      return state;
+    } catch (RuntimeException e) {
+      out.println("Start failed; stopping what this command started.");
+      stopAll(state);
+      if (e instanceof LocalStackException) {
+        throw e;
+      }
+      throw new LocalStackException(e.getMessage(), e);
+    }
+  }
+
+  private StackState startServer(StackState state, StackState previous, String pulsarServiceUrl,
+      String pulsarAdminUrl, String redisUri) {
+    Path serverDir = options.dataDir().resolve(SERVER);
+    Path readyFile = serverDir.resolve("ready.json");
+    Path logFile = serverDir.resolve("server.log");
+    int grpcPort = port(options.grpcPort(), previous.server(), ProcessRecord.PORT_GRPC);
+    int respPort = port(options.respPort(), previous.server(), ProcessRecord.PORT_RESP);
+    while (respPort == grpcPort) {
+      respPort = FreePorts.pick();
+    }
+    try {
+      Files.createDirectories(serverDir.resolve("tmp"));
+      Files.deleteIfExists(readyFile);
+      Path argFile = serverDir.resolve("java-args.txt");
+      Files.writeString(argFile, "-cp\n" + quoteArg(System.getProperty("java.class.path")) + "\n");
+      List<String> cmd = serverCommand(argFile, serverDir, pulsarServiceUrl, pulsarAdminUrl, redisUri,
+          grpcPort, respPort, readyFile);
+      out.println("Starting the Streamfold server (gRPC ingestion, transform manager with Flink, query-service);"
+          + " waiting for " + readyFile.getFileName() + " (up to " + options.serverStartTimeout().toSeconds()
+          + " s; log " + logFile + ") ...");
+      long t0 = System.nanoTime();
+      ManagedProcess server = ManagedProcess.start("streamfold-server", cmd, serverDir, logFile);
+      Map<String, Integer> ports = new LinkedHashMap<>();
+      ports.put(ProcessRecord.PORT_GRPC, grpcPort);
+      ports.put(ProcessRecord.PORT_RESP, respPort);
+      state = state.withServer(new ProcessRecord(SERVER, server.pid(), ProcessCheck.startedAtMs(server.pid()),
+          serverDir.toString(), serverDir.toString(), logFile.toString(), ports)).write(stateFile(), now());
+      server.awaitReady(options.serverStartTimeout(), () -> readyPorts(readyFile) != null);
+      int[] ready = readyPorts(readyFile);
+      if (ready[0] != grpcPort || ready[1] != respPort) {
+        throw new LocalStackException("the Streamfold server reports ports grpc " + ready[0] + ", resp "
+            + ready[1] + " in " + readyFile + " but was asked for " + grpcPort + ", " + respPort);
+      }
+      out.println("  Server ready in " + seconds(t0) + " s (pid " + server.pid() + ")");
+      return state;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare the server directory " + serverDir, e);
+    }
+  }
+
+  static List<String> serverCommand(Path argFile, Path serverDir, String pulsarServiceUrl, String pulsarAdminUrl,
+      String redisUri, int grpcPort, int respPort, Path readyFile) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(javaBinary());
+    cmd.addAll(FLINK_JAVA17_FLAGS);
+    cmd.addAll(SERVER_HEAP_FLAGS);
+    cmd.add("-Djava.io.tmpdir=" + serverDir.resolve("tmp"));
+    cmd.add("-Dstreamfold.role=server");
+    String home = System.getProperty("streamfold.home");
+    if (home != null) {
+      cmd.add("-Dstreamfold.home=" + home);
+    }
+    cmd.add("@" + argFile);
+    cmd.add(SERVER_MAIN_CLASS);
+    cmd.addAll(List.of("--data-dir", serverDir.toString(),
+        "--pulsar-service-url", pulsarServiceUrl,
+        "--pulsar-admin-url", pulsarAdminUrl,
+        "--redis-uri", redisUri,
+        "--grpc-port", Integer.toString(grpcPort),
+        "--resp-port", Integer.toString(respPort),
+        "--ready-file", readyFile.toString()));
+    return cmd;
+  }
+
+  /**
+   * Read the server's ready file.
+   *
+   * @return {grpcPort, respPort}, or null when the file is missing or not complete yet
+   */
+  static int[] readyPorts(Path readyFile) {
+    try {
+      JsonNode node = StackState.JSON.readTree(Files.readString(readyFile));
+      if (node == null || !node.path("grpcPort").canConvertToInt() || !node.path("respPort").canConvertToInt()
+          || node.path("grpcPort").asInt() <= 0) {
+        return null;
+      }
+      return new int[] {node.path("grpcPort").asInt(), node.path("respPort").asInt()};
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (IOException e) {
+      return null; // partly written: poll again
+    }
+  }
+
+  /**
+   * Stop the stack: the server, then Pulsar, then Redis (SIGTERM, then SIGKILL after
+   * {@link #DEFAULT_STOP_GRACE}, descendants included). The state file stays, so the next {@link #up()}
+   * reuses the ports.
+   *
+   * @return true when something was running and has been stopped
+   * @throws LocalStackException if another command is starting or stopping the same stack
+   */
+  public boolean down() {
+    if (!Files.isDirectory(options.dataDir())) {
+      out.println("The local stack is not running (no data dir " + options.dataDir() + ").");
+      return false;
+    }
+    try (FileLock lock = lock()) {
+      StackStatus status = status();
+      if (!status.anyRunning()) {
+        out.println("The local stack is not running (data dir " + options.dataDir() + ").");
+        return false;
+      }
+      stopAll(status.state().orElseThrow());
+      out.println("Local stack stopped; data kept in " + options.dataDir() + " (start again: streamfold local up).");
+      return true;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void stopAll(StackState state) {
+    stop(state.server(), "Streamfold server");
+    stop(state.pulsar(), "Pulsar");
+    stop(state.redis(), "Redis");
+    try {
+      Files.deleteIfExists(options.dataDir().resolve(SERVER).resolve("ready.json"));
+    } catch (IOException ignored) {
+      // a stale ready file is deleted again before the next start
+    }
+  }
+
+  private void stop(ProcessRecord record, String what) {
+    Optional<ProcessHandle> handle = ProcessCheck.find(record);
+    if (handle.isEmpty()) {
+      return;
+    }
+    out.print("Stopping " + what + " (pid " + record.pid() + ") ... ");
+    out.flush();
+    long t0 = System.nanoTime();
+    if (!ProcessCheck.terminate(handle.get(), DEFAULT_STOP_GRACE)) {
+      throw new LocalStackException(what + " (pid " + record.pid() + ") or one of its child processes is still"
+          + " alive after SIGKILL");
+    }
+    out.println("stopped in " + seconds(t0) + " s");
+  }
+
+  private StackState upDetached(Path setsid) {
+    Path data = options.dataDir();
+    try {
+      Files.createDirectories(data);
+      Path argFile = data.resolve("launcher-args.txt");
+      Files.writeString(argFile, "-cp\n" + quoteArg(System.getProperty("java.class.path")) + "\n");
+      List<String> cmd = new ArrayList<>(List.of(setsid.toString(), "--wait", javaBinary(), "-Xmx256m",
+          "-XX:+UseSerialGC", "-Dstreamfold.role=launcher"));
+      String home = System.getProperty("streamfold.home");
+      if (home != null) {
+        cmd.add("-Dstreamfold.home=" + home);
+      }
+      cmd.add("@" + argFile);
+      cmd.add(LocalStackLauncher.class.getName());
+      cmd.addAll(LocalStackLauncher.arguments(options));
+      ProcessBuilder builder = new ProcessBuilder(cmd).inheritIO();
+      builder.environment().remove("JAVA_TOOL_OPTIONS");
+      out.flush();
+      int code = builder.start().waitFor();
+      if (code != 0) {
+        throw new LocalStackException("the local stack did not start (details above; data dir " + data + ")");
+      }
+      return state().orElseThrow(() -> new LocalStackException("the local stack started but " + stateFile()
+          + " is missing"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the local stack helper", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LocalStackException("interrupted while the local stack was starting; see `streamfold local status`");
+    }
+  }
+
+  static Optional<Path> findSetsid() {
+    List<Path> candidates = new ArrayList<>();
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String dir : path.split(":")) {
+        candidates.add(Path.of(dir.isEmpty() ? "." : dir, "setsid"));
+      }
+    }
+    candidates.add(Path.of("/usr/bin/setsid"));
+    return candidates.stream().filter(Files::isExecutable).findFirst();
+  }
+
+  private FileLock lock() throws IOException {
+    Files.createDirectories(options.dataDir());
+    FileChannel channel = FileChannel.open(options.dataDir().resolve("stack.lock"),
+        StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock = channel.tryLock();
+    if (lock == null) {
+      channel.close();
+      throw new LocalStackException("another streamfold command is starting or stopping the local stack in "
+          + options.dataDir() + "; try again when it is done");
+    }
+    return new ClosingLock(channel, lock);
+  }
+
+  /** Pick a port: the requested one, else the previous run's when still free, else a free one. */
+  private int port(int requested, ProcessRecord previous, String role) {
+    if (requested != 0) {
+      return requested;
+    }
+    int remembered = previous == null ? 0 : previous.port(role);
+    if (remembered > 0 && FreePorts.isFree(remembered) && reserved.add(remembered)) {
+      return remembered;
+    }
+    if (role.equals(ProcessRecord.PORT_GRPC) || role.equals(ProcessRecord.PORT_RESP)) {
+      int port;
+      do {
+        port = FreePorts.pick();
+      } while (!reserved.add(port));
+      return port;
+    }
+    return 0; // the launcher picks a free one
+  }
+
+  static String javaBinary() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /** Quote a value for a java @argfile (backslashes and double quotes escaped). */
+  static String quoteArg(String value) {
+    return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  private static String seconds(long startNanos) {
+    return String.format("%.1f", (System.nanoTime() - startNanos) / 1e9);
+  }
+
+  private static long now() {
+    return System.currentTimeMillis();
+  }
+
+  /** A file lock that also closes its channel. */
+  private static final class ClosingLock extends FileLock {
+    private final FileLock lock;
+
+    ClosingLock(FileChannel channel, FileLock lock) {
+      super(channel, lock.position(), lock.size(), lock.isShared());
+      this.lock = lock;
+    }
+
+    @Override
+    public boolean isValid() {
+      return lock.isValid();
+    }
+
+    @Override
+    public void release() throws IOException {
+      lock.release();
+      channel().close();
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package dev.streamfold.deploy.local.stack;
+
+import dev.streamfold.deploy.local.stack.StackState.ProcessRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Tells whether a recorded process is still the one the stack started (pids are reused). */
+final class ProcessCheck {
+  /** Tolerance when comparing start times: the OS reports them in clock ticks. */
+  static final long START_TIME_TOLERANCE_MS = 1_000;
+
+  private ProcessCheck() {}
+
+  /**
+   * Find the running process a record describes.
+   *
+   * @param record the process as started, may be null
+   * @return its handle when a process with that pid is alive, started at the recorded time and has the
+   *     recorded marker in its command line; empty otherwise
+   */
+  static Optional<ProcessHandle> find(ProcessRecord record) {
+    if (record == null || record.pid() <= 0) {
+      return Optional.empty();
+    }
+    return ProcessHandle.of(record.pid()).filter(h -> !isGone(h)).filter(h -> isSame(h, record));
+  }
+
+  /**
+   * Tell whether a process has exited. A zombie (exited, not yet reaped by a parent that is gone or by
+   * an init that does not reap) counts as exited.
+   *
+   * @param handle the process
+   * @return true when it no longer runs
+   */
+  static boolean isGone(ProcessHandle handle) {
+    if (!handle.isAlive()) {
+      return true;
+    }
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(handle.pid()), "stat"));
+      int close = stat.lastIndexOf(')');
+      return close > 0 && close + 2 < stat.length() && (stat.charAt(close + 2) == 'Z' || stat.charAt(close + 2) == 'X');
+    } catch (IOException | RuntimeException e) {
+      return !handle.isAlive();
+    }
+  }
+
+  /**
+   * Stop a process and its descendants: SIGTERM to all, SIGKILL to whatever still runs after
+   * {@code grace}.
+   *
+   * @param handle the process
+   * @param grace time allowed for a clean exit
+   * @return true when the process and its descendants are gone afterwards
+   */
+  static boolean terminate(ProcessHandle handle, Duration grace) {
+    List<ProcessHandle> descendants = handle.descendants().toList();
+    handle.destroy();
+    descendants.forEach(ProcessHandle::destroy);
+    if (!awaitGone(handle, grace)) {
+      handle.destroyForcibly();
+    }
+    for (ProcessHandle d : descendants) {
+      if (!awaitGone(d, Duration.ofSeconds(2))) {
+        d.destroyForcibly();
+      }
+    }
+    boolean gone = awaitGone(handle, Duration.ofSeconds(10));
+    for (ProcessHandle d : descendants) {
+      gone &= awaitGone(d, Duration.ofSeconds(5));
+    }
+    return gone;
+  }
+
+  /**
+   * Wait until a process is gone, polling every 100 ms.
+   *
+   * @param handle the process
+   * @param timeout longest wait
+   * @return true when it is gone
+   */
+  static boolean awaitGone(ProcessHandle handle, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!isGone(handle)) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return isGone(handle);
+      }
+    }
+    return true;
+  }
+
+  static boolean isSame(ProcessHandle handle, ProcessRecord record) {
+    ProcessHandle.Info info = handle.info();
+    if (record.startedAtMs() > 0) {
+      Optional<Instant> started = info.startInstant();
+      if (started.isPresent()
+          && Math.abs(started.get().toEpochMilli() - record.startedAtMs()) > START_TIME_TOLERANCE_MS) {
+        return false;
+      }
+    }
+    String marker = record.commandMarker();
+    if (marker == null || marker.isEmpty()) {
+      return true;
+    }
+    // redis-server rewrites its process title ("redis-server 127.0.0.1:<port>"), so the marker of a
+    // Redis record is its address; Java processes keep their arguments.
+    return info.commandLine().map(line -> line.contains(marker)).orElse(true);
+  }
+
+  /**
+   * Return the start time of a running process.
+   *
+   * @param pid the process id
+   * @return epoch milliseconds, or 0 when the OS does not tell
+   */
+  static long startedAtMs(long pid) {
+    return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(Instant::toEpochMilli).orElse(0L);
+  }
+}

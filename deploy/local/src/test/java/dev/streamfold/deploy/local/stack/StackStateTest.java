@@ -1,0 +1,111 @@
+package dev.streamfold.deploy.local.stack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.deploy.local.stack.StackState.ProcessRecord;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StackStateTest {
+  @TempDir
+  Path dir;
+
+  static StackState sample(Path dir) {
+    Map<String, Integer> pulsarPorts = new LinkedHashMap<>();
+    pulsarPorts.put("broker", 40001);
+    pulsarPorts.put("web", 40002);
+    pulsarPorts.put("bookie", 40003);
+    Map<String, Integer> serverPorts = new LinkedHashMap<>();
+    serverPorts.put("grpc", 40005);
+    serverPorts.put("resp", 40006);
+    return StackState.empty(dir)
+        .withPulsar(new ProcessRecord("pulsar", 101, 1_700_000_000_000L, dir + "/pulsar/standalone.conf",
+            dir + "/pulsar", dir + "/pulsar/pulsar.log", pulsarPorts))
+        .withRedis(new ProcessRecord("redis", 102, 1_700_000_001_000L, "127.0.0.1:40004", dir + "/redis",
+            dir + "/redis/redis.log", Map.of("redis", 40004)))
+        .withServer(new ProcessRecord("server", 103, 1_700_000_002_000L, dir + "/server", dir + "/server",
+            dir + "/server/server.log", serverPorts));
+  }
+
+  @Test
+  void roundTripsThroughTheStateFile() {
+    Path file = dir.resolve(StackState.FILE_NAME);
+    StackState written = sample(dir).write(file, 1_700_000_003_000L);
+    assertThat(written.updatedAtMs()).isEqualTo(1_700_000_003_000L);
+    StackState read = StackState.read(file).orElseThrow();
+    assertThat(read).isEqualTo(written);
+    assertThat(read.pulsarServiceUrl()).isEqualTo("pulsar://127.0.0.1:40001");
+    assertThat(read.pulsarAdminUrl()).isEqualTo("http://127.0.0.1:40002");
+    assertThat(read.redisUri()).isEqualTo("redis://127.0.0.1:40004");
+    assertThat(read.grpcPort()).isEqualTo(40005);
+    assertThat(read.respPort()).isEqualTo(40006);
+    assertThat(List.copyOf(read.pulsar().ports().keySet())).containsExactly("broker", "web", "bookie");
+    assertThat(read.pulsar().port("nope")).isZero();
+  }
+
+  @Test
+  void stateFileIsPlainJsonAndToleratesNewFields() throws Exception {
+    Path file = dir.resolve(StackState.FILE_NAME);
+    sample(dir).write(file, 1L);
+    String text = Files.readString(file);
+    assertThat(text).contains("\"grpc\" : 40005").contains("\"formatVersion\" : 1").doesNotContain("grpcPort");
+    Files.writeString(file, text.replaceFirst("\\{", "{ \"someday\" : true,"));
+    assertThat(StackState.read(file).orElseThrow().redis().pid()).isEqualTo(102);
+  }
+
+  @Test
+  void missingFileIsEmptyAndBrokenFileIsNamed() throws Exception {
+    assertThat(StackState.read(dir.resolve("none.json"))).isEmpty();
+    Path broken = Files.writeString(dir.resolve("broken.json"), "{ not json");
+    assertThatThrownBy(() -> StackState.read(broken)).isInstanceOf(UncheckedIOException.class)
+        .hasMessageContaining("broken.json");
+  }
+
+  @Test
+  void emptyStateHasNoPorts() {
+    StackState empty = StackState.empty(dir);
+    assertThat(empty.grpcPort()).isZero();
+    assertThat(empty.pulsarServiceUrl()).isNull();
+  }
+
+  @Test
+  void launcherArgumentsRoundTrip() {
+    StackOptions options = new StackOptions(dir, 1, 2, 3, 4, 5, 6, Duration.ofSeconds(77), true);
+    StackOptions parsed = LocalStackLauncher.parse(LocalStackLauncher.arguments(options).toArray(String[]::new));
+    assertThat(parsed).isEqualTo(options.withDetached(false));
+    assertThatThrownBy(() -> LocalStackLauncher.parse(new String[] {"--grpc-port", "1"}))
+        .hasMessageContaining("--data-dir");
+    assertThatThrownBy(() -> new StackOptions(dir, 70000, 0, 0, 0, 0, 0, Duration.ofSeconds(1), true))
+        .hasMessageContaining("70000");
+  }
+
+  @Test
+  void readyFileIsReadOnlyWhenComplete() throws Exception {
+    Path ready = dir.resolve("ready.json");
+    assertThat(LocalStack.readyPorts(ready)).isNull();
+    Files.writeString(ready, "{\"grpcPort\":4");
+    assertThat(LocalStack.readyPorts(ready)).isNull();
+    Files.writeString(ready, "{\"grpcPort\":40005,\"respPort\":40006}");
+    assertThat(LocalStack.readyPorts(ready)).containsExactly(40005, 40006);
+  }
+
+  @Test
+  void serverCommandCarriesFlinkFlagsHeapAndEveryEndpoint() {
+    List<String> cmd = LocalStack.serverCommand(dir.resolve("args.txt"), dir.resolve("server"),
+        "pulsar://127.0.0.1:1", "http://127.0.0.1:2", "redis://127.0.0.1:3", 4, 5, dir.resolve("server/ready.json"));
+    assertThat(cmd).containsSubsequence("-Xms1g", "-Xmx3g", "-Djava.io.tmpdir=" + dir.resolve("server/tmp"),
+        "@" + dir.resolve("args.txt"), LocalStack.SERVER_MAIN_CLASS, "--data-dir", dir.resolve("server").toString(),
+        "--pulsar-service-url", "pulsar://127.0.0.1:1", "--pulsar-admin-url", "http://127.0.0.1:2",
+        "--redis-uri", "redis://127.0.0.1:3", "--grpc-port", "4", "--resp-port", "5",
+        "--ready-file", dir.resolve("server/ready.json").toString());
+    assertThat(cmd).containsAll(LocalStack.FLINK_JAVA17_FLAGS);
+  }
+}

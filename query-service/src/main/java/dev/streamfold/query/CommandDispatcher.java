@@ -1,0 +1,49 @@
+package dev.streamfold.query;
+
+import dev.streamfold.views.ViewReader;
+import io.netty.handler.codec.redis.RedisMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Runs requests against the command table; every failure becomes an error reply. Thread-safe. */
+final class CommandDispatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(CommandDispatcher.class);
+
+  private final CommandTable table = new CommandTable();
+
+  /**
+   * Create a dispatcher with all supported commands.
+   *
+   * @param reader where rows are read
+   * @param server server identity and counters
+   */
+  CommandDispatcher(ViewReader reader, ServerState server) {
+    ViewCommands views = new ViewCommands(reader);
+    table.addAll(new ConnectionCommands(server).commands());
+    table.addAll(views.commands());
+    table.addAll(new IntrospectionCommands(table, server, views::keyCount).commands());
+  }
+
+  CommandTable table() {
+    return table;
+  }
+
+  /**
+   * Run one request.
+   *
+   * @param session the connection
+   * @param request the request
+   * @return the reply, an error reply when the command failed
+   */
+  RedisMessage execute(Session session, Request request) {
+    try {
+      Command command = table.resolve(request);
+      return command.action().run(session, request);
+    } catch (RespException expected) {
+      return ErrorMapper.toReply(expected);
+    } catch (RuntimeException failure) {
+      LOG.warn("command {} of client {} failed", request.name(), session.id(), failure);
+      return ErrorMapper.toReply(failure);
+    }
+  }
+}

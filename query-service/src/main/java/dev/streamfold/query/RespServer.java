@@ -1,0 +1,172 @@
+package dev.streamfold.query;
+
+import dev.streamfold.views.ViewReader;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.redis.FixedRedisMessagePool;
+import io.netty.handler.codec.redis.RedisArrayAggregator;
+import io.netty.handler.codec.redis.RedisBulkStringAggregator;
+import io.netty.handler.codec.redis.RedisDecoder;
+import io.netty.handler.codec.redis.RedisEncoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.NonStickyEventExecutorGroup;
+import io.netty.util.concurrent.UnorderedThreadPoolEventExecutor;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A read-only Redis-protocol (RESP2, and RESP3 after {@code HELLO 3}) server over materialized views.
+ * Clients read rows as {@code <view>:<rowKey>} with hash commands, GET/MGET (rows as JSON), EXISTS,
+ * TYPE, SCAN and DBSIZE; write commands get a READONLY error. Every connection is served the views of
+ * {@link RespServerOptions#defaultTenant()}.
+ *
+ * <p>Netty's Redis codec decodes requests and encodes RESP2 replies; {@link Resp3Encoder} encodes the
+ * RESP3 types. Commands run on a pool of {@link RespServerOptions#commandThreads()} threads, in order
+ * per connection, because view reads block on Redis.
+ *
+ * <pre>{@code
+ * try (ViewStore views = ViewStore.connect("redis://127.0.0.1:6379");
+ *      RespServer server = new RespServer(views, RespServerOptions.defaults().withPort(6380))) {
+ *   server.start();
+ *   // redis-cli -p 6380 HGETALL delays:ATL
+ * }
+ * }</pre>
+ */
+public final class RespServer implements AutoCloseable {
+  /** Longest inline command line, in bytes (Redis: 64 KiB). */
+  static final int MAX_INLINE_BYTES = 64 * 1024;
+  /** Longest aggregated bulk string, in bytes (Redis's default proto-max-bulk-len: 512 MiB). */
+  static final int MAX_BULK_BYTES = 512 * 1024 * 1024;
+
+  private final RespServerOptions options;
+  private final ServerState state;
+  private final CommandDispatcher dispatcher;
+  private final Resp3Encoder resp3Encoder = new Resp3Encoder();
+  private EventLoopGroup bossGroup;
+  private EventLoopGroup workerGroup;
+  private EventExecutorGroup commandGroup;
+  private ChannelGroup channels;
+  private Channel serverChannel;
+  private boolean started;
+
+  /**
+   * Create a server; nothing is bound until {@link #start()}.
+   *
+   * @param reader where rows are read; the caller keeps ownership (closing the server does not close it)
+   * @param options bind address, port, tenant and thread counts
+   * @throws NullPointerException if an argument is null
+   */
+  public RespServer(ViewReader reader, RespServerOptions options) {
+    this(reader, options, Clock.systemUTC());
+  }
+
+  RespServer(ViewReader reader, RespServerOptions options, Clock clock) {
+    Objects.requireNonNull(reader, "reader");
+    this.options = Objects.requireNonNull(options, "options");
+    this.state = new ServerState(clock, options.defaultTenant());
+    this.dispatcher = new CommandDispatcher(reader, state);
+  }
+
+  /**
+   * Bind the port and start serving.
+   *
+   * @return this server
+   * @throws IllegalStateException if {@code start()} was called before (a server starts once), or the
+   *     address cannot be bound
+   *     (the message names host and port, e.g. because the port is in use)
+   */
+  public synchronized RespServer start() {
+    if (started) {
+      throw new IllegalStateException("RESP server for " + options.host() + ":" + options.port()
+          + " was already started; create a new one");
+    }
+    started = true;
+    bossGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("resp-accept"));
+    workerGroup = new NioEventLoopGroup(options.workerThreads(), new DefaultThreadFactory("resp-io"));
+    commandGroup = new NonStickyEventExecutorGroup(new UnorderedThreadPoolEventExecutor(
+        options.commandThreads(), new DefaultThreadFactory("resp-command")));
+    channels = new DefaultChannelGroup("resp-clients", GlobalEventExecutor.INSTANCE);
+    ServerBootstrap bootstrap = new ServerBootstrap()
+        .group(bossGroup, workerGroup)
+        .channel(NioServerSocketChannel.class)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            channels.add(ch);
+            ch.pipeline()
+                .addLast("decoder", new RedisDecoder(MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, true))
+                .addLast("bulk-aggregator", new RedisBulkStringAggregator())
+                .addLast("array-aggregator", new RedisArrayAggregator())
+                .addLast("encoder", new RedisEncoder())
+                .addLast("resp3-encoder", resp3Encoder)
+                .addLast(commandGroup, "commands", new CommandHandler(dispatcher, state));
+          }
+        });
+    ChannelFuture bound = bootstrap.bind(options.host(), options.port()).awaitUninterruptibly();
+    if (!bound.isSuccess()) {
+      Throwable cause = bound.cause();
+      String reason = cause instanceof BindException ? "address in use or not available (" + cause.getMessage() + ")"
+          : String.valueOf(cause);
+      shutdown();
+      throw new IllegalStateException("cannot bind RESP server to " + options.host() + ":" + options.port()
+          + ": " + reason, cause);
+    }
+    serverChannel = bound.channel();
+    state.port(((InetSocketAddress) serverChannel.localAddress()).getPort());
+    return this;
+  }
+
+  /**
+   * Return the bound port.
+   *
+   * @return the TCP port, the chosen one when the options asked for port 0
+   * @throws IllegalStateException if the server is not started
+   */
+  public int port() {
+    int port = state.port();
+    if (port == 0) {
+      throw new IllegalStateException("RESP server is not started");
+    }
+    return port;
+  }
+
+  /** Stop accepting, close all connections and stop the threads; waits at most a few seconds. */
+  @Override
+  public synchronized void close() {
+    if (serverChannel != null) {
+      serverChannel.close().syncUninterruptibly();
+      serverChannel = null;
+    }
+    if (channels != null) {
+      channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+    shutdown();
+  }
+
+  private void shutdown() {
+    for (EventExecutorGroup group : new EventExecutorGroup[] {bossGroup, workerGroup, commandGroup}) {
+      if (group != null) {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+      }
+    }
+    bossGroup = null;
+    workerGroup = null;
+    commandGroup = null;
+  }
+}

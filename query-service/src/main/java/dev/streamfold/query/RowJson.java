@@ -1,0 +1,102 @@
+package dev.streamfold.query;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.streamfold.views.ViewSchema;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Renders a row as the JSON object that GET and MGET return. Values are typed by the column's SQL
+ * type: integer and decimal types become JSON numbers, BOOLEAN becomes true/false, all other types
+ * strings. Schema columns absent from the row (SQL NULL) become {@code null}; a value that does not
+ * parse as its type stays a string rather than failing the read.
+ */
+final class RowJson {
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final Set<String> NUMERIC = Set.of("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT",
+      "FLOAT", "REAL", "DOUBLE", "DECIMAL", "DEC", "NUMERIC");
+  private static final Set<String> BOOLEAN = Set.of("BOOLEAN", "BOOL");
+  /** The JSON number grammar (RFC 8259), so such texts can be written unchanged. */
+  private static final Pattern JSON_NUMBER = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+
+  private RowJson() {}
+
+  /**
+   * Render a row.
+   *
+   * @param row column to value text, in result order (SQL NULL columns absent)
+   * @param schema the view's schema, or null when unknown (all values become strings)
+   * @return a JSON object text: schema columns in schema order, then any other columns of the row
+   */
+  static String render(Map<String, String> row, ViewSchema schema) {
+    StringWriter text = new StringWriter();
+    try (JsonGenerator json = JSON.createGenerator(text)) {
+      json.writeStartObject();
+      if (schema != null) {
+        for (Map.Entry<String, String> column : schema.columns().entrySet()) {
+          json.writeFieldName(column.getKey());
+          writeValue(json, baseType(column.getValue()), row.get(column.getKey()));
+        }
+      }
+      for (Map.Entry<String, String> column : row.entrySet()) {
+        if (schema == null || !schema.columns().containsKey(column.getKey())) {
+          json.writeStringField(column.getKey(), column.getValue());
+        }
+      }
+      json.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot render row as JSON", e);
+    }
+    return text.toString();
+  }
+
+  /**
+   * Reduce a SQL type to its base name: {@code DECIMAL(10, 2) NOT NULL} becomes {@code DECIMAL}.
+   *
+   * @param sqlType the type as the schema states it
+   * @return the upper-case base name
+   */
+  static String baseType(String sqlType) {
+    String upper = sqlType.trim().toUpperCase(Locale.ROOT);
+    int end = 0;
+    while (end < upper.length() && (Character.isLetter(upper.charAt(end)) || upper.charAt(end) == '_')) {
+      end++;
+    }
+    return upper.substring(0, end);
+  }
+
+  private static void writeValue(JsonGenerator json, String baseType, String value) throws IOException {
+    if (value == null) {
+      json.writeNull();
+    } else if (NUMERIC.contains(baseType)) {
+      writeNumber(json, value.trim(), value);
+    } else if (BOOLEAN.contains(baseType) && isBoolean(value.trim())) {
+      json.writeBoolean(Boolean.parseBoolean(value.trim()));
+    } else {
+      json.writeString(value);
+    }
+  }
+
+  private static void writeNumber(JsonGenerator json, String trimmed, String original) throws IOException {
+    if (JSON_NUMBER.matcher(trimmed).matches()) {
+      json.writeNumber(trimmed);
+      return;
+    }
+    try {
+      json.writeNumber(new BigDecimal(trimmed));
+    } catch (NumberFormatException notANumber) {
+      json.writeString(original); // NaN, Infinity or garbage: keep the text
+    }
+  }
+
+  private static boolean isBoolean(String text) {
+    return text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false");
+  }
+}

@@ -1,0 +1,56 @@
+package dev.streamfold.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.RedisEncoder;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The encoders as placed in the server pipeline: Netty's RedisEncoder, then Resp3Encoder. */
+class Resp3EncoderTest {
+
+  private static String encode(RedisMessage message) {
+    EmbeddedChannel channel = new EmbeddedChannel(new RedisEncoder(), new Resp3Encoder());
+    channel.writeOutbound(message);
+    StringBuilder text = new StringBuilder();
+    ByteBuf out;
+    while ((out = channel.readOutbound()) != null) {
+      text.append(out.toString(StandardCharsets.UTF_8));
+      out.release();
+    }
+    channel.finishAndReleaseAll();
+    return text.toString();
+  }
+
+  @Test
+  void encodesResp3Types() {
+    assertThat(encode(NullRedisMessage.INSTANCE)).isEqualTo("_\r\n");
+    assertThat(encode(new MapRedisMessage(List.of(Replies.bulk("a"), Replies.integer(1)))))
+        .isEqualTo("%1\r\n$1\r\na\r\n:1\r\n");
+    assertThat(encode(new VerbatimStringRedisMessage("txt", "é\r\n"))).isEqualTo("=8\r\ntxt:é\r\n\r\n");
+  }
+
+  @Test
+  void encodesArraysThatContainResp3Types() {
+    RedisMessage nested = Replies.array(List.of(Replies.simple("x"), NullRedisMessage.INSTANCE,
+        Replies.array(List.of(new MapRedisMessage(List.of())))));
+
+    assertThat(encode(nested)).isEqualTo("*3\r\n+x\r\n_\r\n*1\r\n%0\r\n");
+  }
+
+  @Test
+  void leavesResp2MessagesToNettysEncoder() {
+    RedisMessage plain = Replies.array(List.of(Replies.bulk("a"), Replies.integer(-2),
+        ArrayRedisMessage.NULL_INSTANCE, Replies.RESP2.nil()));
+
+    assertThat(Resp3Encoder.needsResp3(plain)).isFalse();
+    assertThat(encode(plain)).isEqualTo("*4\r\n$1\r\na\r\n:-2\r\n*-1\r\n$-1\r\n");
+    assertThat(encode(Replies.RESP2.map(List.of(Replies.bulk("k"), Replies.bulk("v"))))).isEqualTo("*2\r\n$1\r\nk\r\n$1\r\nv\r\n");
+    assertThat(encode(Replies.RESP3.map(List.of(Replies.bulk("k"), Replies.bulk("v"))))).isEqualTo("%1\r\n$1\r\nk\r\n$1\r\nv\r\n");
+  }
+}

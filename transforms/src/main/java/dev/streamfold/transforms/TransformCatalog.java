@@ -1,0 +1,67 @@
+package dev.streamfold.transforms;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.ledger.Ledger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The durable transformation catalog: JSON definitions in each tenant's compacted
+ * {@code system/transforms} topic (the ledger itself), cached in memory. Survives server restarts.
+ */
+final class TransformCatalog {
+  static final String TABLE = "transforms";
+
+  private final Ledger ledger;
+  private final ObjectMapper json = new ObjectMapper();
+  private final Map<String, Map<String, TransformDefinition>> byTenant = new ConcurrentHashMap<>();
+
+  TransformCatalog(Ledger ledger) {
+    this.ledger = ledger;
+  }
+
+  private synchronized Map<String, TransformDefinition> tenant(String tenant) {
+    Map<String, TransformDefinition> cached = byTenant.get(tenant);
+    if (cached != null) {
+      return cached;
+    }
+    Map<String, TransformDefinition> loaded = new TreeMap<>();
+    for (Map.Entry<String, String> entry : ledger.systemTable(tenant, TABLE).readAll().entrySet()) {
+      try {
+        loaded.put(entry.getKey(), json.readValue(entry.getValue(), TransformDefinition.class));
+      } catch (JsonProcessingException e) {
+        throw new TransformException("catalog entry '" + entry.getKey() + "' of tenant '" + tenant
+            + "' is not a transformation definition: " + e.getOriginalMessage(), e);
+      }
+    }
+    byTenant.put(tenant, loaded);
+    return loaded;
+  }
+
+  synchronized List<TransformDefinition> list(String tenant) {
+    return new ArrayList<>(tenant(tenant).values());
+  }
+
+  synchronized Optional<TransformDefinition> get(String tenant, String name) {
+    return Optional.ofNullable(tenant(tenant).get(name));
+  }
+
+  synchronized void put(TransformDefinition definition) {
+    try {
+      ledger.systemTable(definition.tenant(), TABLE).put(definition.name(), json.writeValueAsString(definition));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    tenant(definition.tenant()).put(definition.name(), definition);
+  }
+
+  synchronized void delete(String tenant, String name) {
+    ledger.systemTable(tenant, TABLE).delete(name);
+    tenant(tenant).remove(name);
+  }
+}

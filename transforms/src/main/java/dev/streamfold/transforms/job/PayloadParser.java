@@ -1,0 +1,140 @@
+package dev.streamfold.transforms.job;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.ledger.StreamColumn;
+import java.io.Serializable;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.typeutils.RowTypeInfo;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.types.Row;
+
+/**
+ * Turns an event's payload into a SQL row: the stream's declared columns in order, then the metadata
+ * columns {@value #KEY_COLUMN} (event key) and {@value #EVENT_TIME_COLUMN} (event time, UTC). A
+ * missing field, JSON null or a value that does not fit the column type is SQL NULL (ingestion already
+ * rejects wrongly typed values of declared columns).
+ */
+public final class PayloadParser implements Serializable {
+  /** Metadata column holding the event key. */
+  public static final String KEY_COLUMN = "_key";
+  /** Metadata column holding the event time as TIMESTAMP(3), UTC. */
+  public static final String EVENT_TIME_COLUMN = "_event_time";
+
+  private static final long serialVersionUID = 1L;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String[] names;
+  private final String[] types;
+
+  public PayloadParser(List<StreamColumn> columns) {
+    names = columns.stream().map(StreamColumn::name).toArray(String[]::new);
+    types = columns.stream().map(StreamColumn::type).toArray(String[]::new);
+  }
+
+  /** The row type: declared columns, then {@code _key}, {@code _event_time}. */
+  public RowTypeInfo rowType() {
+    TypeInformation<?>[] infos = new TypeInformation<?>[names.length + 2];
+    String[] fieldNames = new String[names.length + 2];
+    for (int i = 0; i < names.length; i++) {
+      infos[i] = typeInfo(types[i]);
+      fieldNames[i] = names[i];
+    }
+    infos[names.length] = Types.STRING;
+    fieldNames[names.length] = KEY_COLUMN;
+    infos[names.length + 1] = Types.LOCAL_DATE_TIME;
+    fieldNames[names.length + 1] = EVENT_TIME_COLUMN;
+    return new RowTypeInfo(infos, fieldNames);
+  }
+
+  /** The SQL schema of the row type, with TIMESTAMP(3) for timestamps. */
+  public Schema schema() {
+    Schema.Builder b = Schema.newBuilder();
+    for (int i = 0; i < names.length; i++) {
+      b.column(names[i], dataType(types[i]));
+    }
+    b.column(KEY_COLUMN, DataTypes.STRING());
+    b.column(EVENT_TIME_COLUMN, DataTypes.TIMESTAMP(3));
+    return b.build();
+  }
+
+  private static TypeInformation<?> typeInfo(String type) {
+    switch (type) {
+      case "BOOLEAN": return Types.BOOLEAN;
+      case "INT": return Types.INT;
+      case "BIGINT": return Types.LONG;
+      case "DOUBLE": return Types.DOUBLE;
+      case "TIMESTAMP": return Types.LOCAL_DATE_TIME;
+      default: return Types.STRING;
+    }
+  }
+
+  private static DataType dataType(String type) {
+    switch (type) {
+      case "BOOLEAN": return DataTypes.BOOLEAN();
+      case "INT": return DataTypes.INT();
+      case "BIGINT": return DataTypes.BIGINT();
+      case "DOUBLE": return DataTypes.DOUBLE();
+      case "TIMESTAMP": return DataTypes.TIMESTAMP(3);
+      default: return DataTypes.STRING();
+    }
+  }
+
+  /**
+   * Parse one event.
+   *
+   * @param event the event
+   * @return the row; all payload columns NULL when the payload is not a JSON object
+   */
+  public Row toRow(SourceEvent event) {
+    Row row = new Row(names.length + 2);
+    JsonNode node = null;
+    try {
+      node = JSON.readTree(event.payload);
+    } catch (Exception malformed) {
+      // ingestion rejects such payloads; a foreign writer's garbage becomes NULLs
+    }
+    if (node != null && node.isObject()) {
+      for (int i = 0; i < names.length; i++) {
+        row.setField(i, value(types[i], node.get(names[i])));
+      }
+    }
+    row.setField(names.length, event.key);
+    row.setField(names.length + 1, LocalDateTime.ofInstant(Instant.ofEpochMilli(event.eventTimeMs), ZoneOffset.UTC));
+    return row;
+  }
+
+  static Object value(String type, JsonNode v) {
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    switch (type) {
+      case "BOOLEAN":
+        return v.isBoolean() ? v.booleanValue() : null;
+      case "INT":
+        return v.isIntegralNumber() && v.canConvertToInt() ? v.intValue() : null;
+      case "BIGINT":
+        return v.isIntegralNumber() && v.canConvertToLong() ? v.longValue() : null;
+      case "DOUBLE":
+        return v.isNumber() ? v.doubleValue() : null;
+      case "TIMESTAMP":
+        if (v.isIntegralNumber()) {
+          return LocalDateTime.ofInstant(Instant.ofEpochMilli(v.longValue()), ZoneOffset.UTC);
+        }
+        try {
+          return v.isTextual() ? LocalDateTime.parse(v.textValue()) : null;
+        } catch (RuntimeException e) {
+          return null;
+        }
+      default:
+        return v.isTextual() ? v.textValue() : v.isValueNode() ? v.asText() : v.toString();
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package dev.streamfold.transforms.job;
+
+import dev.streamfold.ledger.MessageIdText;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Follows the source's position: turns each event into a SQL row and remembers the last message ID of
+ * every partition and the count of events seen. Just before each checkpoint barrier leaves this
+ * operator ({@code prepareSnapshotPreBarrier}) it emits that position on {@link #PROGRESS}; the view
+ * sink receives it before the same barrier, together with every row change the events before the
+ * barrier caused, and commits both at once. The position and count are operator state, so a job
+ * restored from a checkpoint continues them exactly.
+ */
+public final class PositionTracker extends AbstractStreamOperator<Row>
+    implements OneInputStreamOperator<SourceEvent, Row>, BoundedOneInput {
+  /** Side output carrying {@link ViewChange#PROGRESS} records to the view sink. */
+  public static final OutputTag<ViewChange> PROGRESS =
+      new OutputTag<>("progress", TypeInformation.of(ViewChange.class));
+
+  private static final long serialVersionUID = 1L;
+
+  private final PayloadParser parser;
+  private transient Map<Integer, String> lastByPartition;
+  private transient long eventsApplied;
+  private transient ListState<String> positionState;
+  private transient ListState<Long> countState;
+  private transient StreamRecord<Row> reuse;
+
+  public PositionTracker(PayloadParser parser) {
+    this.parser = parser;
+  }
+
+  @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    positionState = context.getOperatorStateStore().getListState(
+        new ListStateDescriptor<>("position", Types.STRING));
+    countState = context.getOperatorStateStore().getListState(
+        new ListStateDescriptor<>("events-applied", Types.LONG));
+    lastByPartition = new TreeMap<>();
+    eventsApplied = 0;
+    for (String id : positionState.get()) {
+      lastByPartition.put(MessageIdText.parse(id).partition(), id);
+    }
+    for (Long count : countState.get()) {
+      eventsApplied += count;
+    }
+    reuse = new StreamRecord<>(null);
+  }
+
+  @Override
+  public void processElement(StreamRecord<SourceEvent> element) {
+    SourceEvent event = element.getValue();
+    output.collect(reuse.replace(parser.toRow(event)));
+    lastByPartition.put(partitionOf(event.messageId), event.messageId);
+    eventsApplied++;
+  }
+
+  private static int partitionOf(String messageId) {
+    int end = messageId.lastIndexOf(':');
+    int start = messageId.lastIndexOf(':', end - 1);
+    return Integer.parseInt(messageId.substring(start + 1, end));
+  }
+
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) {
+    emitProgress();
+  }
+
+  @Override
+  public void endInput() {
+    emitProgress();
+  }
+
+  private void emitProgress() {
+    output.collect(PROGRESS, new StreamRecord<>(
+        ViewChange.progress(String.join(",", lastByPartition.values()), eventsApplied)));
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    positionState.update(new ArrayList<>(lastByPartition.values()));
+    countState.update(List.of(eventsApplied));
+  }
+}

@@ -1,0 +1,47 @@
+package dev.streamfold.transforms.job;
+
+/**
+ * What the view sink receives: a row upsert, a row delete, or the source's progress at a checkpoint
+ * barrier. A Flink POJO.
+ */
+public class ViewChange {
+  public static final byte UPSERT = 0;
+  public static final byte DELETE = 1;
+  public static final byte PROGRESS = 2;
+
+  /** {@link #UPSERT}, {@link #DELETE} or {@link #PROGRESS}. */
+  public byte kind;
+  /** Row key (UPSERT, DELETE). */
+  public String key;
+  /** Column values as text in result order, null for SQL NULL (UPSERT). */
+  public String[] values;
+  /** Last applied message ID text per partition, comma-separated (PROGRESS). */
+  public String position;
+  /** Events applied so far (PROGRESS). */
+  public long eventsApplied;
+
+  public ViewChange() {}
+
+  static ViewChange upsert(String key, String[] values) {
+    ViewChange c = new ViewChange();
+    c.kind = UPSERT;
+    c.key = key;
+    c.values = values;
+    return c;
+  }
+
+  static ViewChange delete(String key) {
+    ViewChange c = new ViewChange();
+    c.kind = DELETE;
+    c.key = key;
+    return c;
+  }
+
+  static ViewChange progress(String position, long eventsApplied) {
+    ViewChange c = new ViewChange();
+    c.kind = PROGRESS;
+    c.position = position;
+    c.eventsApplied = eventsApplied;
+    return c;
+  }
+}

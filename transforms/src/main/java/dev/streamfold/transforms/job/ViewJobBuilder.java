@@ -1,0 +1,254 @@
+package dev.streamfold.transforms.job;
+
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.TransformException;
+import dev.streamfold.views.ViewName;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.pulsar.source.PulsarSource;
+import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.types.Row;
+
+/**
+ * Builds the Flink job of one view version, and plans SQL with the very same code before anything runs:
+ * <pre>
+ * PulsarSource (earliest, unbounded) -&gt; PositionTracker (rows + progress at each barrier)
+ *   -&gt; Flink SQL over the stream -&gt; changelog -&gt; ViewChange -&gt; RedisViewSink (parallelism 1)
+ *   progress side output ---------------------------------------^
+ * </pre>
+ */
+public final class ViewJobBuilder {
+  private static final Pattern SCANNED_TABLE = Pattern.compile("default_database, ([^\\]]+)\\]\\]");
+
+  private ViewJobBuilder() {}
+
+  /**
+   * What planning a transformation's SQL found.
+   *
+   * @param sourceStream the one stream the SQL reads
+   * @param columns result column name to SQL type, in order
+   * @param keyColumns the row-key columns
+   */
+  public record PlannedQuery(String sourceStream, LinkedHashMap<String, String> columns, List<String> keyColumns) {}
+
+  /**
+   * Parse, validate and plan SQL over a tenant's streams without running anything.
+   *
+   * @param sql Flink SQL; it must read exactly one stream
+   * @param streams stream name to its declared columns (streams without columns cannot be queried)
+   * @param keyColumns requested row-key columns, or empty for the first result column
+   * @return the plan's facts
+   * @throws TransformException.InvalidSql if the SQL does not parse, validate or plan, reads no stream
+   *     or several, or names a key column that is not a result column; the message says why
+   */
+  public static PlannedQuery plan(String sql, Map<String, List<StreamColumn>> streams, List<String> keyColumns) {
+    if (sql == null || sql.isBlank()) {
+      throw new TransformException.InvalidSql("SQL is empty", null);
+    }
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
+    StreamTableEnvironment tableEnv = tableEnvironment(env);
+    for (Map.Entry<String, List<StreamColumn>> stream : streams.entrySet()) {
+      PayloadParser parser = new PayloadParser(stream.getValue());
+      DataStream<Row> placeholder = env.fromSequence(0, 0).map(i -> new Row(0)).returns(parser.rowType());
+      tableEnv.createTemporaryView(quote(stream.getKey()), placeholder, parser.schema());
+    }
+    Table table;
+    String explained;
+    try {
+      table = tableEnv.sqlQuery(sql);
+      explained = table.explain();
+    } catch (RuntimeException e) {
+      String described = describe(e);
+      throw new TransformException.InvalidSql("invalid SQL: " + described
+          + (described.contains(" at line ") ? "" : where(sql, e)), e);
+    }
+    Set<String> scanned = new LinkedHashSet<>();
+    Matcher m = SCANNED_TABLE.matcher(explained);
+    while (m.find()) {
+      scanned.add(m.group(1).replace("`", ""));
+    }
+    scanned.retainAll(streams.keySet());
+    if (scanned.size() != 1) {
+      throw new TransformException.InvalidSql("a transformation reads exactly one stream; this SQL reads "
+          + (scanned.isEmpty() ? "none" : scanned) + " (streams of the tenant: " + streams.keySet() + ")", null);
+    }
+    LinkedHashMap<String, String> columns = new LinkedHashMap<>();
+    for (Column column : table.getResolvedSchema().getColumns()) {
+      columns.put(column.getName(), sqlType(column.getDataType().getLogicalType()));
+    }
+    List<String> keys = keyColumns == null || keyColumns.isEmpty()
+        ? List.of(columns.keySet().iterator().next()) : List.copyOf(keyColumns);
+    for (String key : keys) {
+      if (!columns.containsKey(key)) {
+        throw new TransformException.InvalidSql("key column '" + key + "' is not a result column; result columns: "
+            + columns.keySet(), null);
+      }
+    }
+    return new PlannedQuery(scanned.iterator().next(), columns, keys);
+  }
+
+  /**
+   * Build the job graph of one view version.
+   *
+   * @param definition the transformation (its version is the one this job fills)
+   * @param streamColumns the source stream's declared columns
+   * @param topic the source stream's Pulsar topic
+   * @param serviceUrl Pulsar service URL
+   * @param adminUrl Pulsar admin URL
+   * @param redisUri Redis URI of the views
+   * @param checkpointDir URI of the retained-checkpoint directory of this version, e.g. {@code file:///...}
+   * @param checkpointInterval checkpoint (and view commit) interval
+   * @param parallelism parallelism of the SQL operators
+   * @param backfillTargetMessageId latest message ID text at job start, "" when the stream was empty
+   * @param backfillTargetEvents events in the stream at job start
+   * @return the job graph, not yet submitted
+   */
+  public static JobGraph build(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
+      String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
+      int parallelism, String backfillTargetMessageId, long backfillTargetEvents) {
+    Configuration conf = new Configuration();
+    conf.setString("execution.checkpointing.interval", checkpointInterval.toMillis() + " ms");
+    conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
+    conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
+    conf.setString("execution.checkpointing.min-pause", Math.min(500, checkpointInterval.toMillis() / 2) + " ms");
+    conf.setString("state.checkpoints.dir", checkpointDir);
+    conf.setString("state.checkpoints.num-retained", "2");
+    conf.setString("state.backend.type", "hashmap");
+    conf.setString("restart-strategy.type", "fixed-delay");
+    conf.setString("restart-strategy.fixed-delay.attempts", "5");
+    conf.setString("restart-strategy.fixed-delay.delay", "3 s");
+    conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(parallelism);
+    StreamTableEnvironment tableEnv = tableEnvironment(env);
+
+    PayloadParser parser = new PayloadParser(streamColumns);
+    PulsarSource<SourceEvent> source = PulsarSource.builder()
+        .setServiceUrl(serviceUrl)
+        .setAdminUrl(adminUrl)
+        .setTopics(topic)
+        .setStartCursor(StartCursor.earliest())
+        .setSubscriptionName(subscription(definition))
+        .setDeserializationSchema(new LedgerEventDeserializer())
+        .build();
+    SingleOutputStreamOperator<Row> rows = env
+        .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
+        .setParallelism(1)
+        .uid("ledger-source")
+        .transform("position", parser.rowType(), new PositionTracker(parser))
+        .setParallelism(1)
+        .uid("position");
+    tableEnv.createTemporaryView(quote(definition.sourceStream()), rows, parser.schema());
+    Table result = tableEnv.sqlQuery(definition.sql());
+    List<String> columns = new ArrayList<>(definition.columns().keySet());
+    int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();
+    DataStream<ViewChange> changes = tableEnv.toChangelogStream(result)
+        .map(new ChangelogToViewChange(keyIndexes))
+        .returns(ViewChange.class)
+        .name("changelog to view changes");
+    changes.union(rows.getSideOutput(PositionTracker.PROGRESS))
+        .sinkTo(new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()),
+            definition.version(), columns, backfillTargetMessageId, backfillTargetEvents))
+        .setParallelism(1)
+        .name("view " + definition.name())
+        .uid("view-sink");
+    return env.getStreamGraph().getJobGraph();
+  }
+
+  /** Pulsar subscription of one view version's source: a new version reads on a new subscription. */
+  public static String subscription(TransformDefinition definition) {
+    return "streamfold-view-" + definition.name() + "-v" + definition.version();
+  }
+
+  private static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
+    StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+    Configuration tableConf = new Configuration();
+    // Mini-batches fold many events per key before emitting one changelog update; a bundle is flushed
+    // before each checkpoint barrier, so commits stay aligned with positions.
+    tableConf.setString("table.exec.mini-batch.enabled", "true");
+    tableConf.setString("table.exec.mini-batch.allow-latency", "200 ms");
+    tableConf.setString("table.exec.mini-batch.size", "5000");
+    tableConf.setString("table.local-time-zone", "UTC");
+    tableEnv.getConfig().addConfiguration(tableConf);
+    return tableEnv;
+  }
+
+  private static String quote(String identifier) {
+    return "`" + identifier.replace("`", "``") + "`";
+  }
+
+  static String sqlType(LogicalType type) {
+    switch (type.getTypeRoot()) {
+      case BIGINT: return "BIGINT";
+      case INTEGER: case SMALLINT: case TINYINT: return "INT";
+      case DOUBLE: case FLOAT: return "DOUBLE";
+      case DECIMAL: return "DECIMAL";
+      case BOOLEAN: return "BOOLEAN";
+      case CHAR: case VARCHAR: return "STRING";
+      case TIMESTAMP_WITHOUT_TIME_ZONE: case TIMESTAMP_WITH_LOCAL_TIME_ZONE: case TIMESTAMP_WITH_TIME_ZONE:
+        return "TIMESTAMP";
+      case DATE: return "DATE";
+      default: return type.asSummaryString();
+    }
+  }
+
+  /**
+   * Point at the position Calcite reported, if any: " (at line L, column C: 'word')". Calcite's
+   * exceptions live in the planner's own class loader, so the position is read reflectively.
+   */
+  static String where(String sql, Throwable e) {
+    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+      try {
+        Object pos = t.getClass().getMethod("getPos").invoke(t);
+        if (pos == null) {
+          continue;
+        }
+        int line = (Integer) pos.getClass().getMethod("getLineNum").invoke(pos);
+        int column = (Integer) pos.getClass().getMethod("getColumnNum").invoke(pos);
+        String[] lines = sql.split("\n", -1);
+        if (line < 1 || line > lines.length || column < 1 || column > lines[line - 1].length()) {
+          return "";
+        }
+        String rest = lines[line - 1].substring(column - 1);
+        String word = rest.split("[\\s,()]+", 2)[0];
+        return " (at line " + line + ", column " + column + (word.isEmpty() ? "" : ": '" + word + "'") + ")";
+      } catch (ReflectiveOperationException | ClassCastException notCalcite) {
+        // keep looking down the cause chain
+      }
+    }
+    return "";
+  }
+
+  /** The most useful line of a Flink planning error: its own message plus the root cause's. */
+  static String describe(Throwable e) {
+    String first = String.valueOf(e.getMessage()).split("\n")[0].trim();
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String rootLine = root == e ? "" : String.valueOf(root.getMessage()).split("\n")[0].trim();
+    if (rootLine.isEmpty() || first.contains(rootLine)) {
+      return first;
+    }
+    return first + " " + rootLine;
+  }
+}

@@ -1,0 +1,172 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** A SQL view job on real Pulsar, real Redis and a real Flink MiniCluster, checked against an oracle. */
+class ViewJobIT {
+  private static PulsarLedger ledger;
+  private static ViewStore views;
+  private static TransformManager manager;
+
+  @BeforeAll
+  static void start() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    views = ViewStore.connect(Testkit.redis().uri());
+    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
+        Testkit.workDir().resolve("transforms"), Duration.ofMillis(500), 1, 8));
+    manager.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (manager != null) {
+      manager.close();
+    }
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static StreamRef flightsStream(String tenant) {
+    StreamRef stream = new StreamRef(tenant, "flights");
+    List<StreamColumn> columns = new ArrayList<>();
+    for (String c : Flights.COLUMNS) {
+      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
+    }
+    ledger.createStream(stream, columns);
+    return stream;
+  }
+
+  private static void append(StreamRef stream, List<Flights.Flight> flights) {
+    for (int from = 0; from < flights.size(); from += 1000) {
+      List<EventEnvelope> batch = new ArrayList<>();
+      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
+        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
+      }
+      ledger.append(stream, batch).join();
+    }
+  }
+
+  private static void awaitApplied(ViewName name, int version, long events) {
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
+      ViewMetadata m = views.metadata(name, version).orElse(null);
+      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
+    });
+  }
+
+  private static void assertEqualsOracle(ViewName name, List<Flights.Flight> flights) {
+    Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
+    assertThat(views.metadata(name).orElseThrow().rows()).isEqualTo(oracle.size());
+    oracle.forEach((origin, expected) -> {
+      Map<String, String> row = views.row(name, origin).orElseThrow(() -> new AssertionError("no row " + origin));
+      assertThat(row.keySet()).containsExactly("origin", "flights", "avg_delay", "delayed");
+      assertThat(Long.parseLong(row.get("flights"))).as(origin + " flights").isEqualTo(expected.flights());
+      assertThat(Long.parseLong(row.get("delayed"))).as(origin + " delayed").isEqualTo(expected.delayed());
+      assertThat(Double.parseDouble(row.get("avg_delay"))).as(origin + " avg_delay")
+          .isCloseTo(expected.avgDelay(), within(1e-9));
+    });
+  }
+
+  @Test
+  void backfillsThenTailsAndEqualsThePlainGroupBy() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    List<Flights.Flight> flights = Flights.load();
+    append(stream, flights.subList(0, 20_000));
+
+    TransformDefinition definition = manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+    assertThat(definition.keyColumns()).containsExactly("origin");
+    assertThat(definition.columns()).containsExactly(Map.entry("origin", "STRING"), Map.entry("flights", "BIGINT"),
+        Map.entry("avg_delay", "DOUBLE"), Map.entry("delayed", "INT"));
+    ViewName name = new ViewName(tenant, "delays_by_origin");
+    awaitApplied(name, 1, 20_000);
+    ViewMetadata backfilled = views.metadata(name).orElseThrow();
+    assertThat(backfilled.backfillTargetEvents()).isEqualTo(20_000);
+    assertThat(backfilled.position()).containsExactly(backfilled.backfillTargetMessageId());
+    assertEqualsOracle(name, flights.subList(0, 20_000));
+
+    append(stream, flights.subList(20_000, 21_000));
+    awaitApplied(name, 1, 21_000);
+    assertEqualsOracle(name, flights);
+    assertThat(manager.status(tenant, "delays_by_origin").jobState()).isEqualTo("RUNNING");
+  }
+
+  @Test
+  void rejectsBadSqlBeforeAnythingRuns() {
+    String tenant = Testkit.uniqueName("t");
+    flightsStream(tenant);
+    assertThatThrownBy(() -> manager.create(tenant, "v1", "SELEC origin FROM flights", List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("SELEC");
+    assertThatThrownBy(() -> manager.create(tenant, "v2", "SELECT nope, COUNT(*) FROM flights GROUP BY nope", List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("nope");
+    assertThatThrownBy(() -> manager.create(tenant, "v3", "SELECT origin, COUNT(*) FROM missing GROUP BY origin", List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("missing");
+    assertThatThrownBy(() -> manager.create(tenant, "v4", Flights.DELAYS_BY_ORIGIN_SQL, List.of("nope")))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("key column 'nope'");
+    assertThat(manager.list(tenant)).isEmpty();
+    assertThat(views.views(tenant)).isEmpty();
+  }
+
+  @Test
+  void catalogSurvivesARestartAndTheViewResumesFromItsCheckpoint() throws Exception {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    List<Flights.Flight> flights = Flights.load();
+    append(stream, flights.subList(0, 5_000));
+    Path dataDir = Testkit.workDir().resolve("restart-" + tenant);
+    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4);
+    ViewName name = new ViewName(tenant, "delays_by_origin");
+    try (TransformManager first = new TransformManager(ledger, views, options)) {
+      first.start();
+      first.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+      awaitApplied(name, 1, 5_000);
+      // let at least one more checkpoint complete after the commit
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> hasCheckpoint(dataDir));
+    }
+    append(stream, flights.subList(5_000, 8_000));
+    try (TransformManager second = new TransformManager(ledger, views, options)) {
+      second.start();
+      assertThat(second.get(tenant, "delays_by_origin").version()).isEqualTo(1);
+      awaitApplied(name, 1, 8_000);
+      assertEqualsOracle(name, flights.subList(0, 8_000));
+      assertThat(second.delete(tenant, "delays_by_origin")).isTrue();
+    }
+    assertThat(views.views(tenant)).doesNotContain("delays_by_origin");
+  }
+
+  private static boolean hasCheckpoint(Path dir) throws java.io.IOException {
+    try (var files = java.nio.file.Files.walk(dir)) {
+      return files.anyMatch(p -> p.getFileName().toString().equals("_metadata"));
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.streamfold.transforms.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.transforms.TransformException;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** SQL planning with Flink's real planner, no servers. */
+class ViewJobBuilderTest {
+  private static final List<StreamColumn> FLIGHTS = List.of(new StreamColumn("date", "TIMESTAMP"),
+      new StreamColumn("delay", "INT"), new StreamColumn("distance", "INT"), new StreamColumn("origin", "STRING"),
+      new StreamColumn("destination", "STRING"));
+  private static final Map<String, List<StreamColumn>> STREAMS = Map.of("flights", FLIGHTS,
+      "other", List.of(new StreamColumn("x", "BIGINT")));
+
+  @Test
+  void plansTheDemoQuery() {
+    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan("SELECT origin, COUNT(*) AS flights, "
+        + "AVG(CAST(delay AS DOUBLE)) AS avg_delay FROM flights GROUP BY origin", STREAMS, List.of());
+    assertThat(plan.sourceStream()).isEqualTo("flights");
+    assertThat(plan.keyColumns()).containsExactly("origin");
+    assertThat(plan.columns()).containsExactly(Map.entry("origin", "STRING"), Map.entry("flights", "BIGINT"),
+        Map.entry("avg_delay", "DOUBLE"));
+  }
+
+  @Test
+  void metadataColumnsAreQueryable() {
+    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(
+        "SELECT _key, MAX(_event_time) AS latest FROM flights GROUP BY _key", STREAMS, List.of("_key"));
+    assertThat(plan.columns()).containsEntry("latest", "TIMESTAMP");
+  }
+
+  @Test
+  void parseErrorsPointAtTheWord() {
+    assertThatThrownBy(() -> ViewJobBuilder.plan("SELEC origin FROM flights", STREAMS, List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("line 1, column 1: 'SELEC'");
+  }
+
+  @Test
+  void unknownColumnIsNamed() {
+    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT nope, COUNT(*) FROM flights GROUP BY nope", STREAMS, List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("Column 'nope' not found");
+  }
+
+  @Test
+  void unknownStreamIsNamed() {
+    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT a FROM missing", STREAMS, List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("missing");
+  }
+
+  @Test
+  void aQueryMustReadExactlyOneStream() {
+    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT 1 AS x", STREAMS, List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("reads exactly one stream");
+  }
+
+  @Test
+  void keyColumnMustBeAResultColumn() {
+    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin",
+        STREAMS, List.of("destination")))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("key column 'destination' is not a result column");
+  }
+}
