@@ -5,7 +5,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -206,15 +205,13 @@ public final class ViewStore implements ViewReader, AutoCloseable {
 
   @Override
   public Optional<ViewMetadata> metadata(ViewName name, int version) {
-    redis.multi();
-    redis.hgetall(RedisKeys.meta(name, version));
-    redis.scard(RedisKeys.keys(name, version));
-    TransactionResult result = redis.exec();
-    Map<String, String> hash = result.get(0);
+    // No MULTI here: the connection is shared by every reader thread, and a transaction on a shared
+    // connection would take in other threads' commands. The row count may lag the metadata by a commit.
+    Map<String, String> hash = redis.hgetall(RedisKeys.meta(name, version));
     if (hash == null || hash.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(ViewMetadata.fromHash(version, hash, result.<Long>get(1)));
+    return Optional.of(ViewMetadata.fromHash(version, hash, redis.scard(RedisKeys.keys(name, version))));
   }
 
   @Override

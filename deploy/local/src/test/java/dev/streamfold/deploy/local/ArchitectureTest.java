@@ -1,0 +1,45 @@
+package dev.streamfold.deploy.local;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** Module boundaries of STYLE.md: who may import Pulsar, lettuce and the wire contract. */
+class ArchitectureTest {
+  private static final JavaClasses CLASSES = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("dev.streamfold");
+
+  @Test
+  void onlyTheLedgerAndTheFlinkSourceAdapterImportPulsar() {
+    noClasses().that().resideOutsideOfPackages("dev.streamfold.ledger..", "dev.streamfold.transforms.job..")
+        .should().dependOnClassesThat().resideInAPackage("org.apache.pulsar..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void onlyViewsImportsLettuce() {
+    noClasses().that().resideOutsideOfPackages("dev.streamfold.views..")
+        .should().dependOnClassesThat().resideInAPackage("io.lettuce..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void protobufStaysInTheContractAndTheServiceLayers() {
+    noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
+            "dev.streamfold.transforms.grpc..", "dev.streamfold.deploy.local", "dev.streamfold.cli..")
+        .should().dependOnClassesThat().resideInAnyPackage("dev.streamfold.api..", "com.google.protobuf..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void onlyTheServiceLayersAndTheCliImportGrpc() {
+    noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
+            "dev.streamfold.transforms.grpc..", "dev.streamfold.deploy.local", "dev.streamfold.cli..")
+        .should().dependOnClassesThat().resideInAPackage("io.grpc..")
+        .check(CLASSES);
+  }
+}
