@@ -118,6 +118,30 @@ class ViewJobIT {
   }
 
   @Test
+  void aRetractedRowDisappearsFromTheView() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    List<Flights.Flight> flights = Flights.load().subList(0, 2_000);
+    ViewName name = new ViewName(tenant, "rare_origins");
+    manager.create(tenant, "rare_origins",
+        "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin HAVING COUNT(*) < 10", List.of());
+    append(stream, flights);
+    awaitApplied(name, 1, 2_000);
+    Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
+    long rare = oracle.values().stream().filter(d -> d.flights() < 10).count();
+    assertThat(rare).isPositive().isLessThan(oracle.size());
+    assertThat(views.metadata(name).orElseThrow().rows()).isEqualTo(rare);
+    oracle.forEach((origin, d) -> {
+      if (d.flights() < 10) {
+        assertThat(views.row(name, origin)).as(origin).hasValueSatisfying(
+            row -> assertThat(row).containsEntry("n", Long.toString(d.flights())));
+      } else {
+        assertThat(views.row(name, origin)).as(origin + " had " + d.flights() + " flights").isEmpty();
+      }
+    });
+  }
+
+  @Test
   void rejectsBadSqlBeforeAnythingRuns() {
     String tenant = Testkit.uniqueName("t");
     flightsStream(tenant);
