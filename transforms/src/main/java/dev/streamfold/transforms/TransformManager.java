@@ -313,11 +313,23 @@ public final class TransformManager implements AutoCloseable {
     }
   }
 
-  /** Cancel nothing: stop the MiniCluster (jobs keep their retained checkpoints for the next start). */
+  /**
+   * Cancel every job and stop the MiniCluster. Checkpoints are retained on cancellation, so each view
+   * resumes from its latest checkpoint on the next start.
+   */
   @Override
   public synchronized void close() {
+    List<JobID> running = List.copyOf(jobs.values());
     jobs.clear();
     if (cluster != null) {
+      for (JobID id : running) {
+        try {
+          cluster.cancelJob(id).get(30, TimeUnit.SECONDS);
+          cluster.requestJobResult(id).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          LOG.warn("cancelling job {} failed", id, e);
+        }
+      }
       try {
         cluster.close();
       } catch (Exception e) {
