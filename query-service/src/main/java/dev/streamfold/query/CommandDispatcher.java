@@ -19,7 +19,7 @@ final class CommandDispatcher {
    */
   CommandDispatcher(ViewReader reader, ServerState server) {
     ViewCommands views = new ViewCommands(reader);
-    table.addAll(new ConnectionCommands(server).commands());
+    table.addAll(new ConnectionCommands().commands());
     table.addAll(views.commands());
     table.addAll(new IntrospectionCommands(table, server, views::keyCount).commands());
   }

@@ -15,12 +15,6 @@ final class ConnectionCommands {
       + "the default user. Are you sure your configuration is correct?";
   private static final String WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled.";
 
-  private final ServerState server;
-
-  ConnectionCommands(ServerState server) {
-    this.server = server;
-  }
-
   /** Return the commands. */
   List<Command> commands() {
     return List.of(

@@ -47,31 +47,38 @@ final class Replies {
     return protocol;
   }
 
+  /** Return {@code +OK}. */
   static RedisMessage ok() {
     return OK;
   }
 
+  /** Return a status reply ({@code +text}); CR and LF become spaces. */
   static RedisMessage simple(String text) {
     return new SimpleStringRedisMessage(ErrorMapper.oneLine(text));
   }
 
+  /** Return an integer reply. */
   static RedisMessage integer(long value) {
     return new IntegerRedisMessage(value);
   }
 
+  /** Return a bulk string of the UTF-8 bytes of {@code text}. */
   static RedisMessage bulk(String text) {
     return bulk(text.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Return a bulk string of {@code bytes} (not copied). */
   static RedisMessage bulk(byte[] bytes) {
     return bytes.length == 0 ? FullBulkStringRedisMessage.EMPTY_INSTANCE
         : new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(bytes));
   }
 
+  /** Return an array reply; the same in RESP2 and RESP3. */
   static RedisMessage array(List<RedisMessage> children) {
     return children.isEmpty() ? ArrayRedisMessage.EMPTY_INSTANCE : new ArrayRedisMessage(children);
   }
 
+  /** Return an array of bulk strings. */
   static RedisMessage bulkArray(Collection<String> texts) {
     List<RedisMessage> children = new ArrayList<>(texts.size());
     texts.forEach(t -> children.add(bulk(t)));

@@ -1,6 +1,7 @@
 package dev.streamfold.query;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -30,7 +31,7 @@ record Request(List<byte[]> args) {
    * @throws IllegalArgumentException if there is no command name
    */
   static Request of(String... args) {
-    return new Request(java.util.Arrays.stream(args).map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
+    return new Request(Arrays.stream(args).map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
   }
 
   /** Number of elements, the name included (Redis's argc). */

@@ -1,5 +1,7 @@
 package dev.streamfold.query;
 
+import java.util.Locale;
+
 /**
  * A command failed with a Redis error reply. The message is the reply line without the leading
  * {@code -}: an upper-case error code, a space, the text (e.g. {@code ERR syntax error},
@@ -51,6 +53,6 @@ class RespException extends RuntimeException {
    */
   static RespException unknownSubcommand(String container, String subcommand) {
     return err("unknown subcommand '" + ErrorMapper.cString(subcommand, 128) + "'. Try "
-        + container.toUpperCase(java.util.Locale.ROOT) + " HELP.");
+        + container.toUpperCase(Locale.ROOT) + " HELP.");
   }
 }

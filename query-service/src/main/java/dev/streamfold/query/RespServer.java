@@ -160,7 +160,8 @@ public final class RespServer implements AutoCloseable {
   }
 
   private void shutdown() {
-    for (EventExecutorGroup group : new EventExecutorGroup[] {bossGroup, workerGroup, commandGroup}) {
+    // Commands first: their last tasks (replies, channelInactive) still need the I/O event loops.
+    for (EventExecutorGroup group : new EventExecutorGroup[] {commandGroup, workerGroup, bossGroup}) {
       if (group != null) {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
       }
