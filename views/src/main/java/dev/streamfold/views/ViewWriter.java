@@ -1,21 +1,63 @@
 package dev.streamfold.views;
 
-import io.lettuce.core.TransactionResult;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Commits batches of row changes to one version of a view, each batch atomically with the view's new
- * position and events-applied count (one MULTI/EXEC on one connection: a reader sees the state before
- * or after a commit, never half of one). Not thread-safe: one writer per Flink sink subtask.
+ * Applies commits to one version of a view. Each commit is one Lua script run by Redis atomically:
+ * the row changes, the new position and events-applied count, and the commit time land together (a
+ * reader sees the state before or after a commit, never half of one). A commit is idempotent: one whose
+ * events-applied count is below the committed count is skipped, and one with an equal count only
+ * refreshes the metadata (its row changes were applied by the commit that reached that count, since
+ * row changes only come from events). Not thread-safe: one writer per committer.
+ *
+ * <p>Redis Cluster: every key a commit touches carries the version's hash tag, so the script runs
+ * within one slot and stays atomic.
  */
 public final class ViewWriter implements AutoCloseable {
+  /**
+   * KEYS[1] version metadata, KEYS[2] row-key set, KEYS[3..] rows. ARGV[1] events applied, ARGV[2] the
+   * number of metadata field/value pairs m, then the pairs, then per row key (in KEYS order) an op:
+   * "D", or "U" followed by the row key, the field count f and f field/value pairs.
+   */
+  private static final String COMMIT_SCRIPT = String.join("\n",
+      "local committed = tonumber(redis.call('HGET', KEYS[1], 'events_applied') or '-1')",
+      "local incoming = tonumber(ARGV[1])",
+      "if incoming < committed then return 0 end",
+      "local m = tonumber(ARGV[2])",
+      "local i = 3",
+      "local meta = {}",
+      "for j = 1, 2 * m do meta[j] = ARGV[i]; i = i + 1 end",
+      "if incoming > committed or committed == -1 then",
+      "  for k = 3, #KEYS do",
+      "    local op = ARGV[i]; i = i + 1",
+      "    local rowKey = ARGV[i]; i = i + 1",
+      "    redis.call('DEL', KEYS[k])",
+      "    if op == 'D' then",
+      "      redis.call('SREM', KEYS[2], rowKey)",
+      "    else",
+      "      local f = tonumber(ARGV[i]); i = i + 1",
+      "      if f > 0 then",
+      "        local fields = {}",
+      "        for j = 1, 2 * f do fields[j] = ARGV[i]; i = i + 1 end",
+      "        redis.call('HSET', KEYS[k], unpack(fields))",
+      "      end",
+      "      redis.call('SADD', KEYS[2], rowKey)",
+      "    end",
+      "  end",
+      "end",
+      "redis.call('HSET', KEYS[1], unpack(meta))",
+      "return 1");
+
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
   private final ViewName name;
   private final int version;
+  private String scriptSha;
 
   ViewWriter(StatefulRedisConnection<String, String> connection, ViewName name, int version) {
     this.connection = connection;
@@ -37,42 +79,64 @@ public final class ViewWriter implements AutoCloseable {
       long backfillTargetEvents, String backfillTargetMessageId) {}
 
   /**
-   * Commit row changes and progress in one transaction. Each upsert replaces the whole row.
+   * Commit row changes and progress atomically, unless a commit with at least as many events applied
+   * already landed (then only metadata is refreshed, or nothing when the count is lower).
    *
    * @param upserts row key to the full row (column to value text; null values are left out)
-   * @param deletes row keys whose rows were retracted
+   * @param deletes row keys whose rows were retracted (a key in both is upserted)
    * @param progress the position and counts after these changes
    * @param nowMs commit time, epoch milliseconds
+   * @return true when applied, false when skipped as already committed
    * @throws io.lettuce.core.RedisException if Redis fails; nothing of the commit is applied
    */
-  public void commit(Map<String, Map<String, String>> upserts, Iterable<String> deletes, Progress progress,
+  public boolean commit(Map<String, Map<String, String>> upserts, Iterable<String> deletes, Progress progress,
       long nowMs) {
-    String keysSet = RedisKeys.keys(name, version);
-    redis.multi();
-    for (String rowKey : deletes) {
-      redis.del(RedisKeys.row(name, version, rowKey));
-      redis.srem(keysSet, rowKey);
-    }
-    for (Map.Entry<String, Map<String, String>> upsert : upserts.entrySet()) {
-      String key = RedisKeys.row(name, version, upsert.getKey());
-      redis.del(key);
-      if (!upsert.getValue().isEmpty()) {
-        redis.hset(key, upsert.getValue());
-      }
-      redis.sadd(keysSet, upsert.getKey());
-    }
-    redis.hset(RedisKeys.meta(name, version), Map.of(
+    List<String> keys = new ArrayList<>();
+    List<String> args = new ArrayList<>();
+    keys.add(RedisKeys.meta(name, version));
+    keys.add(RedisKeys.keys(name, version));
+    args.add(Long.toString(progress.eventsApplied()));
+    String[] meta = {
         "phase", progress.phase().name(),
         "events_applied", Long.toString(progress.eventsApplied()),
         "position", String.join(",", progress.position()),
         "backfill_target_events", Long.toString(progress.backfillTargetEvents()),
         "backfill_target_message_id", progress.backfillTargetMessageId(),
         "updated_at_ms", Long.toString(nowMs),
-        "error", ""));
-    TransactionResult result = redis.exec();
-    if (result.wasDiscarded()) {
-      throw new IllegalStateException("commit to view " + name + " version " + version + " was discarded");
+        "error", ""};
+    args.add(Integer.toString(meta.length / 2));
+    args.addAll(List.of(meta));
+    for (String rowKey : deletes) {
+      if (upserts.containsKey(rowKey)) {
+        continue;
+      }
+      keys.add(RedisKeys.row(name, version, rowKey));
+      args.add("D");
+      args.add(rowKey);
     }
+    for (Map.Entry<String, Map<String, String>> upsert : upserts.entrySet()) {
+      keys.add(RedisKeys.row(name, version, upsert.getKey()));
+      args.add("U");
+      args.add(upsert.getKey());
+      args.add(Integer.toString(upsert.getValue().size()));
+      upsert.getValue().forEach((field, value) -> {
+        args.add(field);
+        args.add(value);
+      });
+    }
+    if (scriptSha == null) {
+      scriptSha = redis.scriptLoad(COMMIT_SCRIPT);
+    }
+    String[] keyArray = keys.toArray(new String[0]);
+    String[] argArray = args.toArray(new String[0]);
+    Long applied;
+    try {
+      applied = redis.evalsha(scriptSha, ScriptOutputType.INTEGER, keyArray, argArray);
+    } catch (io.lettuce.core.RedisNoScriptException flushed) {
+      scriptSha = redis.scriptLoad(COMMIT_SCRIPT);
+      applied = redis.evalsha(scriptSha, ScriptOutputType.INTEGER, keyArray, argArray);
+    }
+    return applied != null && applied == 1L;
   }
 
   @Override

@@ -5,27 +5,37 @@ import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
 import dev.streamfold.views.ViewWriter;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The view sink (Sink V2): buffers the row changes between two checkpoint barriers, last change per
- * key winning, and commits them at the barrier ({@code flush}) together with the position the
- * {@link PositionTracker} emitted before that barrier, in one Redis transaction. Rows are whole-row
- * upserts of the aggregate state, so a replay after a restore from the last completed checkpoint
- * rewrites the same values. Runs with parallelism 1 (the position is one vector per view).
+ * The view sink, Flink's Sink V2 two-phase API. The writer buffers the row changes between two
+ * checkpoint barriers (the last change per key wins) and, at the barrier, turns them and the position
+ * the {@link PositionTracker} emitted before that barrier into one {@link ViewCommit}. Flink keeps the
+ * commit in the checkpoint; the committer applies it to Redis only once the checkpoint has completed,
+ * in one atomic script ({@link ViewWriter#commit}) that skips a commit already applied. After a crash
+ * the job restores the last completed checkpoint and the committer re-applies that checkpoint's
+ * commits, so every view state in Redis is the fold of the ledger up to its recorded position: nothing
+ * is applied twice and nothing is skipped. Runs with parallelism 1 (the position is one vector per view).
  */
-public final class RedisViewSink implements Sink<ViewChange> {
-  private static final long serialVersionUID = 1L;
+public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<ViewCommit> {
+  private static final long serialVersionUID = 2L;
+  private static final Logger LOG = LoggerFactory.getLogger(RedisViewSink.class);
 
   private final String redisUri;
   private final String tenant;
@@ -57,14 +67,24 @@ public final class RedisViewSink implements Sink<ViewChange> {
   }
 
   @Override
-  public SinkWriter<ViewChange> createWriter(WriterInitContext context) {
-    return new Writer();
+  public CommittingSinkWriter<ViewChange, ViewCommit> createWriter(WriterInitContext context) {
+    return new Writer(columns);
   }
 
   @Override
   @SuppressWarnings("deprecation")
   public SinkWriter<ViewChange> createWriter(InitContext context) {
-    return new Writer();
+    return new Writer(columns);
+  }
+
+  @Override
+  public Committer<ViewCommit> createCommitter(CommitterInitContext context) {
+    return new ViewCommitter();
+  }
+
+  @Override
+  public SimpleVersionedSerializer<ViewCommit> getCommittableSerializer() {
+    return new ViewCommitSerializer();
   }
 
   /**
@@ -91,29 +111,31 @@ public final class RedisViewSink implements Sink<ViewChange> {
     return ViewPhase.BACKFILLING;
   }
 
-  private final class Writer implements SinkWriter<ViewChange> {
-    private final ViewName name = new ViewName(tenant, view);
-    private final ViewStore store = ViewStore.connect(redisUri);
-    private final ViewWriter writer = store.writer(name, version);
+  /** Buffers changes between barriers and hands them over as one commit per checkpoint. */
+  static final class Writer implements CommittingSinkWriter<ViewChange, ViewCommit> {
+    private final String[] columns;
     private final Map<String, Map<String, String>> upserts = new LinkedHashMap<>();
     private final Set<String> deletes = new LinkedHashSet<>();
     private ViewChange progress;
-    private String committedPosition;
-    private long committedEvents = -1;
-    private boolean live;
+    private String lastPosition;
+    private long lastEvents = -1;
+
+    Writer(String[] columns) {
+      this.columns = columns;
+    }
 
     @Override
     public void write(ViewChange change, Context context) {
       switch (change.kind) {
         case ViewChange.UPSERT -> {
           deletes.remove(change.key);
-          Map<String, String> row = new HashMap<>();
+          Map<String, String> row = new LinkedHashMap<>();
           for (int i = 0; i < columns.length; i++) {
             if (change.values[i] != null) {
               row.put(columns[i], change.values[i]);
             }
           }
-          upserts.put(change.key, orderedRow(row));
+          upserts.put(change.key, row);
         }
         case ViewChange.DELETE -> {
           upserts.remove(change.key);
@@ -123,45 +145,109 @@ public final class RedisViewSink implements Sink<ViewChange> {
       }
     }
 
-    private Map<String, String> orderedRow(Map<String, String> row) {
-      Map<String, String> ordered = new LinkedHashMap<>();
-      for (String column : columns) {
-        String value = row.get(column);
-        if (value != null) {
-          ordered.put(column, value);
-        }
-      }
-      return ordered;
+    @Override
+    public void flush(boolean endOfInput) {
+      // Nothing to do: changes leave the writer only through prepareCommit, at the barrier.
     }
 
     @Override
-    public void flush(boolean endOfInput) throws IOException {
-      if (progress == null && upserts.isEmpty() && deletes.isEmpty()) {
-        return;
+    public Collection<ViewCommit> prepareCommit() {
+      if (progress == null) {
+        if (!upserts.isEmpty() || !deletes.isEmpty()) {
+          throw new IllegalStateException("row changes without a position at a barrier: the position "
+              + "tracker must emit progress before every barrier");
+        }
+        return List.of();
       }
-      String position = progress == null ? (committedPosition == null ? "" : committedPosition) : progress.position;
-      long events = progress == null ? Math.max(0, committedEvents) : progress.eventsApplied;
-      if (upserts.isEmpty() && deletes.isEmpty() && position.equals(committedPosition) && events == committedEvents) {
-        return;
+      if (upserts.isEmpty() && deletes.isEmpty() && progress.position.equals(lastPosition)
+          && progress.eventsApplied == lastEvents) {
+        progress = null;
+        return List.of();
       }
-      ViewPhase phase = live ? ViewPhase.LIVE : phase(position, backfillTargetMessageId);
-      List<String> positions = position.isEmpty() ? List.of() : List.of(position.split(","));
-      writer.commit(upserts, new ArrayList<>(deletes), new ViewWriter.Progress(phase, events, positions,
-          backfillTargetEvents, backfillTargetMessageId), System.currentTimeMillis());
+      ViewCommit commit = new ViewCommit(new LinkedHashMap<>(upserts), new ArrayList<>(deletes),
+          progress.position, progress.eventsApplied);
+      lastPosition = progress.position;
+      lastEvents = progress.eventsApplied;
       upserts.clear();
       deletes.clear();
-      committedPosition = position;
-      committedEvents = events;
-      if (phase == ViewPhase.LIVE && !live) {
-        store.promote(name, version);
-        live = true;
+      progress = null;
+      return List.of(commit);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** Applies completed checkpoints' commits to Redis, idempotently, in checkpoint order. */
+  private final class ViewCommitter implements Committer<ViewCommit> {
+    private final ViewName name = new ViewName(tenant, view);
+    private ViewStore store;
+    private ViewWriter writer;
+    private boolean live;
+
+    private void open() {
+      if (store == null) {
+        store = ViewStore.connect(redisUri);
+        writer = store.writer(name, version);
       }
+    }
+
+    @Override
+    public void commit(Collection<CommitRequest<ViewCommit>> requests) {
+      boolean blocked = false;
+      for (CommitRequest<ViewCommit> request : requests) {
+        if (blocked) {
+          // keep commit order: a request left unsignalled would count as committed
+          request.retryLater();
+          continue;
+        }
+        ViewCommit commit = request.getCommittable();
+        try {
+          open();
+          ViewPhase phase = live ? ViewPhase.LIVE : phase(commit.position(), backfillTargetMessageId);
+          List<String> position = commit.position().isEmpty() ? List.of() : List.of(commit.position().split(","));
+          boolean applied = writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(phase,
+              commit.eventsApplied(), position, backfillTargetEvents, backfillTargetMessageId),
+              System.currentTimeMillis());
+          if (!applied) {
+            request.signalAlreadyCommitted();
+          }
+          if (phase == ViewPhase.LIVE && !live) {
+            store.promote(name, version);
+            live = true;
+          }
+        } catch (RuntimeException e) {
+          if (ViewStore.isRedisFailure(e) && request.getNumberOfRetries() < 100) {
+            LOG.warn("commit to view {} v{} failed (retry {}): {}", name, version, request.getNumberOfRetries(),
+                e.getMessage());
+            closeQuietly();
+            request.retryLater();
+          } else {
+            request.signalFailedWithUnknownReason(e);
+          }
+          blocked = true;
+        }
+      }
+    }
+
+    private void closeQuietly() {
+      try {
+        close();
+      } catch (RuntimeException ignored) {
+        // reconnect on the next attempt
+      }
+      store = null;
+      writer = null;
     }
 
     @Override
     public void close() {
-      writer.close();
-      store.close();
+      if (writer != null) {
+        writer.close();
+      }
+      if (store != null) {
+        store.close();
+      }
     }
   }
 }

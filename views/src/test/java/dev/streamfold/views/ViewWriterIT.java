@@ -1,0 +1,63 @@
+package dev.streamfold.views;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.streamfold.testkit.Testkit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The commit script against a real redis-server. */
+class ViewWriterIT {
+  private static ViewStore store;
+
+  @BeforeAll
+  static void connect() {
+    store = ViewStore.connect(Testkit.redis().uri());
+  }
+
+  @AfterAll
+  static void close() {
+    store.close();
+  }
+
+  private static ViewWriter.Progress progress(long events, String position) {
+    return new ViewWriter.Progress(ViewPhase.LIVE, events, List.of(position), 0, "");
+  }
+
+  private static Map<String, Map<String, String>> row(String key, String n) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("k", key);
+    fields.put("n", n);
+    return Map.of(key, fields);
+  }
+
+  @Test
+  void aCommitIsAppliedOnceAndLowerOnesAreSkipped() {
+    ViewName name = new ViewName(Testkit.uniqueName("t"), "counts");
+    store.define(name, new ViewSchema(new LinkedHashMap<>(Map.of("k", "STRING", "n", "BIGINT")), List.of("k")));
+    store.serve(name, 1);
+    try (ViewWriter writer = store.writer(name, 1)) {
+      assertThat(writer.commit(row("a", "1"), List.of(), progress(1, "1:1:-1:-1"), 10)).isTrue();
+      assertThat(writer.commit(row("a", "2"), List.of(), progress(2, "1:2:-1:-1"), 20)).isTrue();
+      // a retried commit of an older checkpoint: skipped, rows and position untouched
+      assertThat(writer.commit(row("a", "1"), List.of(), progress(1, "1:1:-1:-1"), 30)).isFalse();
+      assertThat(store.row(name, "a")).hasValue(Map.of("k", "a", "n", "2"));
+      ViewMetadata meta = store.metadata(name).orElseThrow();
+      assertThat(meta.eventsApplied()).isEqualTo(2);
+      assertThat(meta.position()).containsExactly("1:2:-1:-1");
+      assertThat(meta.updatedAtMs()).isEqualTo(20);
+      // the same commit again: metadata refreshed, rows not re-applied
+      assertThat(writer.commit(row("a", "999"), List.of(), progress(2, "1:2:-1:-1"), 40)).isTrue();
+      assertThat(store.row(name, "a")).hasValue(Map.of("k", "a", "n", "2"));
+      assertThat(store.metadata(name).orElseThrow().updatedAtMs()).isEqualTo(40);
+      // deletes remove the row and its key
+      assertThat(writer.commit(Map.of(), List.of("a"), progress(3, "1:3:-1:-1"), 50)).isTrue();
+      assertThat(store.row(name, "a")).isEmpty();
+      assertThat(store.metadata(name).orElseThrow().rows()).isZero();
+    }
+  }
+}
