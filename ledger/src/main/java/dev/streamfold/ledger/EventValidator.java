@@ -38,6 +38,9 @@ public final class EventValidator {
     if (event.key().getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
       throw new LedgerException.InvalidEvent(index, "key", "is longer than " + MAX_KEY_BYTES + " bytes");
     }
+    if (event.idempotencyKey().getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
+      throw new LedgerException.InvalidEvent(index, "idempotency_key", "is longer than " + MAX_KEY_BYTES + " bytes");
+    }
     if (event.eventTimeMs() < 0) {
       throw new LedgerException.InvalidEvent(index, "event_time_ms", "is negative: " + event.eventTimeMs());
     }

@@ -51,15 +51,17 @@ public interface Ledger extends AutoCloseable {
 
   /**
    * Append events to a stream, in order, after checking each with {@link EventValidator}. Nothing is
-   * appended when any event is invalid.
+   * appended when any event is invalid. An event whose idempotency key the stream already holds is not
+   * appended again (also across restarts): it is answered with the first append's message ID, and the
+   * other events of its request are appended as usual.
    *
    * @param stream the stream
    * @param events the events, in order
-   * @return a future of the message IDs in event order, completed once every event is durable
+   * @return a future of one outcome per event, in event order, completed once every event is durable
    * @throws LedgerException.InvalidEvent if an event is malformed (thrown, not in the future)
    * @throws LedgerException.StreamNotFound if the stream does not exist (thrown)
    */
-  CompletableFuture<List<MessageIdText>> append(StreamRef stream, List<EventEnvelope> events);
+  CompletableFuture<List<Appended>> append(StreamRef stream, List<EventEnvelope> events);
 
   /**
    * Open a keyed system table of a tenant (a compacted topic in its {@code system} namespace), e.g. the

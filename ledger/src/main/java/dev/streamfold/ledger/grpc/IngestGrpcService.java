@@ -4,7 +4,7 @@ import dev.streamfold.api.v1.AppendRequest;
 import dev.streamfold.api.v1.AppendResponse;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.StreamRef;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -38,10 +38,11 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
     return ledger.append(stream, Protos.events(request.getEventsList())).thenApply(ids -> response(request, ids));
   }
 
-  private static AppendResponse response(AppendRequest request, List<MessageIdText> ids) {
+  private static AppendResponse response(AppendRequest request, List<Appended> appended) {
     AppendResponse.Builder b = AppendResponse.newBuilder().setRequestSeq(request.getRequestSeq());
-    for (MessageIdText id : ids) {
-      b.addMessageIds(id.toString());
+    for (Appended a : appended) {
+      b.addMessageIds(a.messageId().toString());
+      b.addRepeat(a.repeat());
     }
     return b.build();
   }

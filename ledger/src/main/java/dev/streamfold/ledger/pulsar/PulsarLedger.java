@@ -1,5 +1,6 @@
 package dev.streamfold.ledger.pulsar;
 
+import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.EventValidator;
 import dev.streamfold.ledger.Ledger;
@@ -18,6 +19,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
@@ -33,14 +36,17 @@ import org.apache.pulsar.common.policies.data.TenantInfo;
 
 /**
  * The {@link Ledger} on Pulsar. Each stream has one named producer ({@value #PRODUCER_NAME}) with
- * explicit sequence ids, so the broker's deduplication (namespace policy) stores a resent message once
- * and a stream's event count is its latest sequence id + 1.
+ * explicit sequence ids, so the broker's deduplication (namespace policy) stores a message the client
+ * library resends (after a reconnect) once, and a stream's event count is its latest sequence id + 1.
+ * Client idempotency keys are enforced by a per-stream {@link IdempotencyIndex}.
  */
 public final class PulsarLedger implements Ledger {
   /** Producer name of Streamfold's appender on every stream (the broker deduplicates per name). */
   public static final String PRODUCER_NAME = "streamfold-appender";
   /** Topic property holding the stream's declared columns ({@link StreamColumn#encode}). */
   public static final String COLUMNS_PROPERTY = "streamfold.columns";
+  /** How often the idempotency index's high-water mark is advanced, milliseconds. */
+  public static final long HWM_INTERVAL_MS = 5_000;
 
   private final LedgerOptions options;
   private final PulsarClient client;
@@ -48,11 +54,18 @@ public final class PulsarLedger implements Ledger {
   private final Map<StreamRef, StreamAppender> appenders = new ConcurrentHashMap<>();
   private final Map<String, PulsarSystemTable> tables = new ConcurrentHashMap<>();
   private final Set<String> provisioned = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "ledger-idempotency-hwm");
+    t.setDaemon(true);
+    return t;
+  });
 
   private PulsarLedger(LedgerOptions options, PulsarClient client, PulsarAdmin admin) {
     this.options = options;
     this.client = client;
     this.admin = admin;
+    scheduler.scheduleWithFixedDelay(() -> appenders.values().forEach(StreamAppender::advanceHighWaterMark),
+        HWM_INTERVAL_MS, HWM_INTERVAL_MS, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -201,12 +214,12 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
-  public CompletableFuture<List<MessageIdText>> append(StreamRef stream, List<EventEnvelope> events) {
+  public CompletableFuture<List<Appended>> append(StreamRef stream, List<EventEnvelope> events) {
     StreamAppender appender = appenders.get(stream);
     if (appender == null) {
       appender = appenders.computeIfAbsent(stream, this::openAppender);
     }
-    List<StreamColumn> columns = appender.columns;
+    List<StreamColumn> columns = appender.columns();
     for (int i = 0; i < events.size(); i++) {
       EventValidator.check(i, events.get(i), columns);
     }
@@ -215,7 +228,7 @@ public final class PulsarLedger implements Ledger {
 
   private StreamAppender openAppender(StreamRef stream) {
     StreamInfo info = describe(stream);
-    return new StreamAppender(stream, info.columns());
+    return new StreamAppender(client, stream, info.columns(), options.operationTimeout());
   }
 
   @Override
@@ -267,6 +280,7 @@ public final class PulsarLedger implements Ledger {
 
   @Override
   public void close() {
+    scheduler.shutdownNow();
     appenders.values().forEach(StreamAppender::close);
     tables.values().forEach(PulsarSystemTable::close);
     try {
@@ -277,96 +291,5 @@ public final class PulsarLedger implements Ledger {
     admin.close();
   }
 
-  /** The batched, named producer of one stream; assigns consecutive sequence ids in append order. */
-  private final class StreamAppender {
-    private final StreamRef stream;
-    private final List<StreamColumn> columns;
-    private org.apache.pulsar.client.api.Producer<byte[]> producer;
-    private long nextSequenceId;
 
-    StreamAppender(StreamRef stream, List<StreamColumn> columns) {
-      this.stream = stream;
-      this.columns = columns;
-    }
-
-    private void open() throws PulsarClientException {
-      producer = client.newProducer(Schema.BYTES)
-          .topic(stream.topic())
-          .producerName(PRODUCER_NAME)
-          .enableBatching(true)
-          .batchingMaxMessages(1000)
-          .batchingMaxPublishDelay(1, TimeUnit.MILLISECONDS)
-          .blockIfQueueFull(true)
-          .sendTimeout((int) options.operationTimeout().toSeconds(), TimeUnit.SECONDS)
-          .create();
-      nextSequenceId = producer.getLastSequenceId() + 1;
-    }
-
-    synchronized CompletableFuture<List<MessageIdText>> append(List<EventEnvelope> events) {
-      try {
-        if (producer == null) {
-          open();
-        }
-      } catch (PulsarClientException e) {
-        throw new LedgerException.Unavailable("cannot open a producer on stream " + stream, e);
-      }
-      List<CompletableFuture<MessageId>> sends = new ArrayList<>(events.size());
-      long now = System.currentTimeMillis();
-      for (EventEnvelope event : events) {
-        TypedMessageBuilder<byte[]> message = producer.newMessage()
-            .key(event.key())
-            .eventTime(event.eventTimeMs() > 0 ? event.eventTimeMs() : now)
-            .sequenceId(nextSequenceId++)
-            .value(event.payloadJson().getBytes(StandardCharsets.UTF_8));
-        if (!event.headers().isEmpty()) {
-          message.properties(event.headers());
-        }
-        if (!event.type().isEmpty()) {
-          message.property(EventEnvelope.TYPE_PROPERTY, event.type());
-        }
-        if (!event.idempotencyKey().isEmpty()) {
-          message.property(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY, event.idempotencyKey());
-        }
-        sends.add(message.sendAsync());
-      }
-      return CompletableFuture.allOf(sends.toArray(new CompletableFuture[0]))
-          .handle((ok, error) -> {
-            if (error != null) {
-              resetAfterFailure();
-              throw new LedgerException.Unavailable("append to stream " + stream + " failed", unwrap(error));
-            }
-            List<MessageIdText> ids = new ArrayList<>(sends.size());
-            for (CompletableFuture<MessageId> send : sends) {
-              ids.add(PulsarMessageIds.toText(send.join()));
-            }
-            return ids;
-          });
-    }
-
-    /** After a failed send, reopen so sequence ids continue from what the broker persisted. */
-    private synchronized void resetAfterFailure() {
-      if (producer != null) {
-        producer.closeAsync();
-        producer = null;
-      }
-    }
-
-    synchronized void close() {
-      if (producer != null) {
-        try {
-          producer.flush();
-        } catch (PulsarClientException ignored) {
-          // closing anyway
-        }
-        producer.closeAsync();
-      }
-    }
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    while (error instanceof java.util.concurrent.CompletionException && error.getCause() != null) {
-      error = error.getCause();
-    }
-    return error;
-  }
 }

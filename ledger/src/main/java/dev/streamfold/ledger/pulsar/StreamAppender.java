@@ -1,0 +1,171 @@
+package dev.streamfold.ledger.pulsar;
+
+import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamRef;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.TypedMessageBuilder;
+
+/**
+ * The appender of one stream: a batched, named producer ({@value PulsarLedger#PRODUCER_NAME}) that gives
+ * consecutive sequence ids in append order, and the stream's {@link IdempotencyIndex}. An event whose
+ * idempotency key the stream already holds (or is appending right now) is not sent again: it is
+ * answered with the first append's message ID. Thread-safe; appends are ordered by a lock held only
+ * while enqueueing.
+ */
+final class StreamAppender {
+  private final PulsarClient client;
+  private final StreamRef stream;
+  private final List<StreamColumn> columns;
+  private final Duration timeout;
+  private Producer<byte[]> producer;
+  private IdempotencyIndex index;
+  private long nextSequenceId;
+
+  StreamAppender(PulsarClient client, StreamRef stream, List<StreamColumn> columns, Duration timeout) {
+    this.client = client;
+    this.stream = stream;
+    this.columns = columns;
+    this.timeout = timeout;
+  }
+
+  List<StreamColumn> columns() {
+    return columns;
+  }
+
+  private void open() throws PulsarClientException {
+    if (index == null) {
+      index = IdempotencyIndex.open(client, stream, timeout.toMillis());
+    }
+    producer = client.newProducer(Schema.BYTES)
+        .topic(stream.topic())
+        .producerName(PulsarLedger.PRODUCER_NAME)
+        .enableBatching(true)
+        .batchingMaxMessages(1000)
+        .batchingMaxPublishDelay(1, TimeUnit.MILLISECONDS)
+        .blockIfQueueFull(true)
+        .sendTimeout((int) timeout.toSeconds(), TimeUnit.SECONDS)
+        .create();
+    nextSequenceId = producer.getLastSequenceId() + 1;
+  }
+
+  /**
+   * Append validated events in order.
+   *
+   * @param events the events
+   * @return per event its message ID (the original one for a repeated idempotency key) and whether it
+   *     was such a repeat, completed once every new event is durable
+   * @throws LedgerException.Unavailable if the producer or the index cannot be opened
+   */
+  synchronized CompletableFuture<List<Appended>> append(List<EventEnvelope> events) {
+    try {
+      if (producer == null) {
+        open();
+      }
+    } catch (PulsarClientException e) {
+      throw new LedgerException.Unavailable("cannot open a producer on stream " + stream, e);
+    }
+    List<CompletableFuture<MessageIdText>> results = new ArrayList<>(events.size());
+    boolean[] repeats = new boolean[events.size()];
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < events.size(); i++) {
+      EventEnvelope event = events.get(i);
+      String key = event.idempotencyKey();
+      if (!key.isEmpty()) {
+        CompletableFuture<MessageIdText> earlier = index.lookup(key);
+        if (earlier != null) {
+          results.add(earlier);
+          repeats[i] = true;
+          continue;
+        }
+      }
+      CompletableFuture<MessageIdText> sent = send(event, now).thenApply(id -> {
+        MessageIdText text = PulsarMessageIds.toText(id);
+        index.acked(text);
+        return text;
+      });
+      if (!key.isEmpty()) {
+        index.register(key, sent);
+      }
+      results.add(sent);
+    }
+    return CompletableFuture.allOf(results.toArray(new CompletableFuture[0])).handle((ok, error) -> {
+      if (error != null) {
+        resetAfterFailure();
+        throw new LedgerException.Unavailable("append to stream " + stream + " failed", unwrap(error));
+      }
+      List<Appended> appended = new ArrayList<>(results.size());
+      for (int i = 0; i < results.size(); i++) {
+        appended.add(new Appended(results.get(i).join(), repeats[i]));
+      }
+      return appended;
+    });
+  }
+
+  private CompletableFuture<org.apache.pulsar.client.api.MessageId> send(EventEnvelope event, long now) {
+    TypedMessageBuilder<byte[]> message = producer.newMessage()
+        .key(event.key())
+        .eventTime(event.eventTimeMs() > 0 ? event.eventTimeMs() : now)
+        .sequenceId(nextSequenceId++)
+        .value(event.payloadJson().getBytes(StandardCharsets.UTF_8));
+    if (!event.headers().isEmpty()) {
+      message.properties(event.headers());
+    }
+    if (!event.type().isEmpty()) {
+      message.property(EventEnvelope.TYPE_PROPERTY, event.type());
+    }
+    if (!event.idempotencyKey().isEmpty()) {
+      message.property(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY, event.idempotencyKey());
+    }
+    return message.sendAsync();
+  }
+
+  /** After a failed send, reopen so sequence ids continue from what the broker persisted. */
+  private synchronized void resetAfterFailure() {
+    if (producer != null) {
+      producer.closeAsync();
+      producer = null;
+    }
+  }
+
+  void advanceHighWaterMark() {
+    IdempotencyIndex current = index;
+    if (current != null) {
+      current.advanceHighWaterMark();
+    }
+  }
+
+  synchronized void close() {
+    if (producer != null) {
+      try {
+        producer.flush();
+      } catch (PulsarClientException ignored) {
+        // closing anyway
+      }
+      producer.closeAsync();
+    }
+    if (index != null) {
+      index.close();
+    }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    while (error instanceof CompletionException && error.getCause() != null) {
+      error = error.getCause();
+    }
+    return error;
+  }
+}

@@ -1,0 +1,153 @@
+package dev.streamfold.ledger.pulsar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.testkit.Testkit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+import org.junit.jupiter.api.Test;
+
+/** The ledger on a real Pulsar standalone broker. */
+class PulsarLedgerIT {
+  private static final List<StreamColumn> COLUMNS = List.of(new StreamColumn("n", "BIGINT"));
+
+  private static PulsarLedger connect() {
+    return PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+  }
+
+  private static EventEnvelope event(int n, String idempotencyKey) {
+    return new EventEnvelope("k" + (n % 7), "", 1000L + n, "{\"n\":" + n + "}", idempotencyKey, Map.of());
+  }
+
+  /** Every event of a stream, read back with a plain Pulsar reader: payload text in ledger order. */
+  private static List<String> readAll(StreamRef stream) throws Exception {
+    List<String> payloads = new ArrayList<>();
+    try (PulsarClient client = PulsarClient.builder().serviceUrl(Testkit.pulsar().serviceUrl()).build();
+         Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+             .startMessageId(MessageId.earliest).create()) {
+      while (reader.hasMessageAvailable()) {
+        Message<byte[]> m = reader.readNext(10, TimeUnit.SECONDS);
+        payloads.add(new String(m.getValue()));
+      }
+    }
+    return payloads;
+  }
+
+  @Test
+  void createsDescribesAndAppendsInOrder() throws Exception {
+    try (PulsarLedger ledger = connect()) {
+      StreamRef stream = new StreamRef(Testkit.uniqueName("t"), "numbers");
+      assertThat(ledger.createStream(stream, COLUMNS)).isTrue();
+      assertThat(ledger.createStream(stream, COLUMNS)).isFalse();
+      assertThatThrownBy(() -> ledger.createStream(stream, List.of(new StreamColumn("m", "INT"))))
+          .isInstanceOf(LedgerException.StreamExists.class).hasMessageContaining("n BIGINT");
+      assertThat(ledger.listStreams(stream.tenant())).containsExactly(stream);
+      assertThat(ledger.describe(stream).eventCount()).isZero();
+
+      List<EventEnvelope> events = new ArrayList<>();
+      for (int i = 0; i < 2_500; i++) {
+        events.add(event(i, ""));
+      }
+      List<Appended> appended = ledger.append(stream, events).join();
+      List<MessageIdText> ids = appended.stream().map(Appended::messageId).toList();
+      assertThat(ids).doesNotHaveDuplicates().isSorted();
+      StreamInfo info = ledger.describe(stream);
+      assertThat(info.eventCount()).isEqualTo(2_500);
+      assertThat(info.latest()).contains(ids.get(ids.size() - 1));
+      assertThat(info.columns()).isEqualTo(COLUMNS);
+      List<String> stored = readAll(stream);
+      assertThat(stored).hasSize(2_500);
+      assertThat(stored.get(1234)).isEqualTo("{\"n\":1234}");
+    }
+  }
+
+  @Test
+  void rejectsUnknownStreamsAndMalformedEventsWithoutAppending() throws Exception {
+    try (PulsarLedger ledger = connect()) {
+      StreamRef stream = new StreamRef(Testkit.uniqueName("t"), "numbers");
+      assertThatThrownBy(() -> ledger.append(stream, List.of(event(1, ""))))
+          .isInstanceOf(LedgerException.StreamNotFound.class).hasMessageContaining("'numbers'");
+      ledger.createStream(stream, COLUMNS);
+      EventEnvelope bad = new EventEnvelope("k", "", 1, "{\"n\":\"one\"}", "", Map.of());
+      assertThatThrownBy(() -> ledger.append(stream, List.of(event(0, ""), bad)))
+          .isInstanceOf(LedgerException.InvalidEvent.class).hasMessageStartingWith("event 1: field 'payload_json.n'");
+      assertThat(readAll(stream)).isEmpty();
+    }
+  }
+
+  @Test
+  void aRetriedIdempotencyKeyIsStoredOnceAndAnsweredWithTheFirstMessageId() throws Exception {
+    StreamRef stream = new StreamRef(Testkit.uniqueName("t"), "payments");
+    Map<String, MessageIdText> first = new java.util.HashMap<>();
+    try (PulsarLedger ledger = connect()) {
+      ledger.createStream(stream, COLUMNS);
+      for (int i = 0; i < 1_000; i += 100) {
+        List<EventEnvelope> batch = new ArrayList<>();
+        for (int j = i; j < i + 100; j++) {
+          batch.add(event(j, "pay-" + j));
+        }
+        List<Appended> appended = ledger.append(stream, batch).join();
+        for (int j = 0; j < 100; j++) {
+          assertThat(appended.get(j).repeat()).isFalse();
+          first.put("pay-" + (i + j), appended.get(j).messageId());
+        }
+        // two immediate retries of the same batch
+        for (int retry = 0; retry < 2; retry++) {
+          List<Appended> again = ledger.append(stream, batch).join();
+          for (int j = 0; j < 100; j++) {
+            assertThat(again.get(j)).isEqualTo(new Appended(first.get("pay-" + (i + j)), true));
+          }
+        }
+      }
+      // a batch [repeat, new, new] stores the two new events
+      List<Appended> mixed = ledger.append(stream, List.of(event(5, "pay-5"), event(1_000, "pay-1000"),
+          event(1_001, "pay-1001"))).join();
+      assertThat(mixed.get(0)).isEqualTo(new Appended(first.get("pay-5"), true));
+      assertThat(mixed.subList(1, 3)).noneMatch(Appended::repeat);
+      // the same key twice in one request: stored once
+      List<Appended> twice = ledger.append(stream, List.of(event(1_002, "pay-1002"), event(1_002, "pay-1002"))).join();
+      assertThat(twice.get(1)).isEqualTo(new Appended(twice.get(0).messageId(), true));
+      first.put("pay-1000", mixed.get(1).messageId());
+      first.put("pay-1001", mixed.get(2).messageId());
+      first.put("pay-1002", twice.get(0).messageId());
+    }
+    assertThat(readAll(stream)).hasSize(1_003);
+
+    // Crash between the append and the index write: drop the index topic; a new ledger instance (a
+    // restarted server) recovers every key from the events themselves.
+    try (PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(Testkit.pulsar().adminUrl()).build()) {
+      admin.topics().delete(IdempotencyIndex.topic(stream), true);
+    }
+    try (PulsarLedger restarted = connect()) {
+      List<EventEnvelope> retries = new ArrayList<>();
+      for (int j = 0; j < 1_003; j++) {
+        retries.add(event(j, "pay-" + j));
+      }
+      List<Appended> third = restarted.append(stream, retries).join();
+      for (int j = 0; j < 1_003; j++) {
+        assertThat(third.get(j)).isEqualTo(new Appended(first.get("pay-" + j), true));
+      }
+    }
+    List<String> stored = readAll(stream);
+    assertThat(stored).hasSize(1_003);
+    assertThat(new HashSet<>(stored)).hasSize(1_003); // payloads n=0..1002, each stored once
+  }
+}
