@@ -18,9 +18,22 @@ final class CommandDispatcher {
    * @param server server identity and counters
    */
   CommandDispatcher(ViewReader reader, ServerState server) {
+    this(reader, server, SourceEvents.UNKNOWN, java.time.Clock.systemUTC());
+  }
+
+  /**
+   * Create a dispatcher with all supported commands.
+   *
+   * @param reader where rows are read
+   * @param server server identity and counters
+   * @param sourceEvents events in each view's source stream, for VIEW.INFO's lag
+   * @param clock time source of VIEW.INFO and VIEW.WAIT
+   */
+  CommandDispatcher(ViewReader reader, ServerState server, SourceEvents sourceEvents, java.time.Clock clock) {
     ViewCommands views = new ViewCommands(reader);
     table.addAll(new ConnectionCommands().commands());
     table.addAll(views.commands());
+    table.addAll(new ViewInfoCommands(reader, sourceEvents, clock).commands());
     table.addAll(new IntrospectionCommands(table, server, views::keyCount).commands());
   }
 

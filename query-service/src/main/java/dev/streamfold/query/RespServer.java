@@ -71,14 +71,31 @@ public final class RespServer implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    */
   public RespServer(ViewReader reader, RespServerOptions options) {
-    this(reader, options, Clock.systemUTC());
+    this(reader, options, SourceEvents.UNKNOWN, Clock.systemUTC());
+  }
+
+  /**
+   * Create a server that also knows how many events each view's source stream holds (for the lag that
+   * {@code VIEW.INFO} reports); nothing is bound until {@link #start()}.
+   *
+   * @param reader where rows are read; the caller keeps ownership
+   * @param options bind address, port, tenant and thread counts
+   * @param sourceEvents events in a view's source stream
+   * @throws NullPointerException if an argument is null
+   */
+  public RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents) {
+    this(reader, options, sourceEvents, Clock.systemUTC());
   }
 
   RespServer(ViewReader reader, RespServerOptions options, Clock clock) {
+    this(reader, options, SourceEvents.UNKNOWN, clock);
+  }
+
+  RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents, Clock clock) {
     Objects.requireNonNull(reader, "reader");
     this.options = Objects.requireNonNull(options, "options");
     this.state = new ServerState(clock, options.defaultTenant());
-    this.dispatcher = new CommandDispatcher(reader, state);
+    this.dispatcher = new CommandDispatcher(reader, state, Objects.requireNonNull(sourceEvents, "sourceEvents"), clock);
   }
 
   /**

@@ -214,6 +214,25 @@ public final class TransformManager implements AutoCloseable {
     return catalog.get(tenant, name).orElseThrow(() -> new TransformException.NotFound(tenant, name));
   }
 
+  /**
+   * Count the events in a view's source stream now (for the lag in events).
+   *
+   * @param tenant tenant name
+   * @param view view (transformation) name
+   * @return the count, or empty when the view is unknown or the ledger cannot say
+   */
+  public java.util.OptionalLong sourceEvents(String tenant, String view) {
+    Optional<TransformDefinition> definition = catalog.get(tenant, view);
+    if (definition.isEmpty()) {
+      return java.util.OptionalLong.empty();
+    }
+    try {
+      return java.util.OptionalLong.of(ledger.describe(new StreamRef(tenant, definition.get().sourceStream())).eventCount());
+    } catch (RuntimeException e) {
+      return java.util.OptionalLong.empty();
+    }
+  }
+
   /** List a tenant's transformations, by name. */
   public List<TransformDefinition> list(String tenant) {
     return catalog.list(tenant);

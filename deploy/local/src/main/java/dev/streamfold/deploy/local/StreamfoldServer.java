@@ -67,7 +67,8 @@ public final class StreamfoldServer implements AutoCloseable {
           + " (port in use?): " + e.getMessage(), e);
     }
     resp = new RespServer(views, RespServerOptions.defaults().withHost(options.bindHost())
-        .withPort(options.respPort()).withDefaultTenant(options.defaultTenant()));
+        .withPort(options.respPort()).withDefaultTenant(options.defaultTenant()),
+        view -> transforms.sourceEvents(view.tenant(), view.view()));
     resp.start();
     return this;
   }
