@@ -106,7 +106,7 @@ final class DemoCommand implements Callable<Integer> {
       out.println((created.getCreated() ? "Created" : "Exists:") + " stream " + tenant + "/" + STREAM + " ("
           + created.getStream().getTopic() + ") with columns " + String.join(" ", COLUMNS));
 
-      header("Ledger: " + String.format("%,d", history) + " flights through the gRPC ingestion API");
+      header("Ledger: flights through the gRPC ingestion API");
       StreamInfo info = IngestCommand.findStream(client, tenant, STREAM);
       long inLedger = info.getEventCount();
       boolean hasEvents = inLedger > 0 || !info.getLatestMessageId().isEmpty();
@@ -139,8 +139,10 @@ final class DemoCommand implements Callable<Integer> {
       header("Transformation " + VIEW + " (Flink SQL)");
       out.println(SQL);
       createView(client);
+      long waitStart = System.nanoTime();
       ViewStatus status = TransformCommand.awaitLive(client, tenant, VIEW, Duration.ofSeconds(timeoutS));
       out.println(TransformCommand.describe(status));
+      out.printf("LIVE after %.1f s of waiting.%n", (System.nanoTime() - waitStart) / 1e9);
 
       String[] resp = {"127.0.0.1", Integer.toString(state.respPort())};
       try (RespViews views = RespViews.connect(resp[0], state.respPort())) {
@@ -274,18 +276,21 @@ final class DemoCommand implements Callable<Integer> {
 
   private void clean(LocalStack stack, Path data) throws IOException {
     if (Files.isDirectory(data)) {
-      boolean ours = Files.exists(data.resolve(dev.streamfold.deploy.local.stack.StackState.FILE_NAME))
+      boolean ours = Files.exists(data.resolve(StackState.FILE_NAME))
           || Files.isDirectory(data.resolve("pulsar"));
       try (var entries = Files.list(data)) {
         List<Path> children = entries.toList();
         if (!ours && !children.stream().allMatch(p -> p.getFileName().toString().equals("cache"))) {
+          // never delete a directory that is not a stack's: --data-dir may be mistyped
           throw new CliException("--clean refuses to delete " + data + ": it does not look like a Streamfold data dir"
               + " (no stack.json)");
         }
         stack.down();
-        out.println("Deleting " + data + " (except the downloaded data set in cache/) ...");
+        out.println("Deleting " + data + " (except the downloaded data set in cache/ and the ports in "
+            + StackState.FILE_NAME + ") ...");
         for (Path child : children) {
-          if (!child.getFileName().toString().equals("cache")) {
+          String name = child.getFileName().toString();
+          if (!name.equals("cache") && !name.equals(StackState.FILE_NAME)) {
             FlightsDataset.deleteTree(child);
           }
         }

@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The first 21,000 rows of the real flights data set ({@code vega-datasets@3.2.1},
- * {@code data/flights-3m.parquet}), committed as {@code fixtures/flights-21k.csv} (cut with
- * {@code fixtures/flights-21k.cut.mjs}), and the plain group-by oracle of the demo's transformation.
+ * The first 200,000 rows of the real flights data set ({@code vega-datasets@3.2.1},
+ * {@code data/flights-3m.parquet}), committed as {@code fixtures/flights-200k.csv.gz} (cut with
+ * {@code fixtures/flights.cut.mjs}), and the plain group-by oracle of the demo's transformation.
  */
 public final class Flights {
   /** Columns of the flights stream, as {@code name:TYPE}. */
@@ -50,18 +50,35 @@ public final class Flights {
     }
   }
 
+  /** Rows in the fixture. */
+  public static final int FIXTURE_ROWS = 200_000;
+
   /**
-   * Load the fixture.
+   * Load the first 21,000 flights of the fixture.
    *
    * @return 21,000 flights in ledger order
    */
   public static List<Flight> load() {
-    List<Flight> flights = new ArrayList<>(21_000);
-    try (InputStream in = Flights.class.getResourceAsStream("/fixtures/flights-21k.csv");
+    return load(21_000);
+  }
+
+  /**
+   * Load the first flights of the fixture.
+   *
+   * @param rows how many, at most {@link #FIXTURE_ROWS}
+   * @return the flights in ledger order
+   * @throws IllegalArgumentException if {@code rows} exceeds the fixture
+   */
+  public static List<Flight> load(int rows) {
+    if (rows < 0 || rows > FIXTURE_ROWS) {
+      throw new IllegalArgumentException("the fixture holds " + FIXTURE_ROWS + " rows, asked for " + rows);
+    }
+    List<Flight> flights = new ArrayList<>(rows);
+    try (InputStream in = new java.util.zip.GZIPInputStream(Flights.class.getResourceAsStream("/fixtures/flights-200k.csv.gz"));
          BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       reader.readLine();
       String line;
-      while ((line = reader.readLine()) != null) {
+      while (flights.size() < rows && (line = reader.readLine()) != null) {
         String[] f = line.split(",");
         flights.add(new Flight(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), f[3], f[4]));
       }

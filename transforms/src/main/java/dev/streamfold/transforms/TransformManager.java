@@ -93,6 +93,9 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException("cannot start the embedded Flink MiniCluster: " + e.getMessage(), e);
     }
     for (String tenant : ledger.tenants()) {
+      if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {
+        continue;
+      }
       for (TransformDefinition definition : catalog.list(tenant)) {
         try {
           resume(definition);
@@ -161,10 +164,12 @@ public final class TransformManager implements AutoCloseable {
     StreamInfo info = ledger.describe(stream);
     String targetId;
     long targetEvents;
+    List<String> resumeFrom = List.of();
     Optional<ViewMetadata> existing = views.metadata(name, definition.version());
     if (checkpoint.isPresent() && existing.isPresent()) {
       targetId = existing.get().backfillTargetMessageId();
       targetEvents = existing.get().backfillTargetEvents();
+      resumeFrom = existing.get().position();
     } else {
       // The backfill target is recorded once, when the version starts.
       targetId = info.latest().map(Object::toString).orElse("");
@@ -176,9 +181,9 @@ public final class TransformManager implements AutoCloseable {
     }
     JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), checkpointDir(definition).toUri().toString(),
-        options.checkpointInterval(), options.parallelism(), targetId, targetEvents);
+        options.checkpointInterval(), options.parallelism(), targetId, targetEvents, resumeFrom);
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(
-        SavepointRestoreSettings.forPath(path.toString(), false)));
+        SavepointRestoreSettings.forPath(path.toString(), true)));
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {

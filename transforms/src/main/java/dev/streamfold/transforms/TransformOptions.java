@@ -15,9 +15,11 @@ import java.util.Objects;
  *     and the view sink run with parallelism 1 regardless
  * @param taskSlots task slots of the embedded Flink MiniCluster (default {@link #DEFAULT_TASK_SLOTS}):
  *     bounds how many view jobs run at once
+ * @param tenants the tenants whose transformations this manager resumes at start; empty for every
+ *     tenant of the Pulsar cluster (the default: one Streamfold server per cluster)
  */
 public record TransformOptions(String redisUri, Path dataDir, Duration checkpointInterval, int parallelism,
-    int taskSlots) {
+    int taskSlots, java.util.Set<String> tenants) {
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_PARALLELISM = 1;
   public static final int DEFAULT_TASK_SLOTS = 32;
@@ -35,6 +37,7 @@ public record TransformOptions(String redisUri, Path dataDir, Duration checkpoin
       throw new IllegalArgumentException("checkpoint interval must be at least 100 ms, got "
           + checkpointInterval.toMillis() + " ms");
     }
+    tenants = tenants == null ? java.util.Set.of() : java.util.Set.copyOf(tenants);
     if (parallelism < 1 || taskSlots < 1) {
       throw new IllegalArgumentException("parallelism and task slots must be >= 1, got "
           + parallelism + " and " + taskSlots);
@@ -43,6 +46,7 @@ public record TransformOptions(String redisUri, Path dataDir, Duration checkpoin
 
   /** Options with defaults for everything but Redis and the data directory. */
   public static TransformOptions of(String redisUri, Path dataDir) {
-    return new TransformOptions(redisUri, dataDir, DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_PARALLELISM, DEFAULT_TASK_SLOTS);
+    return new TransformOptions(redisUri, dataDir, DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_PARALLELISM, DEFAULT_TASK_SLOTS,
+        java.util.Set.of());
   }
 }

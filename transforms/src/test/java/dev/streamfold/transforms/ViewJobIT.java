@@ -36,7 +36,7 @@ class ViewJobIT {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     views = ViewStore.connect(Testkit.redis().uri());
     manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("transforms"), Duration.ofMillis(500), 1, 8));
+        Testkit.workDir().resolve("transforms"), Duration.ofMillis(500), 1, 8, java.util.Set.of()));
     manager.start();
   }
 
@@ -168,7 +168,7 @@ class ViewJobIT {
     List<Flights.Flight> flights = Flights.load();
     append(stream, flights.subList(0, 5_000));
     Path dataDir = Testkit.workDir().resolve("restart-" + tenant);
-    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4);
+    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4, java.util.Set.of(tenant));
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (TransformManager first = new TransformManager(ledger, views, options)) {
       first.start();

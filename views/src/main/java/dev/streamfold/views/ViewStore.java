@@ -167,6 +167,36 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return Optional.of(inSchemaOrder(name, hash));
   }
 
+  /**
+   * Read one row of a given version (served or still building), e.g. to check a view at a crash point.
+   *
+   * @param name the view
+   * @param version the version
+   * @param rowKey the row key
+   * @return the row in schema order, or empty when absent
+   */
+  public Optional<Map<String, String>> row(ViewName name, int version, String rowKey) {
+    Map<String, String> hash = redis.hgetall(RedisKeys.row(name, version, rowKey));
+    return hash == null || hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(name, hash));
+  }
+
+  /**
+   * Return the newest version that has metadata (the one the current job fills).
+   *
+   * @param name the view
+   * @return the version, or 0 when none exists
+   */
+  public int latestVersion(ViewName name) {
+    int latest = 0;
+    for (int v = Math.max(1, servedVersion(name)); v < Math.max(1, servedVersion(name)) + 100; v++) {
+      if (redis.exists(RedisKeys.meta(name, v)) == 0) {
+        break;
+      }
+      latest = v;
+    }
+    return latest;
+  }
+
   private Map<String, String> inSchemaOrder(ViewName name, Map<String, String> hash) {
     Optional<ViewSchema> schema = schema(name);
     if (schema.isEmpty()) {

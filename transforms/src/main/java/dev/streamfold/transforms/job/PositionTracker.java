@@ -25,6 +25,12 @@ import org.apache.flink.util.OutputTag;
  * sink receives it before the same barrier, together with every row change the events before the
  * barrier caused, and commits both at once. The position and count are operator state, so a job
  * restored from a checkpoint continues them exactly.
+ *
+ * <p>After a restore the source re-reads from an earlier position (the view's committed one, entry
+ * included; see {@link ViewJobBuilder}) and this operator drops every event at or before its restored
+ * position, partition by partition. That makes the resume exact at message level, batch index
+ * included: the Pulsar connector's own resume seeks past the whole batched entry of its last message
+ * ID and would lose the rest of the batch.
  */
 public final class PositionTracker extends AbstractStreamOperator<Row>
     implements OneInputStreamOperator<SourceEvent, Row>, BoundedOneInput {
@@ -40,6 +46,7 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
   private transient ListState<String> positionState;
   private transient ListState<Long> countState;
   private transient StreamRecord<Row> reuse;
+  private transient Map<Integer, MessageIdText> resumeAfter;
 
   public PositionTracker(PayloadParser parser) {
     this.parser = parser;
@@ -54,8 +61,11 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
         new ListStateDescriptor<>("events-applied", Types.LONG));
     lastByPartition = new TreeMap<>();
     eventsApplied = 0;
+    resumeAfter = new TreeMap<>();
     for (String id : positionState.get()) {
-      lastByPartition.put(MessageIdText.parse(id).partition(), id);
+      MessageIdText parsed = MessageIdText.parse(id);
+      lastByPartition.put(parsed.partition(), id);
+      resumeAfter.put(parsed.partition(), parsed);
     }
     for (Long count : countState.get()) {
       eventsApplied += count;
@@ -66,9 +76,26 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
   @Override
   public void processElement(StreamRecord<SourceEvent> element) {
     SourceEvent event = element.getValue();
+    if (!resumeAfter.isEmpty() && alreadyApplied(event.messageId)) {
+      return;
+    }
     output.collect(reuse.replace(parser.toRow(event)));
     lastByPartition.put(partitionOf(event.messageId), event.messageId);
     eventsApplied++;
+  }
+
+  /** True for an event at or before the restored position of its partition (re-read after a restore). */
+  private boolean alreadyApplied(String messageId) {
+    MessageIdText id = MessageIdText.parse(messageId);
+    MessageIdText restored = resumeAfter.get(id.partition());
+    if (restored == null) {
+      return false;
+    }
+    if (id.compareTo(restored) <= 0) {
+      return true;
+    }
+    resumeAfter.remove(id.partition()); // past the restored position: no more checks for this partition
+    return false;
   }
 
   private static int partitionOf(String messageId) {

@@ -1,6 +1,8 @@
 package dev.streamfold.transforms.job;
 
+import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.pulsar.PulsarMessageIds;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.views.ViewName;
@@ -120,11 +122,15 @@ public final class ViewJobBuilder {
    * @param parallelism parallelism of the SQL operators
    * @param backfillTargetMessageId latest message ID text at job start, "" when the stream was empty
    * @param backfillTargetEvents events in the stream at job start
-   * @return the job graph, not yet submitted
+   * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
+   *     text per partition, at or before the checkpoint's); the source starts there, entry included,
+   *     and the {@link PositionTracker} drops what it already applied. Empty: start from earliest.
+   * @return the job graph, not yet submitted; restore it with {@code allowNonRestoredState}, since
+   *     every graph has a new source (the connector's own source state is deliberately not restored)
    */
   public static JobGraph build(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
       String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
-      int parallelism, String backfillTargetMessageId, long backfillTargetEvents) {
+      int parallelism, String backfillTargetMessageId, long backfillTargetEvents, List<String> resumeFrom) {
     Configuration conf = new Configuration();
     conf.setString("execution.checkpointing.interval", checkpointInterval.toMillis() + " ms");
     conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
@@ -146,14 +152,14 @@ public final class ViewJobBuilder {
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
         .setTopics(topic)
-        .setStartCursor(StartCursor.earliest())
+        .setStartCursor(startCursor(resumeFrom))
         .setSubscriptionName(subscription(definition))
         .setDeserializationSchema(new LedgerEventDeserializer())
         .build();
     SingleOutputStreamOperator<Row> rows = env
         .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
         .setParallelism(1)
-        .uid("ledger-source")
+        .uid("ledger-source-" + java.util.UUID.randomUUID())
         .transform("position", parser.rowType(), new PositionTracker(parser))
         .setParallelism(1)
         .uid("position");
@@ -172,6 +178,23 @@ public final class ViewJobBuilder {
         .name("view " + definition.name())
         .uid("view-sink");
     return env.getStreamGraph().getJobGraph();
+  }
+
+  /**
+   * Where the source starts: earliest, or the entry of the committed position, inclusive. Pulsar
+   * positions a subscription per entry, so a batched entry is re-read from its first message; the
+   * {@link PositionTracker} drops the messages it already applied.
+   */
+  static StartCursor startCursor(List<String> resumeFrom) {
+    if (resumeFrom == null || resumeFrom.isEmpty()) {
+      return StartCursor.earliest();
+    }
+    if (resumeFrom.size() > 1) {
+      throw new UnsupportedOperationException("partitioned streams are not supported yet: position " + resumeFrom);
+    }
+    MessageIdText at = MessageIdText.parse(resumeFrom.get(0));
+    return StartCursor.fromMessageId(PulsarMessageIds.toPulsar(
+        new MessageIdText(at.ledgerId(), at.entryId(), at.partition(), -1)), true);
   }
 
   /** Pulsar subscription of one view version's source: a new version reads on a new subscription. */

@@ -16,9 +16,11 @@ import java.util.Objects;
  * @param bindHost address both servers bind (default {@link #DEFAULT_BIND_HOST})
  * @param defaultTenant tenant the query-service serves (default {@link #DEFAULT_TENANT})
  * @param checkpointInterval checkpoint and view-commit interval (default 1 s)
+ * @param tenants tenants whose transformations this server runs; empty for all tenants of the cluster
  */
 public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri,
-    int grpcPort, int respPort, String bindHost, String defaultTenant, Duration checkpointInterval) {
+    int grpcPort, int respPort, String bindHost, String defaultTenant, Duration checkpointInterval,
+    java.util.Set<String> tenants) {
   public static final String DEFAULT_BIND_HOST = "127.0.0.1";
   public static final String DEFAULT_TENANT = "demo";
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
@@ -31,5 +33,6 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
     bindHost = bindHost == null ? DEFAULT_BIND_HOST : bindHost;
     defaultTenant = defaultTenant == null ? DEFAULT_TENANT : defaultTenant;
     checkpointInterval = checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
+    tenants = tenants == null ? java.util.Set.of() : java.util.Set.copyOf(tenants);
   }
 }

@@ -48,7 +48,8 @@ public final class StreamfoldServer implements AutoCloseable {
     ledger = PulsarLedger.connect(LedgerOptions.of(options.pulsarServiceUrl(), options.pulsarAdminUrl()));
     views = ViewStore.connect(options.redisUri());
     transforms = new TransformManager(ledger, views, new TransformOptions(options.redisUri(), options.dataDir(),
-        options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS));
+        options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS,
+        options.tenants()));
     transforms.start();
     ServerBuilder<?> builder = grpcBuilder != null ? grpcBuilder
         : NettyServerBuilder.forAddress(new InetSocketAddress(options.bindHost(), options.grpcPort()));

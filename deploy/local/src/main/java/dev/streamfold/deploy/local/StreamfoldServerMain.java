@@ -13,7 +13,11 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * StreamfoldServerMain --data-dir DIR --pulsar-service-url URL --pulsar-admin-url URL --redis-uri URI
  *     [--grpc-port N] [--resp-port N] [--bind-host H] [--tenant T] [--checkpoint-interval-ms N]
- *     [--ready-file FILE]
+ *     [--tenants T1,T2] [--ready-file FILE]
+ * </pre>
+ * {@code --tenant} is the tenant the query-service serves; {@code --tenants} limits the tenants whose
+ * transformations this server resumes (default: all tenants of the Pulsar cluster).
+ * <pre>
  * </pre>
  * Once serving, it writes {@code {"grpcPort":N,"respPort":N}} to the ready file. SIGTERM stops it
  * cleanly; views resume from their checkpoints on the next start.
@@ -42,7 +46,8 @@ public final class StreamfoldServerMain {
         flags.get("bind-host"),
         flags.get("tenant"),
         flags.containsKey("checkpoint-interval-ms")
-            ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null);
+            ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null,
+        flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of());
     Files.createDirectories(options.dataDir());
     StreamfoldServer server = new StreamfoldServer(options).start(null);
     CountDownLatch stopped = new CountDownLatch(1);

@@ -199,13 +199,16 @@ public final class LocalStack {
 
   private StackState start(StackState previous) {
     Path data = options.dataDir();
-    StackState state = StackState.empty(data).write(stateFile(), now());
+    // Keep the previous (stopped) records until each process is replaced: a failed start must not forget
+    // the ports to reuse. Stopping them again is harmless: a record only matches its very process.
+    StackState state = new StackState(StackState.FORMAT_VERSION, data.toString(), previous.pulsar(),
+        previous.redis(), previous.server(), 0).write(stateFile(), now());
     long startNanos = System.nanoTime();
     try {
       Path pulsarDir = data.resolve(PULSAR);
       int brokerPort = port(options.brokerPort(), previous.pulsar(), ProcessRecord.PORT_BROKER);
       int webPort = port(options.webPort(), previous.pulsar(), ProcessRecord.PORT_WEB);
-      int bookiePort = port(options.bookiePort(), previous.pulsar(), ProcessRecord.PORT_BOOKIE);
+      int bookiePort = bookiePort(pulsarDir, previous.pulsar());
       out.println("Starting Pulsar standalone (its own JVM); waiting until its admin API answers (up to "
           + PulsarStandaloneProcess.DEFAULT_START_TIMEOUT.toSeconds() + " s; log "
           + pulsarDir.resolve("pulsar.log") + ") ...");
@@ -235,8 +238,17 @@ public final class LocalStack {
           + ", views over RESP 127.0.0.1:" + state.respPort() + ", data " + data);
       return state;
     } catch (RuntimeException e) {
-      out.println("Start failed; stopping what this command started.");
-      stopAll(state);
+      StackState recorded = state;
+      try {
+        recorded = state().orElse(state);
+      } catch (RuntimeException unreadable) {
+        // stop what this method knows about
+      }
+      if (ProcessCheck.find(recorded.pulsar()).isPresent() || ProcessCheck.find(recorded.redis()).isPresent()
+          || ProcessCheck.find(recorded.server()).isPresent()) {
+        out.println("Start failed; stopping what this command started.");
+        stopAll(recorded);
+      }
       if (e instanceof LocalStackException) {
         throw e;
       }
@@ -258,20 +270,22 @@ public final class LocalStack {
       Files.createDirectories(serverDir.resolve("tmp"));
       Files.deleteIfExists(readyFile);
       Path argFile = serverDir.resolve("java-args.txt");
-      Files.writeString(argFile, "-cp\n" + quoteArg(System.getProperty("java.class.path")) + "\n");
+      String classpath = snapshotClasspath(System.getProperty("java.class.path"), serverDir.resolve("lib"));
+      Files.writeString(argFile, "-cp\n" + quoteArg(classpath) + "\n");
       List<String> cmd = serverCommand(argFile, serverDir, pulsarServiceUrl, pulsarAdminUrl, redisUri,
           grpcPort, respPort, readyFile);
       out.println("Starting the Streamfold server (gRPC ingestion, transform manager with Flink, query-service);"
           + " waiting for " + readyFile.getFileName() + " (up to " + options.serverStartTimeout().toSeconds()
           + " s; log " + logFile + ") ...");
       long t0 = System.nanoTime();
+      long logOffset = Files.exists(logFile) ? Files.size(logFile) : 0;
       ManagedProcess server = ManagedProcess.start("streamfold-server", cmd, serverDir, logFile);
       Map<String, Integer> ports = new LinkedHashMap<>();
       ports.put(ProcessRecord.PORT_GRPC, grpcPort);
       ports.put(ProcessRecord.PORT_RESP, respPort);
       state = state.withServer(new ProcessRecord(SERVER, server.pid(), ProcessCheck.startedAtMs(server.pid()),
           serverDir.toString(), serverDir.toString(), logFile.toString(), ports)).write(stateFile(), now());
-      server.awaitReady(options.serverStartTimeout(), () -> readyPorts(readyFile) != null);
+      awaitServer(server, readyFile, logFile, logOffset);
       int[] ready = readyPorts(readyFile);
       if (ready[0] != grpcPort || ready[1] != respPort) {
         throw new LocalStackException("the Streamfold server reports ports grpc " + ready[0] + ", resp "
@@ -281,6 +295,120 @@ public final class LocalStack {
       return state;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare the server directory " + serverDir, e);
+    }
+  }
+
+  /**
+   * Copy the classpath entries that a rebuild overwrites in place (class directories and SNAPSHOT jars)
+   * to {@code libDir}, so that the running server never loads classes from a half-written jar while
+   * someone rebuilds the source tree. Release jars stay where they are (Maven never rewrites them).
+   *
+   * @param classpath the classpath, entries separated by the path separator
+   * @param libDir the directory for the copies (emptied first)
+   * @return the classpath with the copies in place of the originals, same order
+   * @throws IOException if copying fails
+   */
+  static String snapshotClasspath(String classpath, Path libDir) throws IOException {
+    deleteTree(libDir);
+    Files.createDirectories(libDir);
+    List<String> entries = new ArrayList<>();
+    int index = 0;
+    for (String entry : classpath.split(java.io.File.pathSeparator)) {
+      if (entry.isEmpty()) {
+        continue;
+      }
+      Path path = Path.of(entry);
+      index++;
+      if (Files.isDirectory(path)) {
+        Path copy = libDir.resolve(index + "-" + path.getFileName());
+        copyTree(path, copy);
+        entries.add(copy.toString());
+      } else if (Files.isRegularFile(path) && path.getFileName().toString().contains("SNAPSHOT")) {
+        Path copy = libDir.resolve(index + "-" + path.getFileName());
+        Files.copy(path, copy);
+        entries.add(copy.toString());
+      } else {
+        entries.add(entry);
+      }
+    }
+    return String.join(java.io.File.pathSeparator, entries);
+  }
+
+  private static void copyTree(Path from, Path to) throws IOException {
+    try (var paths = Files.walk(from)) {
+      for (Path p : (Iterable<Path>) paths::iterator) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target);
+        }
+      }
+    }
+  }
+
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  /**
+   * Wait for the server's ready file, polling every 200 ms, up to the start timeout.
+   *
+   * @throws LocalStackException if the process exits, its main thread dies (the JVM may linger on
+   *     non-daemon threads), or the timeout passes; the message quotes the end of its log
+   */
+  private void awaitServer(ManagedProcess server, Path readyFile, Path logFile, long logOffset) {
+    long deadline = System.nanoTime() + options.serverStartTimeout().toNanos();
+    while (readyPorts(readyFile) == null) {
+      if (!server.isAlive()) {
+        throw new LocalStackException("the Streamfold server exited before it was ready; end of " + logFile + ":\n"
+            + ManagedProcess.tail(logFile, 40));
+      }
+      if (mainThreadDied(logFile, logOffset)) {
+        throw new LocalStackException("the Streamfold server's main thread failed before it was ready; end of "
+            + logFile + ":\n" + ManagedProcess.tail(logFile, 40));
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new LocalStackException("the Streamfold server is not ready after "
+            + options.serverStartTimeout().toSeconds() + " s (no " + readyFile + "); end of " + logFile + ":\n"
+            + ManagedProcess.tail(logFile, 40));
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new LocalStackException("interrupted while waiting for the Streamfold server");
+      }
+    }
+  }
+
+  /**
+   * Tell whether a JVM printed an uncaught exception of its main thread to its log.
+   *
+   * @param logFile the log
+   * @param offset where this run's output starts in the log, in bytes
+   * @return true when this run's output has {@code Exception in thread "main"}
+   */
+  static boolean mainThreadDied(Path logFile, long offset) {
+    try (java.nio.channels.SeekableByteChannel channel = Files.newByteChannel(logFile)) {
+      long size = channel.size();
+      long from = Math.max(offset, size - 1_000_000);
+      channel.position(from);
+      java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate((int) (size - from));
+      while (buffer.hasRemaining() && channel.read(buffer) > 0) {
+        // fill
+      }
+      return new String(buffer.array(), 0, buffer.position(), java.nio.charset.StandardCharsets.UTF_8)
+          .contains("Exception in thread \"main\"");
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -436,6 +564,53 @@ public final class LocalStack {
           + options.dataDir() + "; try again when it is done");
     }
     return new ClosingLock(channel, lock);
+  }
+
+  /**
+   * Pick the bookie port. BookKeeper keeps its port in its data (the bookie's identity is host:port; a
+   * restart binds the recorded port whatever it is told), so a stack with Pulsar data must get its
+   * previous bookie port back.
+   *
+   * @throws LocalStackException if the previous bookie port is taken by another process
+   */
+  private int bookiePort(Path pulsarDir, ProcessRecord previous) {
+    int remembered = recordedBookiePort(pulsarDir.resolve("bookkeeper"));
+    if (remembered == 0) {
+      return port(options.bookiePort(), previous, ProcessRecord.PORT_BOOKIE);
+    }
+    if (options.bookiePort() != 0 && options.bookiePort() != remembered) {
+      out.println("Note: keeping bookie port " + remembered + " (BookKeeper recorded it in " + pulsarDir
+          + "); --bookie-port " + options.bookiePort() + " applies to a fresh data dir only.");
+    }
+    if (!FreePorts.isFree(remembered)) {
+      throw new LocalStackException("port " + remembered + " on 127.0.0.1, the BookKeeper bookie port recorded in "
+          + pulsarDir + ", is in use by another process; BookKeeper binds the port it recorded, so free that port"
+          + " (or start from an empty data dir: streamfold demo --clean, or another --data-dir)");
+    }
+    reserved.add(remembered);
+    return remembered;
+  }
+
+  /**
+   * Read the bookie port BookKeeper recorded in its cookie ({@code current/VERSION}, line
+   * {@code bookieHost: "127.0.0.1:<port>"}).
+   *
+   * @param bookieDir the bookie's journal directory
+   * @return the port, or 0 when there is no cookie (fresh data) or it cannot be read
+   */
+  static int recordedBookiePort(Path bookieDir) {
+    try {
+      for (String line : Files.readAllLines(bookieDir.resolve("current").resolve("VERSION"))) {
+        String t = line.trim();
+        if (t.startsWith("bookieHost:")) {
+          String host = t.substring("bookieHost:".length()).trim().replace("\"", "");
+          return Integer.parseInt(host.substring(host.lastIndexOf(':') + 1));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // fresh data dir, or a layout we do not know: let Pulsar decide
+    }
+    return 0;
   }
 
   /** Pick a port: the requested one, else the previous run's when still free, else a free one. */

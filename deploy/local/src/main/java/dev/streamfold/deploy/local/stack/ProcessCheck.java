@@ -115,7 +115,32 @@ final class ProcessCheck {
     }
     // redis-server rewrites its process title ("redis-server 127.0.0.1:<port>"), so the marker of a
     // Redis record is its address; Java processes keep their arguments.
-    return info.commandLine().map(line -> line.contains(marker)).orElse(true);
+    return commandLine(handle).map(line -> line.contains(marker)).orElse(true);
+  }
+
+  /**
+   * Return a process's command line as the OS shows it now: {@code /proc/<pid>/cmdline} (which reflects
+   * a rewritten process title, unlike {@link ProcessHandle.Info#commandLine()}, which may show only the
+   * executable when argv[0] is not the executable, e.g. Debian's redis-server symlink), else the JDK's.
+   *
+   * @param handle the process
+   * @return the arguments joined by spaces, or empty when unknown
+   */
+  static Optional<String> commandLine(ProcessHandle handle) {
+    try {
+      byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(handle.pid()), "cmdline"));
+      if (raw.length > 0) {
+        for (int i = 0; i < raw.length; i++) {
+          if (raw[i] == 0) {
+            raw[i] = ' ';
+          }
+        }
+        return Optional.of(new String(raw, java.nio.charset.StandardCharsets.UTF_8).trim());
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux, or the process is gone: fall back to the JDK
+    }
+    return handle.info().commandLine();
   }
 
   /**

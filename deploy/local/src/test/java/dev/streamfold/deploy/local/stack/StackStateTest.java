@@ -108,4 +108,30 @@ class StackStateTest {
         "--ready-file", dir.resolve("server/ready.json").toString());
     assertThat(cmd).containsAll(LocalStack.FLINK_JAVA17_FLAGS);
   }
+
+  @Test
+  void serverClasspathCopiesWhatARebuildOverwrites() throws Exception {
+    Path classes = Files.createDirectories(dir.resolve("cli/target/classes/dev"));
+    Files.writeString(classes.resolve("A.class"), "x");
+    Path snapshot = Files.writeString(dir.resolve("streamfold-views-0.1.0-SNAPSHOT.jar"), "jar");
+    Path release = Files.writeString(dir.resolve("picocli-4.7.7.jar"), "jar");
+    String cp = String.join(java.io.File.pathSeparator, dir.resolve("cli/target/classes").toString(),
+        snapshot.toString(), release.toString());
+    String copied = LocalStack.snapshotClasspath(cp, dir.resolve("lib"));
+    String[] entries = copied.split(java.io.File.pathSeparator);
+    assertThat(entries).hasSize(3);
+    assertThat(Path.of(entries[0]).resolve("dev/A.class")).hasContent("x");
+    assertThat(entries[0]).startsWith(dir.resolve("lib").toString());
+    assertThat(Path.of(entries[1])).hasContent("jar").hasFileName("2-streamfold-views-0.1.0-SNAPSHOT.jar");
+    assertThat(entries[2]).isEqualTo(release.toString());
+    assertThat(LocalStack.snapshotClasspath(cp, dir.resolve("lib"))).isEqualTo(copied);
+  }
+
+  @Test
+  void bookiePortIsReadFromBookKeepersCookie() throws Exception {
+    Path bookie = Files.createDirectories(dir.resolve("bookkeeper/current"));
+    assertThat(LocalStack.recordedBookiePort(dir.resolve("nothing"))).isZero();
+    Files.writeString(bookie.resolve("VERSION"), "5\nbookieHost: \"127.0.0.1:49991\"\njournalDir: \"/x\"\n");
+    assertThat(LocalStack.recordedBookiePort(dir.resolve("bookkeeper"))).isEqualTo(49991);
+  }
 }
