@@ -49,7 +49,16 @@ public final class StreamfoldServerMain {
             ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null,
         flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of());
     Files.createDirectories(options.dataDir());
-    StreamfoldServer server = new StreamfoldServer(options).start(null);
+    StreamfoldServer server;
+    try {
+      server = new StreamfoldServer(options).start(null);
+    } catch (RuntimeException e) {
+      // Flink's threads would keep a JVM with a dead main thread alive: exit so the launcher sees it.
+      System.err.println("streamfold server failed to start: " + e.getMessage());
+      e.printStackTrace();
+      System.exit(1);
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
