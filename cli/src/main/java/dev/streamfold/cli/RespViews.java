@@ -87,6 +87,43 @@ final class RespViews implements AutoCloseable {
     return new ArrayList<>(keys);
   }
 
+  /**
+   * Read a view's metadata: {@code VIEW.INFO <view>} (a Streamfold command of the query-service).
+   *
+   * @param view view name
+   * @return field to value text in the server's order (position entries joined with ',')
+   * @throws io.lettuce.core.RedisCommandExecutionException if the view does not exist (the server's
+   *     error names it)
+   */
+  Map<String, String> info(String view) {
+    io.lettuce.core.codec.StringCodec codec = io.lettuce.core.codec.StringCodec.UTF8;
+    List<Object> flat = redis.dispatch(VIEW_INFO, new io.lettuce.core.output.NestedMultiOutput<>(codec),
+        new io.lettuce.core.protocol.CommandArgs<>(codec).add(view));
+    Map<String, String> info = new java.util.LinkedHashMap<>();
+    for (int i = 0; i + 1 < flat.size(); i += 2) {
+      Object value = flat.get(i + 1);
+      String text = value instanceof List<?> list
+          ? String.join(",", list.stream().map(String::valueOf).toList())
+          : value == null ? "" : String.valueOf(value);
+      info.put(String.valueOf(flat.get(i)), text);
+    }
+    return info;
+  }
+
+  private static final io.lettuce.core.protocol.ProtocolKeyword VIEW_INFO = new io.lettuce.core.protocol.ProtocolKeyword() {
+    private final byte[] name = "VIEW.INFO".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    @Override
+    public byte[] getBytes() {
+      return name;
+    }
+
+    @Override
+    public String name() {
+      return "VIEW.INFO";
+    }
+  };
+
   @Override
   public void close() {
     connection.close();

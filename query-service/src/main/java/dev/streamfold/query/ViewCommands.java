@@ -85,10 +85,36 @@ final class ViewCommands {
     return Replies.array(values);
   }
 
+  /**
+   * MGET: rows of one view are read together, from one commit of that view (atomic per view), so rows
+   * updated by the same events agree; a reader that needs a consistent snapshot of several rows uses
+   * one MGET.
+   */
   private RedisMessage mget(Session session, Request request) {
-    List<RedisMessage> values = new ArrayList<>();
-    for (int i = 1; i < request.size(); i++) {
-      values.add(session.replies().bulkOrNil(json(session, request.string(i))));
+    int n = request.size() - 1;
+    String[] json = new String[n];
+    Map<ViewName, List<Integer>> byView = new java.util.LinkedHashMap<>();
+    List<Optional<RowAddress>> addresses = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Optional<RowAddress> address = RowAddress.parse(session.tenant(), request.string(i + 1));
+      addresses.add(address);
+      address.ifPresent(a -> byView.computeIfAbsent(a.view(), v -> new ArrayList<>()).add(addresses.size() - 1));
+    }
+    for (Map.Entry<ViewName, List<Integer>> view : byView.entrySet()) {
+      List<String> rowKeys = new ArrayList<>();
+      view.getValue().forEach(i -> rowKeys.add(addresses.get(i).get().rowKey()));
+      List<Optional<Map<String, String>>> rows = reader.rows(view.getKey(), rowKeys);
+      ViewSchema schema = reader.schema(view.getKey()).orElse(null);
+      for (int j = 0; j < rowKeys.size(); j++) {
+        Optional<Map<String, String>> row = rows.get(j);
+        if (row.isPresent()) {
+          json[view.getValue().get(j)] = RowJson.render(row.get(), schema);
+        }
+      }
+    }
+    List<RedisMessage> values = new ArrayList<>(n);
+    for (String value : json) {
+      values.add(session.replies().bulkOrNil(value));
     }
     return Replies.array(values);
   }

@@ -18,6 +18,23 @@ public interface ViewReader {
   Optional<Map<String, String>> row(ViewName name, String rowKey);
 
   /**
+   * Read several rows of one view at one moment: all from the same served version and the same commit
+   * (one atomic Redis script), so rows updated by the same events always agree.
+   *
+   * @param name the view
+   * @param rowKeys the row keys
+   * @return one entry per key, in order: the row, or empty when absent (all empty when the view does
+   *     not exist)
+   */
+  default List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
+    List<Optional<Map<String, String>>> result = new java.util.ArrayList<>();
+    for (String key : rowKeys) {
+      result.add(row(name, key));
+    }
+    return result;
+  }
+
+  /**
    * Read the shape of a view.
    *
    * @param name the view

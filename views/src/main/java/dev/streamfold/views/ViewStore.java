@@ -197,6 +197,54 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return latest;
   }
 
+  /**
+   * KEYS[1] the view key; ARGV[1] the row-key prefix up to the version, ARGV[2..] row keys. Returns the
+   * rows as flat field/value arrays of the served version, or an empty array when none is served.
+   */
+  private static final String ROWS_SCRIPT = String.join("\n",
+      "local v = redis.call('HGET', KEYS[1], 'served_version')",
+      "if not v then return {} end",
+      "local out = {}",
+      "for i = 2, #ARGV do out[i - 1] = redis.call('HGETALL', ARGV[1] .. v .. '" + RedisKeys.ROW_INFIX + "' .. ARGV[i]) end",
+      "return out");
+
+  private volatile String rowsScriptSha;
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
+    String[] args = new String[rowKeys.size() + 1];
+    args[0] = "sf:{" + name.tenant() + ":" + name.view() + ":";
+    for (int i = 0; i < rowKeys.size(); i++) {
+      args[i + 1] = rowKeys.get(i);
+    }
+    String[] keys = {RedisKeys.view(name)};
+    if (rowsScriptSha == null) {
+      rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
+    }
+    List<Object> replies;
+    try {
+      replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
+    } catch (io.lettuce.core.RedisNoScriptException flushed) {
+      rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
+      replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
+    }
+    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
+    for (int i = 0; i < rowKeys.size(); i++) {
+      List<Object> flat = i < replies.size() ? (List<Object>) replies.get(i) : List.of();
+      if (flat == null || flat.isEmpty()) {
+        result.add(Optional.empty());
+        continue;
+      }
+      Map<String, String> hash = new LinkedHashMap<>();
+      for (int j = 0; j + 1 < flat.size(); j += 2) {
+        hash.put(String.valueOf(flat.get(j)), String.valueOf(flat.get(j + 1)));
+      }
+      result.add(Optional.of(inSchemaOrder(name, hash)));
+    }
+    return result;
+  }
+
   private Map<String, String> inSchemaOrder(ViewName name, Map<String, String> hash) {
     Optional<ViewSchema> schema = schema(name);
     if (schema.isEmpty()) {

@@ -43,8 +43,8 @@ import org.junit.jupiter.api.Test;
  * view reports.
  */
 class CrashRecoveryIT {
-  private static PulsarLedger ledger;
-  private static ViewStore views;
+  static PulsarLedger ledger;
+  static ViewStore views;
 
   @BeforeAll
   static void connect() {
@@ -58,7 +58,7 @@ class CrashRecoveryIT {
     ledger.close();
   }
 
-  private static StreamRef flights(String tenant) {
+  static StreamRef flights(String tenant) {
     StreamRef stream = new StreamRef(tenant, "flights");
     List<StreamColumn> columns = new ArrayList<>();
     Flights.COLUMNS.forEach(c -> columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1])));
@@ -66,7 +66,7 @@ class CrashRecoveryIT {
     return stream;
   }
 
-  private static List<MessageIdText> append(StreamRef stream, List<Flights.Flight> flights, int batch) {
+  static List<MessageIdText> append(StreamRef stream, List<Flights.Flight> flights, int batch) {
     List<MessageIdText> ids = new ArrayList<>();
     for (int from = 0; from < flights.size(); from += batch) {
       List<EventEnvelope> events = new ArrayList<>();
@@ -83,17 +83,17 @@ class CrashRecoveryIT {
         Testkit.pulsar().adminUrl(), Testkit.redis().uri(), tenant);
   }
 
-  private static void createView(ServerProcess server, String tenant, String view, String sql) {
+  static void createView(ServerProcess server, String tenant, String view, String sql) {
     TransformServiceGrpc.newBlockingStub(server.channel()).create(CreateTransformRequest.newBuilder()
         .setTenant(tenant).setName(view).setSql(sql).build());
   }
 
-  private static ViewStatus status(ServerProcess server, String tenant, String view) {
+  static ViewStatus status(ServerProcess server, String tenant, String view) {
     return TransformServiceGrpc.newBlockingStub(server.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
         .status(GetTransformRequest.newBuilder().setTenant(tenant).setName(view).build());
   }
 
-  private static void awaitStatus(ServerProcess server, String tenant, String view,
+  static void awaitStatus(ServerProcess server, String tenant, String view,
       java.util.function.Predicate<ViewStatus> done) {
     java.util.concurrent.atomic.AtomicReference<ViewStatus> last = new java.util.concurrent.atomic.AtomicReference<>();
     try {
@@ -115,7 +115,7 @@ class CrashRecoveryIT {
    *
    * @return the events applied
    */
-  private static long assertFoldUpToPosition(ViewName name, List<Flights.Flight> flights, List<MessageIdText> ids,
+  static long assertFoldUpToPosition(ViewName name, List<Flights.Flight> flights, List<MessageIdText> ids,
       Function<List<Flights.Flight>, Map<String, Map<String, String>>> oracle) {
     int version = views.latestVersion(name);
     ViewMetadata meta = views.metadata(name, version).orElseThrow();
@@ -138,7 +138,7 @@ class CrashRecoveryIT {
     return applied;
   }
 
-  private static Map<String, Map<String, String>> delays(List<Flights.Flight> flights) {
+  static Map<String, Map<String, String>> delays(List<Flights.Flight> flights) {
     Map<String, Map<String, String>> rows = new LinkedHashMap<>();
     Flights.delaysByOrigin(flights).forEach((origin, d) -> rows.put(origin, Map.of("origin", origin,
         "flights", Long.toString(d.flights()), "delayed", Long.toString(d.delayed()),
