@@ -188,6 +188,46 @@ class ViewJobIT {
     assertThat(views.views(tenant)).doesNotContain("delays_by_origin");
   }
 
+  @Test
+  void withoutACheckpointTheViewIsRebuiltAsANewVersionAndSwappedInWhenCaughtUp() throws Exception {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    List<Flights.Flight> flights = Flights.load(20_000);
+    append(stream, flights.subList(0, 5_000));
+    Path dataDir = Testkit.workDir().resolve("rebuild-" + tenant);
+    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4,
+        java.util.Set.of(tenant));
+    ViewName name = new ViewName(tenant, "delays_by_origin");
+    try (TransformManager first = new TransformManager(ledger, views, options)) {
+      first.start();
+      first.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+      awaitApplied(name, 1, 5_000);
+    }
+    long servedBefore = Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"));
+    // lose every checkpoint: the next start cannot resume version 1
+    try (var files = java.nio.file.Files.walk(dataDir.resolve("checkpoints"))) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    append(stream, flights.subList(5_000, 20_000));
+    try (TransformManager second = new TransformManager(ledger, views, options)) {
+      second.start();
+      assertThat(second.get(tenant, "delays_by_origin").version()).isEqualTo(2);
+      // readers keep seeing version 1 (never a half-built version 2) until version 2 is LIVE
+      long last = servedBefore;
+      while (views.servedVersion(name) == 1) {
+        long flightsNow = Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"));
+        assertThat(flightsNow).isEqualTo(servedBefore);
+        last = flightsNow;
+        Thread.sleep(20);
+      }
+      awaitApplied(name, 2, 20_000);
+      assertThat(views.servedVersion(name)).isEqualTo(2);
+      assertThat(Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"))).isGreaterThanOrEqualTo(last);
+      assertEqualsOracle(name, flights);
+      assertThat(views.metadata(name, 1)).as("version 1 is dropped once version 2 is served").isEmpty();
+    }
+  }
+
   private static boolean hasCheckpoint(Path dir) throws java.io.IOException {
     try (var files = java.nio.file.Files.walk(dir)) {
       return files.anyMatch(p -> p.getFileName().toString().equals("_metadata"));
