@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "streamfold", mixinStandardHelpOptions = true, version = "streamfold 0.1.0-SNAPSHOT",
     description = "Streamfold: the ledger is the truth; every view is a fold of a ledger prefix.",
     subcommands = {DemoCommand.class, LocalCommand.class, StreamCommand.class, IngestCommand.class,
-        TransformCommand.class, ViewCommand.class, StreamfoldCli.TestCommand.class, CommandLine.HelpCommand.class})
+        TransformCommand.class, ViewCommand.class, LedgerCommand.class, StreamfoldCli.TestCommand.class, CommandLine.HelpCommand.class})
 public final class StreamfoldCli implements Runnable {
   @Spec
   CommandSpec spec;

@@ -31,6 +31,65 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
   }
 
   @Override
+  public void describeStorage(dev.streamfold.api.v1.StreamRequest request,
+      StreamObserver<dev.streamfold.api.v1.StreamStorage> response) {
+    try {
+      dev.streamfold.ledger.StreamStorage storage = ledger.storage(new StreamRef(request.getTenant(), request.getStream()));
+      dev.streamfold.api.v1.StreamStorage.Builder b = dev.streamfold.api.v1.StreamStorage.newBuilder()
+          .setTenant(request.getTenant()).setStream(request.getStream())
+          .setLocalBytes(storage.localBytes()).setOffloadedBytes(storage.offloadedBytes());
+      for (dev.streamfold.ledger.LedgerSegment s : storage.segments()) {
+        b.addSegments(dev.streamfold.api.v1.LedgerSegment.newBuilder().setLedgerId(s.ledgerId())
+            .setEntries(s.entries()).setSizeBytes(s.sizeBytes()).setOffloaded(s.offloaded())
+            .setLocalDeleted(s.localDeleted()).setLocation(s.location()));
+      }
+      response.onNext(b.build());
+      response.onCompleted();
+    } catch (RuntimeException e) {
+      response.onError(LedgerStatus.toStatus(e));
+    }
+  }
+
+  @Override
+  public void offload(dev.streamfold.api.v1.StreamRequest request,
+      StreamObserver<dev.streamfold.api.v1.OffloadStatus> response) {
+    try {
+      response.onNext(proto(ledger.offload(new StreamRef(request.getTenant(), request.getStream()))));
+      response.onCompleted();
+    } catch (RuntimeException e) {
+      response.onError(LedgerStatus.toStatus(e));
+    }
+  }
+
+  @Override
+  public void getOffloadStatus(dev.streamfold.api.v1.StreamRequest request,
+      StreamObserver<dev.streamfold.api.v1.OffloadStatus> response) {
+    try {
+      response.onNext(proto(ledger.offloadStatus(new StreamRef(request.getTenant(), request.getStream()))));
+      response.onCompleted();
+    } catch (RuntimeException e) {
+      response.onError(LedgerStatus.toStatus(e));
+    }
+  }
+
+  @Override
+  public void setOffloadPolicy(dev.streamfold.api.v1.SetOffloadPolicyRequest request,
+      StreamObserver<dev.streamfold.api.v1.SetOffloadPolicyResponse> response) {
+    try {
+      ledger.setOffloadPolicy(request.getTenant(), request.getThresholdBytes(), request.getDeletionLagMs());
+      response.onNext(dev.streamfold.api.v1.SetOffloadPolicyResponse.getDefaultInstance());
+      response.onCompleted();
+    } catch (RuntimeException e) {
+      response.onError(LedgerStatus.toStatus(e));
+    }
+  }
+
+  private static dev.streamfold.api.v1.OffloadStatus proto(dev.streamfold.ledger.OffloadStatus status) {
+    return dev.streamfold.api.v1.OffloadStatus.newBuilder().setState(status.state())
+        .setFirstNotOffloaded(status.firstNotOffloaded()).setError(status.error()).build();
+  }
+
+  @Override
   public void listStreams(ListStreamsRequest request, StreamObserver<ListStreamsResponse> response) {
     try {
       ListStreamsResponse.Builder b = ListStreamsResponse.newBuilder();

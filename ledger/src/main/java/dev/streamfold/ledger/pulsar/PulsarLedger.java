@@ -5,6 +5,9 @@ import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.EventValidator;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.LedgerSegment;
+import dev.streamfold.ledger.OffloadStatus;
+import dev.streamfold.ledger.StreamStorage;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
@@ -254,6 +257,123 @@ public final class PulsarLedger implements Ledger {
       return result;
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot list tenants", e);
+    }
+  }
+
+  @Override
+  public void setOffloadPolicy(String tenant, long thresholdBytes, long deletionLagMs) {
+    if (thresholdBytes < -1) {
+      throw new IllegalArgumentException("offload threshold must be >= -1 bytes, got " + thresholdBytes);
+    }
+    if (deletionLagMs < 0) {
+      throw new IllegalArgumentException("offload deletion lag must be >= 0 ms, got " + deletionLagMs);
+    }
+    ensureTenant(tenant);
+    String namespace = tenant + "/" + StreamRef.LEDGER_NAMESPACE;
+    try {
+      admin.namespaces().setOffloadThreshold(namespace, thresholdBytes);
+      admin.namespaces().setOffloadDeleteLag(namespace, deletionLagMs, TimeUnit.MILLISECONDS);
+      // Retention stays infinite whatever the offload policy (offloaded data must never be trimmed).
+      admin.namespaces().setRetention(namespace, new RetentionPolicies(-1, -1));
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot set the offload policy of tenant '" + tenant + "'", e);
+    }
+  }
+
+  @Override
+  public StreamStorage storage(StreamRef stream) {
+    try {
+      properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+      var stats = admin.topics().getInternalStats(stream.topic());
+      Map<Long, com.fasterxml.jackson.databind.JsonNode> info = internalInfoByLedger(stream);
+      List<LedgerSegment> segments = new ArrayList<>();
+      long local = 0;
+      long offloaded = 0;
+      for (var ledger : stats.ledgers) {
+        com.fasterxml.jackson.databind.JsonNode detail = info.get(ledger.ledgerId);
+        com.fasterxml.jackson.databind.JsonNode context = detail == null ? null : detail.path("offloadContext");
+        boolean deleted = context != null && context.path("bookkeeperDeleted").asBoolean(false);
+        String location = "bookkeeper";
+        if (ledger.offloaded) {
+          com.fasterxml.jackson.databind.JsonNode driver = context == null ? null : context.path("driverMetadata");
+          String name = context == null ? "" : context.path("driverName").asText("");
+          String bucket = driver == null ? "" : findText(driver, "bucket");
+          location = ((name.isEmpty() ? "tiered storage" : name) + (bucket.isEmpty() ? "" : " bucket " + bucket)).trim();
+          offloaded += ledger.size;
+        }
+        if (!ledger.offloaded || !deleted) {
+          local += ledger.size;
+        }
+        segments.add(new LedgerSegment(ledger.ledgerId, ledger.entries, ledger.size, ledger.offloaded, deleted, location));
+      }
+      return new StreamStorage(stream, segments, local, offloaded);
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot read the storage of stream " + stream, e);
+    }
+  }
+
+  /** The managed ledger's own description of each segment (offload context included), by ledger id. */
+  private Map<Long, com.fasterxml.jackson.databind.JsonNode> internalInfoByLedger(StreamRef stream)
+      throws PulsarAdminException {
+    Map<Long, com.fasterxml.jackson.databind.JsonNode> byLedger = new java.util.HashMap<>();
+    try {
+      com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(admin.topics().getInternalInfo(stream.topic()));
+      for (com.fasterxml.jackson.databind.JsonNode ledger : root.path("ledgers")) {
+        byLedger.put(ledger.path("ledgerId").asLong(), ledger);
+      }
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new LedgerException.Unavailable("unreadable internal info of " + stream, e);
+    }
+    return byLedger;
+  }
+
+  private static String findText(com.fasterxml.jackson.databind.JsonNode node, String key) {
+    if (node.has(key)) {
+      return node.get(key).asText("");
+    }
+    for (com.fasterxml.jackson.databind.JsonNode child : node) {
+      String found = child.isContainerNode() ? findText(child, key) : "";
+      if (!found.isEmpty()) {
+        return found;
+      }
+    }
+    // driver metadata may be a list of {key, value} pairs
+    if (node.isArray()) {
+      for (com.fasterxml.jackson.databind.JsonNode pair : node) {
+        if (key.equals(pair.path("key").asText())) {
+          return pair.path("value").asText("");
+        }
+      }
+    }
+    return "";
+  }
+
+  @Override
+  public OffloadStatus offload(StreamRef stream) {
+    try {
+      properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+      MessageId last = admin.topics().getLastMessageId(stream.topic());
+      admin.topics().triggerOffload(stream.topic(), last);
+      return offloadStatus(stream);
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot offload stream " + stream, e);
+    }
+  }
+
+  @Override
+  public OffloadStatus offloadStatus(StreamRef stream) {
+    try {
+      var status = admin.topics().offloadStatus(stream.topic());
+      MessageId first = status.getFirstUnoffloadedMessage();
+      String firstText = "";
+      if (first instanceof org.apache.pulsar.client.api.MessageIdAdv) {
+        firstText = PulsarMessageIds.toText(first).toString();
+      }
+      return new OffloadStatus(status.getStatus().name(), firstText,
+          status.getLastError() == null ? "" : status.getLastError());
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot read the offload status of stream " + stream, e);
     }
   }
 

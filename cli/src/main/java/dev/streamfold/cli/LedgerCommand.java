@@ -1,0 +1,128 @@
+package dev.streamfold.cli;
+
+import dev.streamfold.api.v1.LedgerSegment;
+import dev.streamfold.api.v1.OffloadStatus;
+import dev.streamfold.api.v1.SetOffloadPolicyRequest;
+import dev.streamfold.api.v1.StreamRequest;
+import dev.streamfold.api.v1.StreamStorage;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code streamfold ledger info|offload|policy}: tiered storage of the ledger. */
+@Command(name = "ledger", description = "Inspect and offload a stream's segments (tiered storage to S3).",
+    subcommands = {LedgerCommand.Info.class, LedgerCommand.Offload.class, LedgerCommand.Policy.class})
+final class LedgerCommand {
+
+  @Command(name = "info", description = "Segments of a stream with entry counts, sizes, which are offloaded "
+      + "and where, and total bytes local vs in S3.")
+  static final class Info implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "STREAM", description = "Stream name.")
+    String stream;
+
+    @Override
+    public Integer call() {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        print(client.admin().describeStorage(request(server, stream)));
+      }
+      return 0;
+    }
+  }
+
+  static void print(StreamStorage storage) {
+    System.out.printf("%-12s %10s %14s  %-9s %-13s %s%n", "LEDGER", "ENTRIES", "BYTES", "OFFLOADED", "LOCAL COPY",
+        "READ FROM");
+    for (int i = 0; i < storage.getSegmentsCount(); i++) {
+      LedgerSegment s = storage.getSegments(i);
+      boolean open = i == storage.getSegmentsCount() - 1;
+      System.out.printf("%-12d %,10d %,14d  %-9s %-13s %s%n", s.getLedgerId(), s.getEntries(), s.getSizeBytes(),
+          s.getOffloaded() ? "yes" : open ? "no (open)" : "no",
+          s.getOffloaded() ? (s.getLocalDeleted() ? "deleted" : "kept (lag)") : "yes",
+          s.getOffloaded() && s.getLocalDeleted() ? s.getLocation() : "bookkeeper");
+    }
+    System.out.printf("%d segments; %,d bytes local, %,d bytes in tiered storage%n", storage.getSegmentsCount(),
+        storage.getLocalBytes(), storage.getOffloadedBytes());
+  }
+
+  @Command(name = "offload", description = "Offload every closed segment of a stream to tiered storage now.")
+  static final class Offload implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "STREAM", description = "Stream name.")
+    String stream;
+
+    @Option(names = "--wait", description = "Wait until the offload finished, showing its state.")
+    boolean await;
+
+    @Option(names = "--timeout-s", paramLabel = "SECONDS", defaultValue = "600",
+        description = "Longest wait with --wait, seconds (default ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        OffloadStatus status = client.admin().offload(request(server, stream));
+        System.out.println("Offload of " + stream + " started: " + status.getState());
+        if (!await) {
+          System.out.println("Follow it with: streamfold ledger info " + stream);
+          return 0;
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
+        long started = System.nanoTime();
+        while (!status.getState().equals("SUCCESS") && !status.getState().equals("ERROR")) {
+          if (System.nanoTime() > deadline) {
+            throw new CliException("offload of " + stream + " still " + status.getState() + " after "
+                + timeoutSeconds + " s (check the broker log; is the S3 endpoint reachable and are its credentials set?)");
+          }
+          Thread.sleep(500);
+          status = client.admin().getOffloadStatus(request(server, stream));
+          System.out.printf("\r  %s, %d s", status.getState(), (System.nanoTime() - started) / 1_000_000_000L);
+        }
+        System.out.println();
+        if (status.getState().equals("ERROR")) {
+          throw new CliException("offload of " + stream + " failed: " + status.getError());
+        }
+        System.out.println("Offloaded; first message still local: " + status.getFirstNotOffloaded());
+        print(client.admin().describeStorage(request(server, stream)));
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "policy", description = "Set the tenant's offload policy (automatic offload threshold and "
+      + "deletion lag of local copies). Retention stays infinite.")
+  static final class Policy implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Option(names = "--threshold-bytes", required = true, paramLabel = "BYTES",
+        description = "Local bytes per stream above which closed segments are offloaded; -1 disables, 0 offloads all.")
+    long thresholdBytes;
+
+    @Option(names = "--deletion-lag-ms", defaultValue = "14400000", paramLabel = "MS",
+        description = "Delay between an offload and the deletion of the local copy, ms (default ${DEFAULT-VALUE}, 4 h).")
+    long deletionLagMs;
+
+    @Override
+    public Integer call() {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        client.admin().setOffloadPolicy(SetOffloadPolicyRequest.newBuilder().setTenant(server.tenant)
+            .setThresholdBytes(thresholdBytes).setDeletionLagMs(deletionLagMs).build());
+      }
+      System.out.println("Offload policy of tenant " + server.tenant + ": threshold " + thresholdBytes
+          + " bytes, deletion lag " + deletionLagMs + " ms; retention infinite.");
+      return 0;
+    }
+  }
+
+  private static StreamRequest request(ServerOptions server, String stream) {
+    return StreamRequest.newBuilder().setTenant(server.tenant).setStream(stream).build();
+  }
+}
