@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code streamfold ledger info|offload|policy}: tiered storage of the ledger. */
-@Command(name = "ledger", description = "Inspect and offload a stream's segments (tiered storage to S3).",
+@Command(name = "ledger", mixinStandardHelpOptions = true, description = "Inspect and offload a stream's segments (tiered storage to S3).",
     subcommands = {LedgerCommand.Info.class, LedgerCommand.Offload.class, LedgerCommand.Policy.class})
 final class LedgerCommand {
 

@@ -9,7 +9,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code streamfold local up|down|status}: the local stack. */
-@Command(name = "local", description = "Start, stop and inspect the local stack (Pulsar standalone, redis-server"
+@Command(name = "local", mixinStandardHelpOptions = true, description = "Start, stop and inspect the local stack (Pulsar standalone, redis-server"
     + " and the Streamfold server, on loopback, with data under one directory).",
     subcommands = {LocalCommand.Up.class, LocalCommand.Down.class, LocalCommand.Status.class})
 final class LocalCommand {

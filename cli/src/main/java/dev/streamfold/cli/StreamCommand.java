@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code streamfold stream create|list}. */
-@Command(name = "stream", description = "Create and list streams (named sequences of events in a tenant's ledger).",
+@Command(name = "stream", mixinStandardHelpOptions = true, description = "Create and list streams (named sequences of events in a tenant's ledger).",
     subcommands = {StreamCommand.Create.class, StreamCommand.ListStreams.class})
 final class StreamCommand {
 

@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code streamfold transform create|list|status|delete}. */
-@Command(name = "transform", description = "Manage transformations (Flink SQL over a stream) and their"
+@Command(name = "transform", mixinStandardHelpOptions = true, description = "Manage transformations (Flink SQL over a stream) and their"
     + " materialized views.",
     subcommands = {TransformCommand.Create.class, TransformCommand.ListTransforms.class,
         TransformCommand.Status.class, TransformCommand.Delete.class})

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code streamfold view get VIEW KEY}: read a row through the query-service's RESP port. */
-@Command(name = "view", description = "Read materialized views (through the query-service, like any Redis client).",
+@Command(name = "view", mixinStandardHelpOptions = true, description = "Read materialized views (through the query-service, like any Redis client).",
     subcommands = {ViewCommand.Get.class, ViewCommand.Info.class})
 final class ViewCommand {
 
@@ -37,7 +37,12 @@ final class ViewCommand {
       try (RespViews views = RespViews.connect(address[0], Integer.parseInt(address[1]))) {
         Map<String, String> row = views.row(view, key);
         if (row.isEmpty()) {
-          throw new CliException("no row " + view + ":" + key + " (unknown view or key; list keys with: redis-cli -p "
+          try {
+            views.info(view);
+          } catch (io.lettuce.core.RedisCommandExecutionException noView) {
+            throw new CliException(noView.getMessage());
+          }
+          throw new CliException("no row " + view + ":" + key + " (no such key in the view; list keys with: redis-cli -p "
               + address[1] + " SCAN 0 MATCH " + view + ":* COUNT 1000)");
         }
         System.out.println(view + ":" + key);

@@ -132,6 +132,23 @@ public interface Ledger extends AutoCloseable {
    */
   OffloadStatus offloadStatus(StreamRef stream);
 
+  /**
+   * Read events of a stream in ledger order, wherever they are stored (BookKeeper or tiered storage).
+   *
+   * @param stream the stream
+   * @param after read after this message ID (exclusive); empty to read from the earliest event
+   * @param maxEvents most events to return, >= 1
+   * @param timeoutMs longest wait for the next event, milliseconds; reaching the latest event returns
+   *     what was read at once
+   * @return up to {@code maxEvents} events; empty when none follow {@code after}
+   * @throws LedgerException.StreamNotFound if the stream does not exist
+   * @throws LedgerException.Unavailable if an event that exists cannot be read within the timeout (e.g.
+   *     its segment was offloaded and the S3 endpoint is down): the message names the segment and where
+   *     it is stored
+   */
+  java.util.List<StoredEvent> read(StreamRef stream, java.util.Optional<MessageIdText> after, int maxEvents,
+      long timeoutMs);
+
   /** The Pulsar service URL, for Flink sources. */
   String serviceUrl();
 

@@ -43,6 +43,29 @@ public record StreamColumn(String name, String type) {
     }
   }
 
+  /** Names reserved for the metadata columns every stream has in SQL (event key and event time). */
+  public static final Set<String> RESERVED_NAMES = Set.of("_key", "_event_time");
+
+  /**
+   * Check that column names are distinct (case-insensitively, as SQL compares them) and none is reserved.
+   *
+   * @param columns the columns
+   * @throws IllegalArgumentException naming the first duplicate or reserved name
+   */
+  public static void checkDistinct(List<StreamColumn> columns) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (StreamColumn c : columns) {
+      String lower = c.name().toLowerCase(Locale.ROOT);
+      if (RESERVED_NAMES.contains(lower)) {
+        throw new IllegalArgumentException("column name '" + c.name() + "' is reserved for the event's metadata "
+            + "(every stream has _key and _event_time in SQL)");
+      }
+      if (!seen.add(lower)) {
+        throw new IllegalArgumentException("column '" + c.name() + "' is declared twice");
+      }
+    }
+  }
+
   /**
    * Encode columns as {@code name TYPE,name TYPE}.
    *

@@ -40,4 +40,13 @@ class EventValidatorTest {
     assertThatThrownBy(() -> EventValidator.check(0, event("k", ""), COLUMNS))
         .hasMessageStartingWith("event 0: field 'payload_json' is missing");
   }
+
+  @Test
+  void columnNamesAreDistinctAndNotReserved() {
+    assertThatThrownBy(() -> StreamColumn.checkDistinct(List.of(new StreamColumn("a", "INT"), new StreamColumn("A", "STRING"))))
+        .hasMessage("column 'A' is declared twice");
+    assertThatThrownBy(() -> StreamColumn.checkDistinct(List.of(new StreamColumn("_key", "STRING"))))
+        .hasMessageContaining("reserved");
+    assertThatCode(() -> StreamColumn.checkDistinct(COLUMNS)).doesNotThrowAnyException();
+  }
 }

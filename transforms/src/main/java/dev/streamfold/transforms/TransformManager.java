@@ -142,10 +142,7 @@ public final class TransformManager implements AutoCloseable {
     }
     Map<String, List<StreamColumn>> streams = new LinkedHashMap<>();
     for (StreamRef stream : ledger.listStreams(tenant)) {
-      List<StreamColumn> columns = ledger.describe(stream).columns();
-      if (!columns.isEmpty()) {
-        streams.put(stream.stream(), columns);
-      }
+      streams.put(stream.stream(), ledger.describe(stream).columns());
     }
     ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streams, keyColumns);
     TransformDefinition definition = new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),

@@ -135,6 +135,7 @@ public final class PulsarLedger implements Ledger {
 
   @Override
   public boolean createStream(StreamRef stream, List<StreamColumn> columns) {
+    StreamColumn.checkDistinct(columns);
     ensureTenant(stream.tenant());
     String requested = StreamColumn.encode(columns);
     try {
@@ -347,6 +348,61 @@ public final class PulsarLedger implements Ledger {
       }
     }
     return "";
+  }
+
+  @Override
+  public List<dev.streamfold.ledger.StoredEvent> read(StreamRef stream, Optional<MessageIdText> after, int maxEvents,
+      long timeoutMs) {
+    if (maxEvents < 1) {
+      throw new IllegalArgumentException("maxEvents must be >= 1, got " + maxEvents);
+    }
+    try {
+      properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot read stream " + stream, e);
+    }
+    List<dev.streamfold.ledger.StoredEvent> events = new ArrayList<>();
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+        .startMessageId(after.map(PulsarMessageIds::toPulsar).orElse(MessageId.earliest)).create()) {
+      while (events.size() < maxEvents && reader.hasMessageAvailable()) {
+        Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
+        if (m == null) {
+          throw new LedgerException.Unavailable("cannot read stream " + stream + " after "
+              + after.map(Object::toString).orElse("earliest") + " within " + timeoutMs + " ms: "
+              + whereStored(stream, events.isEmpty() ? after : Optional.of(events.get(events.size() - 1).messageId())), null);
+        }
+        events.add(new dev.streamfold.ledger.StoredEvent(PulsarMessageIds.toText(m.getMessageId()), envelope(m)));
+      }
+    } catch (LedgerException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new LedgerException.Unavailable("cannot read stream " + stream, e);
+    }
+    return events;
+  }
+
+  /** Name the segment after {@code at} and where it is stored, for an error message. */
+  private String whereStored(StreamRef stream, Optional<MessageIdText> at) {
+    try {
+      for (LedgerSegment segment : storage(stream).segments()) {
+        if (at.isEmpty() || segment.ledgerId() >= at.get().ledgerId()) {
+          return "the next events are in segment " + segment.ledgerId() + (segment.offloaded() && segment.localDeleted()
+              ? ", offloaded to " + segment.location() + " and deleted locally: is the S3 endpoint reachable?"
+              : ", held by BookKeeper");
+        }
+      }
+      return "no segment found";
+    } catch (RuntimeException e) {
+      return "the broker does not answer (" + e.getMessage() + ")";
+    }
+  }
+
+  private static EventEnvelope envelope(Message<byte[]> m) {
+    Map<String, String> headers = new java.util.TreeMap<>(m.getProperties());
+    String type = headers.remove(EventEnvelope.TYPE_PROPERTY);
+    String idempotencyKey = headers.remove(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY);
+    return new EventEnvelope(m.hasKey() ? m.getKey() : "", type == null ? "" : type, m.getEventTime(),
+        new String(m.getValue(), StandardCharsets.UTF_8), idempotencyKey == null ? "" : idempotencyKey, headers);
   }
 
   @Override

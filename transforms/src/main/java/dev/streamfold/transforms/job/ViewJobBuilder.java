@@ -69,9 +69,16 @@ public final class ViewJobBuilder {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
     StreamTableEnvironment tableEnv = tableEnvironment(env);
     for (Map.Entry<String, List<StreamColumn>> stream : streams.entrySet()) {
-      PayloadParser parser = new PayloadParser(stream.getValue());
-      DataStream<Row> placeholder = env.fromSequence(0, 0).map(i -> new Row(0)).returns(parser.rowType());
-      tableEnv.createTemporaryView(quote(stream.getKey()), placeholder, parser.schema());
+      try {
+        StreamColumn.checkDistinct(stream.getValue());
+        PayloadParser parser = new PayloadParser(stream.getValue());
+        DataStream<Row> placeholder = env.fromSequence(0, 0).map(i -> new Row(0)).returns(parser.rowType());
+        tableEnv.createTemporaryView(quote(stream.getKey()), placeholder, parser.schema());
+      } catch (RuntimeException unusable) {
+        // A stream whose declared columns SQL cannot take (e.g. created before names were checked) must
+        // not break transformations over other streams; SQL over it says it does not exist.
+        continue;
+      }
     }
     Table table;
     String explained;
@@ -97,15 +104,53 @@ public final class ViewJobBuilder {
     for (Column column : table.getResolvedSchema().getColumns()) {
       columns.put(column.getName(), sqlType(column.getDataType().getLogicalType()));
     }
-    List<String> keys = keyColumns == null || keyColumns.isEmpty()
-        ? List.of(columns.keySet().iterator().next()) : List.copyOf(keyColumns);
+    boolean keyGiven = keyColumns != null && !keyColumns.isEmpty();
+    List<String> keys = keyGiven ? List.copyOf(keyColumns) : List.of(columns.keySet().iterator().next());
     for (String key : keys) {
       if (!columns.containsKey(key)) {
         throw new TransformException.InvalidSql("key column '" + key + "' is not a result column; result columns: "
             + columns.keySet(), null);
       }
     }
+    checkOneRowPerKey(explained, keys, keyGiven);
     return new PlannedQuery(scanned.iterator().next(), columns, keys);
+  }
+
+  private static final Pattern GROUP_BY = Pattern.compile("groupBy=\\[([^\\]]*)\\]");
+  private static final Pattern PARTITION_BY = Pattern.compile("partitionBy=\\[([^\\]]*)\\]");
+
+  /**
+   * A view keeps one row per key, so the result must have one row per key: the SQL must aggregate
+   * (GROUP BY, a window, deduplication or Top-N), and the default key (the first result column) must be
+   * what it groups by. A plain projection such as {@code SELECT origin, delay FROM flights} would silently
+   * keep the last row per key, so it is refused.
+   *
+   * @throws TransformException.InvalidSql if the plan does not aggregate, or the default key is not grouped by
+   */
+  static void checkOneRowPerKey(String explained, List<String> keys, boolean keyGiven) {
+    Set<Set<String>> groupings = new java.util.LinkedHashSet<>();
+    for (Pattern p : List.of(GROUP_BY, PARTITION_BY)) {
+      Matcher m = p.matcher(explained);
+      while (m.find()) {
+        Set<String> fields = new java.util.LinkedHashSet<>();
+        for (String f : m.group(1).split(",")) {
+          if (!f.isBlank()) {
+            fields.add(f.trim().replace("$f", "").replace("`", ""));
+          }
+        }
+        groupings.add(fields);
+      }
+    }
+    if (groupings.isEmpty() && !explained.contains("GroupAggregate") && !explained.contains("WindowAggregate")) {
+      throw new TransformException.InvalidSql("a view keeps one row per key, but this SQL returns a row per event "
+          + "(it does not aggregate); use GROUP BY on the key column(s), e.g. SELECT " + keys.get(0)
+          + ", COUNT(*) AS n FROM ... GROUP BY " + keys.get(0), null);
+    }
+    if (!keyGiven && groupings.stream().noneMatch(g -> g.contains(keys.get(0)))) {
+      throw new TransformException.InvalidSql("the view key defaults to the first result column '" + keys.get(0)
+          + "', but the SQL groups by " + groupings + "; put the GROUP BY column first or name the key"
+          + " column(s) explicitly (--key)", null);
+    }
   }
 
   /**

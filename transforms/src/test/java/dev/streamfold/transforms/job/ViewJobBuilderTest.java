@@ -69,4 +69,36 @@ class ViewJobBuilderTest {
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("key column 'destination' is not a result column");
   }
+
+  @Test
+  void aQueryWithARowPerEventIsRefused() {
+    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT origin, delay FROM flights", STREAMS, List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("returns a row per event");
+  }
+
+  @Test
+  void theDefaultKeyMustBeTheGroupingColumn() {
+    assertThatThrownBy(() -> ViewJobBuilder.plan(
+        "SELECT COUNT(*) AS n, origin FROM flights GROUP BY origin", STREAMS, List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("first result column 'n'");
+    assertThat(ViewJobBuilder.plan("SELECT COUNT(*) AS n, origin FROM flights GROUP BY origin", STREAMS,
+        List.of("origin")).keyColumns()).containsExactly("origin");
+  }
+
+  @Test
+  void aStreamWithUnusableColumnsDoesNotBreakQueriesOverOtherStreams() {
+    Map<String, List<StreamColumn>> streams = new java.util.HashMap<>(STREAMS);
+    streams.put("broken", List.of(new StreamColumn("a", "INT"), new StreamColumn("a", "STRING")));
+    assertThat(ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", streams, List.of())
+        .sourceStream()).isEqualTo("flights");
+  }
+
+  @Test
+  void aStreamWithoutDeclaredColumnsStillHasItsMetadataColumns() {
+    Map<String, List<StreamColumn>> streams = Map.of("clicks", List.of());
+    assertThat(ViewJobBuilder.plan("SELECT _key, COUNT(*) AS n FROM clicks GROUP BY _key", streams, List.of())
+        .columns()).containsOnlyKeys("_key", "n");
+  }
 }
