@@ -3,6 +3,8 @@ package dev.streamfold.testkit;
 import dev.streamfold.testkit.process.PulsarStandaloneProcess;
 import dev.streamfold.testkit.process.ReactorPaths;
 import dev.streamfold.testkit.process.RedisServerProcess;
+import dev.streamfold.testkit.process.S3ProxyProcess;
+import dev.streamfold.testkit.process.TieredStorage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,24 +18,61 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Testkit {
   private static final AtomicInteger COUNTER = new AtomicInteger();
+  /** Bucket of the shared S3 endpoint. */
+  public static final String S3_BUCKET = "streamfold-test";
+  /** Entries per ledger segment of the shared broker: small, so that tests get many closed segments. */
+  public static final int PULSAR_MAX_ENTRIES_PER_LEDGER = 50;
+  /** Time after an offload at which the shared broker deletes the local copy, in milliseconds. */
+  public static final long OFFLOAD_DELETION_LAG_MS = 2_000;
+  /** How often the shared broker looks for local copies to delete, in seconds. */
+  public static final int RETENTION_CHECK_INTERVAL_SECONDS = 5;
+
   private static PulsarStandaloneProcess pulsar;
   private static RedisServerProcess redis;
+  private static S3ProxyProcess s3;
   private static Path workDir;
 
   private Testkit() {}
 
   /**
-   * Return the shared Pulsar standalone broker, starting it on first use (20-30 s).
+   * Return the shared Pulsar standalone broker, starting it on first use (20-30 s, plus the S3 endpoint's
+   * 3-5 s). It offloads to {@link #s3()} (when told to: no automatic offload threshold is set) with small
+   * segments ({@value #PULSAR_MAX_ENTRIES_PER_LEDGER} entries, no minimum age), deletes local copies
+   * {@value #OFFLOAD_DELETION_LAG_MS} ms after an offload and checks every
+   * {@value #RETENTION_CHECK_INTERVAL_SECONDS} s; retention is infinite.
    *
    * @return the running broker
    * @throws IllegalStateException if it cannot start (the message quotes its log)
    */
   public static synchronized PulsarStandaloneProcess pulsar() {
     if (pulsar == null) {
-      pulsar = PulsarStandaloneProcess.start(workDir().resolve("pulsar"), 0, 0, 0);
+      TieredStorage offload = TieredStorage.builder(s3())
+          .smallSegments(PULSAR_MAX_ENTRIES_PER_LEDGER)
+          .deletionLagMs(OFFLOAD_DELETION_LAG_MS)
+          .retentionCheckIntervalSeconds(RETENTION_CHECK_INTERVAL_SECONDS)
+          .build();
+      pulsar = PulsarStandaloneProcess.start(workDir().resolve("pulsar"), 0, 0, 0, offload);
       Runtime.getRuntime().addShutdownHook(new Thread(pulsar::close, "testkit-stop-pulsar"));
     }
     return pulsar;
+  }
+
+  /**
+   * Return the shared S3 endpoint (s3proxy, filesystem backend, bucket {@value #S3_BUCKET}, credentials
+   * made up for this JVM), starting it on first use (3-5 s). A test that stops it must
+   * {@link S3ProxyProcess#restart()} it before it ends.
+   *
+   * @return the running endpoint
+   * @throws IllegalStateException if it cannot start (the message quotes its log)
+   */
+  public static synchronized S3ProxyProcess s3() {
+    if (s3 == null) {
+      String id = "testkit-" + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
+      String secret = java.util.UUID.randomUUID().toString();
+      s3 = S3ProxyProcess.start(workDir().resolve("s3"), 0, S3_BUCKET, id, secret);
+      Runtime.getRuntime().addShutdownHook(new Thread(s3::close, "testkit-stop-s3"));
+    }
+    return s3;
   }
 
   /**

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -36,6 +37,24 @@ public final class ManagedProcess implements AutoCloseable {
    * @throws UncheckedIOException if the command cannot be started
    */
   public static ManagedProcess start(String name, List<String> command, Path workDir, Path logFile) {
+    return start(name, command, workDir, logFile, Map.of());
+  }
+
+  /**
+   * Start a command with stdout and stderr appended to {@code logFile} and extra environment variables.
+   * The environment is this JVM's (without {@code JAVA_TOOL_OPTIONS}) plus {@code environment}: secrets
+   * passed this way stay out of command lines and files.
+   *
+   * @param name short name for messages, e.g. "pulsar"
+   * @param command the command and its arguments
+   * @param workDir working directory (created when missing)
+   * @param logFile file that receives stdout and stderr (appended)
+   * @param environment variables to set (or override) in the child's environment
+   * @return the running process
+   * @throws UncheckedIOException if the command cannot be started
+   */
+  public static ManagedProcess start(String name, List<String> command, Path workDir, Path logFile,
+      Map<String, String> environment) {
     try {
       Files.createDirectories(workDir);
       Files.createDirectories(logFile.toAbsolutePath().getParent());
@@ -44,6 +63,7 @@ public final class ManagedProcess implements AutoCloseable {
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
       builder.environment().remove("JAVA_TOOL_OPTIONS");
+      builder.environment().putAll(environment);
       return new ManagedProcess(name, builder.start(), logFile);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + name + ": " + command.get(0), e);

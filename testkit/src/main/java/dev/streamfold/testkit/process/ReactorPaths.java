@@ -43,4 +43,47 @@ public final class ReactorPaths {
           + " `mvn -B install -DskipTests` (it resolves the Pulsar 4.0.8 broker from Maven Central)", e);
     }
   }
+
+  /**
+   * Return the s3proxy jar (self-contained, {@code org.gaul:s3proxy:4.1.0:jar-with-dependencies}) whose path
+   * {@code streamfold-deploy-s3proxy} writes to {@code deploy/s3proxy/target/s3proxy-path.txt}.
+   *
+   * @return the absolute path of the jar
+   * @throws IllegalStateException if the path file or the jar is missing (the build has not run)
+   */
+  public static Path s3proxyJar() {
+    Path file = root().resolve("deploy/s3proxy/target/s3proxy-path.txt");
+    Path jar;
+    try {
+      jar = Path.of(Files.readString(file).trim());
+    } catch (Exception e) {
+      throw new IllegalStateException("missing " + file + ": build first with"
+          + " `mvn -B install -DskipTests` (it resolves s3proxy 4.1.0 from Maven Central)", e);
+    }
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException("the s3proxy jar " + jar + " named in " + file + " is missing: build again with"
+          + " `mvn -B install -DskipTests -pl deploy/s3proxy`");
+    }
+    return jar;
+  }
+
+  /**
+   * Return the directory holding the S3 offloader NAR ({@code tiered-storage-jcloud-4.0.8.nar}) that
+   * {@code streamfold-deploy-pulsar} copies to {@code deploy/pulsar/target/offloaders}.
+   *
+   * @return the absolute path of the directory
+   * @throws IllegalStateException if the directory holds no {@code .nar} file (the build has not run)
+   */
+  public static Path offloadersDir() {
+    Path dir = root().resolve("deploy/pulsar/target/offloaders");
+    try (var files = Files.list(dir)) {
+      if (files.anyMatch(f -> f.getFileName().toString().endsWith(".nar"))) {
+        return dir;
+      }
+    } catch (Exception e) {
+      // reported below
+    }
+    throw new IllegalStateException("no offloader NAR in " + dir + ": build first with"
+        + " `mvn -B install -DskipTests -pl deploy/pulsar` (it copies tiered-storage-jcloud-4.0.8 from Maven Central)");
+  }
 }

@@ -8,6 +8,8 @@ import dev.streamfold.testkit.process.ManagedProcess;
 import dev.streamfold.testkit.process.PulsarStandaloneProcess;
 import dev.streamfold.testkit.process.ReactorPaths;
 import dev.streamfold.testkit.process.RedisServerProcess;
+import dev.streamfold.testkit.process.S3ProxyProcess;
+import dev.streamfold.testkit.process.TieredStorage;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -27,17 +29,25 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The local stack (the embedded default of DESIGN.md "deploy"): a Pulsar standalone broker, a
- * redis-server and the Streamfold server, each its own process on loopback, with all data under one
- * directory. The processes outlive the command that starts them; {@link #down()} stops them.
- * Several stacks with different data directories run side by side (every port is a free one).
+ * The local stack (the embedded default of DESIGN.md "deploy"): an S3 endpoint (s3proxy), a Pulsar
+ * standalone broker that offloads closed ledger segments to it, a redis-server and the Streamfold server,
+ * each its own process on loopback, with all data under one directory. The processes outlive the command
+ * that starts them; {@link #down()} stops them. Several stacks with different data directories run side
+ * by side (every port is a free one).
  *
  * <pre>
  * &lt;data dir&gt;/stack.json       the state file: pids, ports, data dirs, logs ({@link StackState})
- * &lt;data dir&gt;/pulsar/          Pulsar metadata, bookie data, standalone.conf, pulsar.log
+ * &lt;data dir&gt;/s3/              s3proxy: buckets/{@value #S3_BUCKET}/ (offloaded segments), credentials
+ *                              (mode 600, made up once), s3proxy.properties (mode 600), s3proxy.log
+ * &lt;data dir&gt;/pulsar/          Pulsar metadata, bookie data, offloaders/, standalone.conf, pulsar.log
  * &lt;data dir&gt;/redis/           appendonly files, redis.log
  * &lt;data dir&gt;/server/          the server's data, server.log, ready.json, tmp/
  * </pre>
+ *
+ * <p>The broker's segments have the broker's default sizes; an offloaded segment's local copy is deleted
+ * after {@link StackOptions#offloadDeletionLag()} (default 4 hours). Retention is infinite: nothing is
+ * ever trimmed. Offloads start when a tenant's offload threshold is reached (a namespace policy, set by the
+ * ledger) or on request.
  */
 public final class LocalStack {
   /** Environment variable overriding the default data directory. */
@@ -73,9 +83,16 @@ public final class LocalStack {
       "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
       "--add-opens=java.base/sun.net=ALL-UNNAMED");
 
+  /**
+   * The bucket of the local S3 endpoint. Every offloaded segment's metadata names its bucket: never
+   * change it for an existing data directory.
+   */
+  public static final String S3_BUCKET = "streamfold-ledger";
+
   static final String PULSAR = "pulsar";
   static final String REDIS = "redis";
   static final String SERVER = "server";
+  static final String S3 = "s3";
 
   private final StackOptions options;
   private final PrintStream out;
@@ -136,7 +153,7 @@ public final class LocalStack {
    * Tell which processes of the stack run: a process runs when its recorded pid is alive and is the
    * very process the stack started (same start time, command line naming its data directory).
    *
-   * @return the status of pulsar, redis and server
+   * @return the status of pulsar, redis, server and s3, in this order
    */
   public StackStatus status() {
     Optional<StackState> state = state();
@@ -145,6 +162,7 @@ public final class LocalStack {
     processes.add(statusOf(PULSAR, s == null ? null : s.pulsar()));
     processes.add(statusOf(REDIS, s == null ? null : s.redis()));
     processes.add(statusOf(SERVER, s == null ? null : s.server()));
+    processes.add(statusOf(S3, s == null ? null : s.s3()));
     return new StackStatus(options.dataDir(), state, List.copyOf(processes));
   }
 
@@ -153,7 +171,7 @@ public final class LocalStack {
   }
 
   /**
-   * Start the stack: Pulsar, then Redis, then the Streamfold server, each waited for (bounded). Does
+   * Start the stack: the S3 endpoint, Pulsar, Redis, then the Streamfold server, each waited for (bounded). Does
    * nothing but say so when everything already runs; stops leftovers first when only part runs.
    * Ports of the previous run are reused when still free.
    *
@@ -202,9 +220,23 @@ public final class LocalStack {
     // Keep the previous (stopped) records until each process is replaced: a failed start must not forget
     // the ports to reuse. Stopping them again is harmless: a record only matches its very process.
     StackState state = new StackState(StackState.FORMAT_VERSION, data.toString(), previous.pulsar(),
-        previous.redis(), previous.server(), 0).write(stateFile(), now());
+        previous.redis(), previous.server(), previous.s3(), 0).write(stateFile(), now());
     long startNanos = System.nanoTime();
     try {
+      Path s3Dir = data.resolve(S3);
+      S3Credentials credentials = S3Credentials.loadOrCreate(s3Dir.resolve(S3Credentials.FILE_NAME));
+      int s3Port = port(options.s3Port(), previous.s3(), ProcessRecord.PORT_S3);
+      out.println("Starting the S3 endpoint (s3proxy, its own JVM; objects under " + s3Dir.resolve(
+          S3ProxyProcess.BUCKETS_DIR) + ") ...");
+      long t0 = System.nanoTime();
+      S3ProxyProcess s3 = S3ProxyProcess.start(s3Dir, s3Port, S3_BUCKET, credentials.accessKeyId(),
+          credentials.secretAccessKey());
+      state = state.withS3(new ProcessRecord(S3, s3.pid(), ProcessCheck.startedAtMs(s3.pid()),
+          s3.propertiesFile().toString(), s3Dir.toString(), s3.logFile().toString(),
+          Map.of(ProcessRecord.PORT_S3, s3.port()))).write(stateFile(), now());
+      out.println("  S3 endpoint ready in " + seconds(t0) + " s (pid " + s3.pid() + ", " + s3.endpoint() + ", bucket "
+          + S3_BUCKET + ")");
+
       Path pulsarDir = data.resolve(PULSAR);
       int brokerPort = port(options.brokerPort(), previous.pulsar(), ProcessRecord.PORT_BROKER);
       int webPort = port(options.webPort(), previous.pulsar(), ProcessRecord.PORT_WEB);
@@ -212,16 +244,20 @@ public final class LocalStack {
       out.println("Starting Pulsar standalone (its own JVM); waiting until its admin API answers (up to "
           + PulsarStandaloneProcess.DEFAULT_START_TIMEOUT.toSeconds() + " s; log "
           + pulsarDir.resolve("pulsar.log") + ") ...");
-      long t0 = System.nanoTime();
-      PulsarStandaloneProcess pulsar = PulsarStandaloneProcess.start(pulsarDir, brokerPort, webPort, bookiePort);
+      t0 = System.nanoTime();
+      PulsarStandaloneProcess pulsar = PulsarStandaloneProcess.start(pulsarDir, brokerPort, webPort, bookiePort,
+          tieredStorage(s3.endpoint(), credentials, options.offloadDeletionLag()));
       Map<String, Integer> pulsarPorts = new LinkedHashMap<>();
       pulsarPorts.put(ProcessRecord.PORT_BROKER, pulsar.brokerPort());
       pulsarPorts.put(ProcessRecord.PORT_WEB, pulsar.webPort());
       pulsarPorts.put(ProcessRecord.PORT_BOOKIE, pulsar.bookiePort());
+      pulsarPorts.put(ProcessRecord.PORT_BOOKIE_HTTP, pulsar.bookieHttpPort());
       state = state.withPulsar(new ProcessRecord(PULSAR, pulsar.pid(), ProcessCheck.startedAtMs(pulsar.pid()),
           pulsarDir.resolve("standalone.conf").toString(), pulsarDir.toString(),
           pulsarDir.resolve("pulsar.log").toString(), pulsarPorts)).write(stateFile(), now());
-      out.println("  Pulsar ready in " + seconds(t0) + " s (pid " + pulsar.pid() + ", " + pulsar.serviceUrl() + ")");
+      out.println("  Pulsar ready in " + seconds(t0) + " s (pid " + pulsar.pid() + ", " + pulsar.serviceUrl()
+          + "; offloads to " + s3.endpoint() + ", local copies deleted " + options.offloadDeletionLag().toMinutes()
+          + " min after an offload)");
 
       Path redisDir = data.resolve(REDIS);
       int redisPort = port(options.redisPort(), previous.redis(), ProcessRecord.PORT_REDIS);
@@ -245,7 +281,7 @@ public final class LocalStack {
         // stop what this method knows about
       }
       if (ProcessCheck.find(recorded.pulsar()).isPresent() || ProcessCheck.find(recorded.redis()).isPresent()
-          || ProcessCheck.find(recorded.server()).isPresent()) {
+          || ProcessCheck.find(recorded.server()).isPresent() || ProcessCheck.find(recorded.s3()).isPresent()) {
         out.println("Start failed; stopping what this command started.");
         stopAll(recorded);
       }
@@ -254,6 +290,22 @@ public final class LocalStack {
       }
       throw new LocalStackException(e.getMessage(), e);
     }
+  }
+
+  /**
+   * Return the broker's offload to the local S3 endpoint: broker-default segment sizes, the given deletion
+   * lag, the credentials for the broker's environment.
+   *
+   * @param endpoint the S3 endpoint URL
+   * @param credentials its credentials
+   * @param deletionLag time after an offload at which the local copy is deleted
+   * @return the options
+   */
+  static TieredStorage tieredStorage(String endpoint, S3Credentials credentials, Duration deletionLag) {
+    return TieredStorage.builder(java.net.URI.create(endpoint), S3_BUCKET)
+        .credentials(credentials.accessKeyId(), credentials.secretAccessKey())
+        .deletionLag(deletionLag)
+        .build();
   }
 
   private StackState startServer(StackState state, StackState previous, String pulsarServiceUrl,
@@ -457,7 +509,7 @@ public final class LocalStack {
   }
 
   /**
-   * Stop the stack: the server, then Pulsar, then Redis (SIGTERM, then SIGKILL after
+   * Stop the stack: the server, then Pulsar, Redis and the S3 endpoint (SIGTERM, then SIGKILL after
    * {@link #DEFAULT_STOP_GRACE}, descendants included). The state file stays, so the next {@link #up()}
    * reuses the ports.
    *
@@ -487,6 +539,7 @@ public final class LocalStack {
     stop(state.server(), "Streamfold server");
     stop(state.pulsar(), "Pulsar");
     stop(state.redis(), "Redis");
+    stop(state.s3(), "the S3 endpoint");
     try {
       Files.deleteIfExists(options.dataDir().resolve(SERVER).resolve("ready.json"));
     } catch (IOException ignored) {

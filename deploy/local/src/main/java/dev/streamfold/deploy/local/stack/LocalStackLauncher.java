@@ -17,7 +17,7 @@ public final class LocalStackLauncher {
    * Start the local stack described by the arguments of {@link #arguments(StackOptions)}.
    *
    * @param args {@code --data-dir DIR --broker-port N --web-port N --bookie-port N --redis-port N
-   *     --grpc-port N --resp-port N --server-start-timeout-s N}
+   *     --grpc-port N --resp-port N --s3-port N --server-start-timeout-s N --offload-deletion-lag-ms N}
    */
   public static void main(String[] args) {
     int code;
@@ -48,7 +48,9 @@ public final class LocalStackLauncher {
         "--redis-port", Integer.toString(o.redisPort()),
         "--grpc-port", Integer.toString(o.grpcPort()),
         "--resp-port", Integer.toString(o.respPort()),
-        "--server-start-timeout-s", Long.toString(o.serverStartTimeout().toSeconds()));
+        "--s3-port", Integer.toString(o.s3Port()),
+        "--server-start-timeout-s", Long.toString(o.serverStartTimeout().toSeconds()),
+        "--offload-deletion-lag-ms", Long.toString(o.offloadDeletionLag().toMillis()));
   }
 
   /**
@@ -60,10 +62,11 @@ public final class LocalStackLauncher {
    */
   static StackOptions parse(String[] args) {
     Path dataDir = null;
-    int[] ports = new int[6];
+    int[] ports = new int[7];
     long timeoutS = StackOptions.DEFAULT_SERVER_START_TIMEOUT.toSeconds();
+    long deletionLagMs = StackOptions.DEFAULT_OFFLOAD_DELETION_LAG.toMillis();
     List<String> names = List.of("--broker-port", "--web-port", "--bookie-port", "--redis-port", "--grpc-port",
-        "--resp-port");
+        "--resp-port", "--s3-port");
     for (int i = 0; i < args.length; i += 2) {
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException("option " + args[i] + " needs a value");
@@ -74,6 +77,8 @@ public final class LocalStackLauncher {
         dataDir = Path.of(value);
       } else if (name.equals("--server-start-timeout-s")) {
         timeoutS = Long.parseLong(value);
+      } else if (name.equals("--offload-deletion-lag-ms")) {
+        deletionLagMs = Long.parseLong(value);
       } else if (names.contains(name)) {
         ports[names.indexOf(name)] = Integer.parseInt(value);
       } else {
@@ -84,6 +89,6 @@ public final class LocalStackLauncher {
       throw new IllegalArgumentException("--data-dir is required");
     }
     return new StackOptions(dataDir, ports[0], ports[1], ports[2], ports[3], ports[4], ports[5],
-        Duration.ofSeconds(timeoutS), false);
+        Duration.ofSeconds(timeoutS), false, ports[6], Duration.ofMillis(deletionLagMs));
   }
 }

@@ -24,11 +24,13 @@ import java.util.Optional;
  * @param pulsar the Pulsar standalone broker, or null when never started
  * @param redis the redis-server, or null when never started
  * @param server the Streamfold server, or null when never started
+ * @param s3 the local S3 endpoint (s3proxy) that the broker offloads to, or null when never started
+ *     (also in state files written before tiered storage)
  * @param updatedAtMs last write of this file, epoch milliseconds
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar, ProcessRecord redis,
-    ProcessRecord server, long updatedAtMs) {
+    ProcessRecord server, ProcessRecord s3, long updatedAtMs) {
   /** Layout version written by this code. */
   public static final int FORMAT_VERSION = 1;
   /** Name of the state file inside the data directory. */
@@ -43,7 +45,7 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
    * @return a state with no process
    */
   public static StackState empty(Path dataDir) {
-    return new StackState(FORMAT_VERSION, dataDir.toAbsolutePath().toString(), null, null, null, 0);
+    return new StackState(FORMAT_VERSION, dataDir.toAbsolutePath().toString(), null, null, null, null, 0);
   }
 
   /** The Pulsar binary protocol URL, e.g. {@code pulsar://127.0.0.1:6650}, or null when unknown. */
@@ -61,6 +63,11 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
     return redis == null ? null : "redis://127.0.0.1:" + redis.port(ProcessRecord.PORT_REDIS);
   }
 
+  /** The local S3 endpoint URL, e.g. {@code http://127.0.0.1:9000}, or null when unknown. */
+  public String s3Endpoint() {
+    return s3 == null ? null : "http://127.0.0.1:" + s3.port(ProcessRecord.PORT_S3);
+  }
+
   /** The server's gRPC port on 127.0.0.1, or 0 when unknown. */
   public int grpcPort() {
     return server == null ? 0 : server.port(ProcessRecord.PORT_GRPC);
@@ -72,15 +79,19 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
   }
 
   StackState withPulsar(ProcessRecord record) {
-    return new StackState(formatVersion, dataDir, record, redis, server, updatedAtMs);
+    return new StackState(formatVersion, dataDir, record, redis, server, s3, updatedAtMs);
   }
 
   StackState withRedis(ProcessRecord record) {
-    return new StackState(formatVersion, dataDir, pulsar, record, server, updatedAtMs);
+    return new StackState(formatVersion, dataDir, pulsar, record, server, s3, updatedAtMs);
   }
 
   StackState withServer(ProcessRecord record) {
-    return new StackState(formatVersion, dataDir, pulsar, redis, record, updatedAtMs);
+    return new StackState(formatVersion, dataDir, pulsar, redis, record, s3, updatedAtMs);
+  }
+
+  StackState withS3(ProcessRecord record) {
+    return new StackState(formatVersion, dataDir, pulsar, redis, server, record, updatedAtMs);
   }
 
   /**
@@ -110,7 +121,7 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
    * @throws UncheckedIOException if the file cannot be written
    */
   public StackState write(Path file, long nowMs) {
-    StackState stamped = new StackState(formatVersion, dataDir, pulsar, redis, server, nowMs);
+    StackState stamped = new StackState(formatVersion, dataDir, pulsar, redis, server, s3, nowMs);
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
@@ -125,7 +136,7 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
   /**
    * One process of the stack as it was started.
    *
-   * @param name short name: {@code pulsar}, {@code redis} or {@code server}
+   * @param name short name: {@code pulsar}, {@code redis}, {@code server} or {@code s3}
    * @param pid operating-system process id
    * @param startedAtMs the process's start time as the OS reports it, epoch milliseconds (0 when
    *     unknown); with {@code commandMarker} it tells our process from a later one that reuses the pid
@@ -140,6 +151,9 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
     public static final String PORT_BROKER = "broker";
     public static final String PORT_WEB = "web";
     public static final String PORT_BOOKIE = "bookie";
+    /** BookKeeper's own admin REST API (ledger list), on while the broker offloads. */
+    public static final String PORT_BOOKIE_HTTP = "bookie-http";
+    public static final String PORT_S3 = "s3";
     public static final String PORT_REDIS = "redis";
     public static final String PORT_GRPC = "grpc";
     public static final String PORT_RESP = "resp";

@@ -11,18 +11,31 @@ import java.util.stream.Collectors;
  *
  * @param dataDir the stack's data directory
  * @param state the state file's content, empty when the stack was never started there
- * @param processes pulsar, redis and server, in start order
+ * @param processes pulsar, redis, server and s3 (in this order, which callers may rely on; the S3 endpoint
+ *     starts first and stops last)
  */
 public record StackStatus(Path dataDir, Optional<StackState> state, List<ProcessStatus> processes) {
 
   /**
    * One process of the stack.
    *
-   * @param name {@code pulsar}, {@code redis} or {@code server}
+   * @param name {@code pulsar}, {@code redis}, {@code server} or {@code s3}
    * @param record the process as started, or null when never started
    * @param running true when that very process is alive (same pid, start time and command line)
    */
   public record ProcessStatus(String name, ProcessRecord record, boolean running) {}
+
+  /**
+   * Return one process of the stack.
+   *
+   * @param name {@code pulsar}, {@code redis}, {@code server} or {@code s3}
+   * @return its status
+   * @throws IllegalArgumentException if there is no such process
+   */
+  public ProcessStatus process(String name) {
+    return processes.stream().filter(p -> p.name().equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no process named '" + name + "' in the local stack"));
+  }
 
   /** True when every process runs. */
   public boolean allRunning() {
@@ -71,6 +84,9 @@ public record StackStatus(Path dataDir, Optional<StackState> state, List<Process
     StackState s = state.get();
     if (allRunning()) {
       text.append("gRPC API: 127.0.0.1:").append(s.grpcPort()).append('\n');
+      text.append("S3 endpoint (offloaded ledger segments): ").append(s.s3Endpoint()).append(" bucket ")
+          .append(LocalStack.S3_BUCKET).append(", credentials in ")
+          .append(Path.of(s.s3().dataDir()).resolve(S3Credentials.FILE_NAME)).append('\n');
       text.append("Read a view: redis-cli -p ").append(s.respPort()).append(" HGETALL <view>:<key>\n");
       text.append("Stop everything: streamfold local down\n");
     } else {

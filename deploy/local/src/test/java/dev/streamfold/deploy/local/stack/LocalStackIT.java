@@ -9,11 +9,19 @@ import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.RedisServerProcess;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -21,7 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The local stack with real processes: two stacks side by side on free ports, {@code up} idempotent,
- * {@code down} leaves no process behind (descendants included), a restart keeps the ports.
+ * {@code down} leaves no process behind (descendants included), a restart keeps the ports; the broker
+ * offloads to the stack's own S3 endpoint with credentials made up once and passed in its environment.
  */
 class LocalStackIT {
   private static final List<LocalStack> STARTED = new ArrayList<>();
@@ -39,7 +48,7 @@ class LocalStackIT {
 
   private static List<ProcessHandle> processesOf(StackState state) {
     List<ProcessHandle> handles = new ArrayList<>();
-    for (ProcessRecord r : List.of(state.pulsar(), state.redis(), state.server())) {
+    for (ProcessRecord r : List.of(state.pulsar(), state.redis(), state.server(), state.s3())) {
       ProcessHandle h = ProcessHandle.of(r.pid()).orElseThrow();
       handles.add(h);
       handles.addAll(h.descendants().toList());
@@ -49,13 +58,13 @@ class LocalStackIT {
 
   private static Set<Integer> ports(StackState state) {
     Set<Integer> ports = new HashSet<>();
-    for (ProcessRecord r : List.of(state.pulsar(), state.redis(), state.server())) {
+    for (ProcessRecord r : List.of(state.pulsar(), state.redis(), state.server(), state.s3())) {
       ports.addAll(r.ports().values());
     }
     return ports;
   }
 
-  private static void assertServes(StackState state) {
+  private static void assertServes(StackState state) throws Exception {
     ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", state.grpcPort()).usePlaintext().build();
     try {
       assertThat(StreamAdminGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -65,10 +74,40 @@ class LocalStackIT {
     }
     assertThat(RedisServerProcess.ping(state.respPort())).as("query-service answers PING").isTrue();
     assertThat(RedisServerProcess.ping(state.redis().port(ProcessRecord.PORT_REDIS))).isTrue();
+    HttpResponse<Void> s3 = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(state.s3Endpoint() + "/"))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding());
+    assertThat(s3.statusCode()).as("an unsigned S3 request is refused").isEqualTo(403);
+  }
+
+  /** The broker offloads to the stack's S3 endpoint; its credentials are in its environment only. */
+  private static void assertOffloadsToItsS3(StackState state) throws Exception {
+    Path credentialsFile = Path.of(state.s3().dataDir()).resolve(S3Credentials.FILE_NAME);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(credentialsFile))).isEqualTo("rw-------");
+    S3Credentials credentials = S3Credentials.loadOrCreate(credentialsFile);
+    Properties conf = new Properties();
+    try (var in = Files.newBufferedReader(Path.of(state.pulsar().dataDir()).resolve("standalone.conf"))) {
+      conf.load(in);
+    }
+    assertThat(conf).containsEntry("managedLedgerOffloadDriver", "S3")
+        .containsEntry("managedLedgerOffloadServiceEndpoint", state.s3Endpoint())
+        .containsEntry("managedLedgerOffloadBucket", LocalStack.S3_BUCKET)
+        .containsEntry("managedLedgerOffloadDeletionLagMs", Long.toString(Duration.ofHours(4).toMillis()))
+        .containsEntry("offloadersDirectory", Path.of(state.pulsar().dataDir()).resolve("offloaders").toString())
+        .doesNotContainKey("managedLedgerMaxEntriesPerLedger");
+    assertThat(Files.readString(Path.of(state.pulsar().dataDir()).resolve("standalone.conf")))
+        .doesNotContain(credentials.secretAccessKey());
+    assertThat(ProcessCheck.commandLine(ProcessHandle.of(state.pulsar().pid()).orElseThrow()).orElseThrow())
+        .doesNotContain(credentials.secretAccessKey());
+    String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(state.pulsar().pid()), "environ")),
+        StandardCharsets.UTF_8);
+    assertThat(environ.split("\u0000")).contains("ACCESS_KEY_ID=" + credentials.accessKeyId(),
+        "ACCESS_KEY_SECRET=" + credentials.secretAccessKey());
+    assertThat(Path.of(state.pulsar().dataDir()).resolve("offloaders/tiered-storage-jcloud-4.0.8.nar")).isRegularFile();
+    assertThat(Path.of(state.s3().dataDir()).resolve("buckets").resolve(LocalStack.S3_BUCKET)).isDirectory();
   }
 
   @Test
-  void twoStacksSideBySideUpIsIdempotentDownLeavesNothingRestartKeepsPorts() throws Exception {
+  void twoStacksSideBySideUpIsIdempotentDownLeavesNothingRestartKeepsPortsAndS3Credentials() throws Exception {
     LocalStack a = stack("stack-a");
     LocalStack b = stack("stack-b");
 
@@ -76,6 +115,9 @@ class LocalStackIT {
     assertThat(a.status().allRunning()).isTrue();
     assertThat(StackState.read(a.stateFile())).contains(first);
     assertServes(first);
+    assertOffloadsToItsS3(first);
+    assertThat(a.status().render()).contains("s3      running").contains("S3 endpoint (offloaded ledger segments): "
+        + first.s3Endpoint());
     assertThat(a.up().server().pid()).as("up again changes nothing").isEqualTo(first.server().pid());
 
     StackState other = b.up();
@@ -99,7 +141,12 @@ class LocalStackIT {
     assertThat(again.respPort()).isEqualTo(first.respPort());
     assertThat(again.redisUri()).isEqualTo(first.redisUri());
     assertThat(again.pulsarServiceUrl()).isEqualTo(first.pulsarServiceUrl());
+    assertThat(again.s3Endpoint()).isEqualTo(first.s3Endpoint());
     assertServes(again);
+    assertOffloadsToItsS3(again);
+    assertThat(S3Credentials.loadOrCreate(Path.of(again.s3().dataDir()).resolve(S3Credentials.FILE_NAME)))
+        .as("credentials are made up once per data dir")
+        .isEqualTo(S3Credentials.loadOrCreate(Path.of(first.s3().dataDir()).resolve(S3Credentials.FILE_NAME)));
 
     List<ProcessHandle> all = new ArrayList<>(processesOf(again));
     all.addAll(processesOf(other));

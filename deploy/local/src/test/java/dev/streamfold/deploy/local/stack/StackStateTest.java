@@ -32,7 +32,9 @@ class StackStateTest {
         .withRedis(new ProcessRecord("redis", 102, 1_700_000_001_000L, "127.0.0.1:40004", dir + "/redis",
             dir + "/redis/redis.log", Map.of("redis", 40004)))
         .withServer(new ProcessRecord("server", 103, 1_700_000_002_000L, dir + "/server", dir + "/server",
-            dir + "/server/server.log", serverPorts));
+            dir + "/server/server.log", serverPorts))
+        .withS3(new ProcessRecord("s3", 104, 1_699_999_999_000L, dir + "/s3/s3proxy.properties", dir + "/s3",
+            dir + "/s3/s3proxy.log", Map.of("s3", 40007)));
   }
 
   @Test
@@ -47,6 +49,7 @@ class StackStateTest {
     assertThat(read.redisUri()).isEqualTo("redis://127.0.0.1:40004");
     assertThat(read.grpcPort()).isEqualTo(40005);
     assertThat(read.respPort()).isEqualTo(40006);
+    assertThat(read.s3Endpoint()).isEqualTo("http://127.0.0.1:40007");
     assertThat(List.copyOf(read.pulsar().ports().keySet())).containsExactly("broker", "web", "bookie");
     assertThat(read.pulsar().port("nope")).isZero();
   }
@@ -59,6 +62,18 @@ class StackStateTest {
     assertThat(text).contains("\"grpc\" : 40005").contains("\"formatVersion\" : 1").doesNotContain("grpcPort");
     Files.writeString(file, text.replaceFirst("\\{", "{ \"someday\" : true,"));
     assertThat(StackState.read(file).orElseThrow().redis().pid()).isEqualTo(102);
+  }
+
+  @Test
+  void stateFileWrittenBeforeTieredStorageHasNoS3() throws Exception {
+    Path file = dir.resolve(StackState.FILE_NAME);
+    sample(dir).withS3(null).write(file, 1L);
+    Files.writeString(file, Files.readString(file).replaceAll(",\\s*\"s3\" : null", ""));
+    assertThat(Files.readString(file)).doesNotContain("\"s3\"");
+    StackState read = StackState.read(file).orElseThrow();
+    assertThat(read.s3()).isNull();
+    assertThat(read.s3Endpoint()).isNull();
+    assertThat(read.server().pid()).isEqualTo(103);
   }
 
   @Test
@@ -79,12 +94,35 @@ class StackStateTest {
   @Test
   void launcherArgumentsRoundTrip() {
     StackOptions options = new StackOptions(dir, 1, 2, 3, 4, 5, 6, Duration.ofSeconds(77), true);
+    assertThat(options.s3Port()).isZero();
+    assertThat(options.offloadDeletionLag()).isEqualTo(Duration.ofHours(4));
     StackOptions parsed = LocalStackLauncher.parse(LocalStackLauncher.arguments(options).toArray(String[]::new));
     assertThat(parsed).isEqualTo(options.withDetached(false));
+    StackOptions tiered = options.withS3Port(7).withOffloadDeletionLag(Duration.ofMinutes(5));
+    assertThat(LocalStackLauncher.parse(LocalStackLauncher.arguments(tiered).toArray(String[]::new)))
+        .isEqualTo(tiered.withDetached(false));
+    assertThatThrownBy(() -> options.withOffloadDeletionLag(Duration.ofMillis(-1))).hasMessageContaining("-0.001");
+    assertThatThrownBy(() -> options.withS3Port(-5)).hasMessageContaining("-5");
     assertThatThrownBy(() -> LocalStackLauncher.parse(new String[] {"--grpc-port", "1"}))
         .hasMessageContaining("--data-dir");
     assertThatThrownBy(() -> new StackOptions(dir, 70000, 0, 0, 0, 0, 0, Duration.ofSeconds(1), true))
         .hasMessageContaining("70000");
+  }
+
+  @Test
+  void statusShowsTheS3EndpointAndKeepsTheServerThird() {
+    StackState state = sample(dir);
+    StackStatus status = new StackStatus(dir, java.util.Optional.of(state), List.of(
+        new StackStatus.ProcessStatus("pulsar", state.pulsar(), true),
+        new StackStatus.ProcessStatus("redis", state.redis(), true),
+        new StackStatus.ProcessStatus("server", state.server(), true),
+        new StackStatus.ProcessStatus("s3", state.s3(), true)));
+    assertThat(status.processes().get(2).name()).isEqualTo("server");
+    assertThat(status.process("s3").record().port("s3")).isEqualTo(40007);
+    assertThatThrownBy(() -> status.process("nope")).hasMessageContaining("nope");
+    assertThat(status.render()).contains("s3      running  pid 104  ports s3 127.0.0.1:40007")
+        .contains("S3 endpoint (offloaded ledger segments): http://127.0.0.1:40007 bucket streamfold-ledger")
+        .contains(dir.resolve("s3/credentials").toString());
   }
 
   @Test
