@@ -287,19 +287,20 @@ public final class PulsarLedger implements Ledger {
       properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
       var stats = admin.topics().getInternalStats(stream.topic());
       Map<Long, com.fasterxml.jackson.databind.JsonNode> info = internalInfoByLedger(stream);
+      Optional<Set<Long>> onBookies = bookieLedgers();
+      String offloadTarget = offloadTarget(stream);
       List<LedgerSegment> segments = new ArrayList<>();
       long local = 0;
       long offloaded = 0;
       for (var ledger : stats.ledgers) {
         com.fasterxml.jackson.databind.JsonNode detail = info.get(ledger.ledgerId);
         com.fasterxml.jackson.databind.JsonNode context = detail == null ? null : detail.path("offloadContext");
-        boolean deleted = context != null && context.path("bookkeeperDeleted").asBoolean(false);
+        boolean deleted = ledger.offloaded && (onBookies.isPresent()
+            ? !onBookies.get().contains(ledger.ledgerId)
+            : context != null && context.path("bookkeeperDeleted").asBoolean(false));
         String location = "bookkeeper";
         if (ledger.offloaded) {
-          com.fasterxml.jackson.databind.JsonNode driver = context == null ? null : context.path("driverMetadata");
-          String name = context == null ? "" : context.path("driverName").asText("");
-          String bucket = driver == null ? "" : findText(driver, "bucket");
-          location = ((name.isEmpty() ? "tiered storage" : name) + (bucket.isEmpty() ? "" : " bucket " + bucket)).trim();
+          location = offloadTarget;
           offloaded += ledger.size;
         }
         if (!ledger.offloaded || !deleted) {
@@ -310,6 +311,48 @@ public final class PulsarLedger implements Ledger {
       return new StreamStorage(stream, segments, local, offloaded);
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot read the storage of stream " + stream, e);
+    }
+  }
+
+  /** Where the topic's segments are offloaded (the applied offload policy): e.g. "S3 bucket streamfold-ledger". */
+  private String offloadTarget(StreamRef stream) {
+    try {
+      var policies = admin.topics().getOffloadPolicies(stream.topic(), true);
+      if (policies != null && policies.getManagedLedgerOffloadDriver() != null) {
+        String bucket = policies.getManagedLedgerOffloadBucket();
+        return policies.getManagedLedgerOffloadDriver() + (bucket == null ? "" : " bucket " + bucket);
+      }
+    } catch (PulsarAdminException | RuntimeException e) {
+      // fall through
+    }
+    return "tiered storage";
+  }
+
+  /**
+   * The ledger ids BookKeeper still holds, from its admin REST API ({@code GET /api/v1/ledger/list/}),
+   * or empty when no bookie admin URL is configured or it does not answer.
+   */
+  private Optional<Set<Long>> bookieLedgers() {
+    if (options.bookieAdminUrl() == null) {
+      return Optional.empty();
+    }
+    try {
+      java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(options.bookieAdminUrl() + "/api/v1/ledger/list/"))
+              .timeout(java.time.Duration.ofSeconds(10)).GET().build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        return Optional.empty();
+      }
+      Set<Long> ids = new java.util.HashSet<>();
+      com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body());
+      root.fieldNames().forEachRemaining(id -> ids.add(Long.parseLong(id)));
+      return Optional.of(ids);
+    } catch (java.io.IOException | NumberFormatException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
     }
   }
 
@@ -329,26 +372,6 @@ public final class PulsarLedger implements Ledger {
     return byLedger;
   }
 
-  private static String findText(com.fasterxml.jackson.databind.JsonNode node, String key) {
-    if (node.has(key)) {
-      return node.get(key).asText("");
-    }
-    for (com.fasterxml.jackson.databind.JsonNode child : node) {
-      String found = child.isContainerNode() ? findText(child, key) : "";
-      if (!found.isEmpty()) {
-        return found;
-      }
-    }
-    // driver metadata may be a list of {key, value} pairs
-    if (node.isArray()) {
-      for (com.fasterxml.jackson.databind.JsonNode pair : node) {
-        if (key.equals(pair.path("key").asText())) {
-          return pair.path("value").asText("");
-        }
-      }
-    }
-    return "";
-  }
 
   @Override
   public List<dev.streamfold.ledger.StoredEvent> read(StreamRef stream, Optional<MessageIdText> after, int maxEvents,

@@ -17,10 +17,12 @@ import java.util.Objects;
  * @param defaultTenant tenant the query-service serves (default {@link #DEFAULT_TENANT})
  * @param checkpointInterval checkpoint and view-commit interval (default 1 s)
  * @param tenants tenants whose transformations this server runs; empty for all tenants of the cluster
+ * @param bookieAdminUrl BookKeeper's admin REST URL, or null (then `ledger info` cannot tell whether an
+ *     offloaded segment's local copy was deleted)
  */
 public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri,
     int grpcPort, int respPort, String bindHost, String defaultTenant, Duration checkpointInterval,
-    java.util.Set<String> tenants) {
+    java.util.Set<String> tenants, String bookieAdminUrl) {
   public static final String DEFAULT_BIND_HOST = "127.0.0.1";
   public static final String DEFAULT_TENANT = "demo";
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);

@@ -45,7 +45,8 @@ public final class StreamfoldServer implements AutoCloseable {
    * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar cannot be reached
    */
   public StreamfoldServer start(ServerBuilder<?> grpcBuilder) {
-    ledger = PulsarLedger.connect(LedgerOptions.of(options.pulsarServiceUrl(), options.pulsarAdminUrl()));
+    ledger = PulsarLedger.connect(LedgerOptions.of(options.pulsarServiceUrl(), options.pulsarAdminUrl())
+        .withBookieAdminUrl(options.bookieAdminUrl()));
     views = ViewStore.connect(options.redisUri());
     transforms = new TransformManager(ledger, views, new TransformOptions(options.redisUri(), options.dataDir(),
         options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS,

@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * StreamfoldServerMain --data-dir DIR --pulsar-service-url URL --pulsar-admin-url URL --redis-uri URI
  *     [--grpc-port N] [--resp-port N] [--bind-host H] [--tenant T] [--checkpoint-interval-ms N]
- *     [--tenants T1,T2] [--ready-file FILE]
+ *     [--tenants T1,T2] [--bookie-admin-url URL] [--ready-file FILE]
  * </pre>
  * {@code --tenant} is the tenant the query-service serves; {@code --tenants} limits the tenants whose
  * transformations this server resumes (default: all tenants of the Pulsar cluster).
@@ -47,7 +47,8 @@ public final class StreamfoldServerMain {
         flags.get("tenant"),
         flags.containsKey("checkpoint-interval-ms")
             ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null,
-        flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of());
+        flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of(),
+        flags.get("bookie-admin-url"));
     Files.createDirectories(options.dataDir());
     StreamfoldServer server;
     try {

@@ -60,7 +60,7 @@ class EndToEndIT {
     String name = InProcessServerBuilder.generateName();
     server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("server"),
         Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofMillis(500), java.util.Set.of(TENANT))).start(InProcessServerBuilder.forName(name));
+        Duration.ofMillis(500), java.util.Set.of(TENANT), null)).start(InProcessServerBuilder.forName(name));
     channel = InProcessChannelBuilder.forName(name).build();
     redisClient = RedisClient.create("redis://127.0.0.1:" + server.respPort());
     resp = redisClient.connect();

@@ -98,6 +98,8 @@ public final class LocalStack {
   private final PrintStream out;
   /** Ports chosen by this {@link #up()}: never hand out one twice. */
   private final Set<Integer> reserved = new HashSet<>();
+  /** BookKeeper's admin REST URL of the running broker, which tells the server which segments are still local. */
+  private String bookieAdminUrl;
 
   /**
    * Create a handle on the local stack of {@code options.dataDir()}; nothing starts yet.
@@ -269,6 +271,7 @@ public final class LocalStack {
           Map.of(ProcessRecord.PORT_REDIS, redis.port()))).write(stateFile(), now());
       out.println("  Redis ready in " + seconds(t0) + " s (pid " + redis.pid() + ", " + redis.uri() + ")");
 
+      bookieAdminUrl = "http://127.0.0.1:" + pulsar.bookieHttpPort();
       state = startServer(state, previous, pulsar.serviceUrl(), pulsar.adminUrl(), redis.uri());
       out.println("Local stack running (" + seconds(startNanos) + " s): gRPC 127.0.0.1:" + state.grpcPort()
           + ", views over RESP 127.0.0.1:" + state.respPort() + ", data " + data);
@@ -324,8 +327,11 @@ public final class LocalStack {
       Path argFile = serverDir.resolve("java-args.txt");
       String classpath = snapshotClasspath(System.getProperty("java.class.path"), serverDir.resolve("lib"));
       Files.writeString(argFile, "-cp\n" + quoteArg(classpath) + "\n");
-      List<String> cmd = serverCommand(argFile, serverDir, pulsarServiceUrl, pulsarAdminUrl, redisUri,
-          grpcPort, respPort, readyFile);
+      List<String> cmd = new ArrayList<>(serverCommand(argFile, serverDir, pulsarServiceUrl, pulsarAdminUrl, redisUri,
+          grpcPort, respPort, readyFile));
+      if (bookieAdminUrl != null) {
+        cmd.addAll(List.of("--bookie-admin-url", bookieAdminUrl));
+      }
       out.println("Starting the Streamfold server (gRPC ingestion, transform manager with Flink, query-service);"
           + " waiting for " + readyFile.getFileName() + " (up to " + options.serverStartTimeout().toSeconds()
           + " s; log " + logFile + ") ...");
