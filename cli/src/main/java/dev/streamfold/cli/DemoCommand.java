@@ -69,6 +69,10 @@ final class DemoCommand implements Callable<Integer> {
       description = "Longest wait for the view to catch up (default: ${DEFAULT-VALUE}).")
   long timeoutS;
 
+  @Option(names = "--tiered", description = "Also offload the ledger to the local S3 endpoint, show `ledger info` "
+      + "before and after, and rebuild a second view from the S3-backed history.")
+  boolean tiered;
+
   private final PrintStream out = System.out;
   private int step;
 
@@ -184,6 +188,10 @@ final class DemoCommand implements Callable<Integer> {
             oracle.rows().size(), keys.size());
         mismatches.stream().limit(20).forEach(m -> out.println("  MISMATCH " + m));
 
+        if (tiered) {
+          tieredStorage(client, views, oracle);
+        }
+
         header("Read the view yourself");
         printTop(views, oracle);
         int port = state.respPort();
@@ -203,6 +211,66 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  static final String VIEW_FROM_S3 = "delays_by_origin_from_s3";
+
+  /** Offload the stream, wait until the local copies are gone, and rebuild a view from S3-backed history. */
+  private void tieredStorage(StreamfoldClient client, RespViews views, GroupByOracle oracle) throws InterruptedException {
+    header("Tiered storage: offload the ledger to S3, then rebuild a view from it");
+    dev.streamfold.api.v1.StreamRequest request = dev.streamfold.api.v1.StreamRequest.newBuilder()
+        .setTenant(tenant).setStream(STREAM).build();
+    client.admin().setOffloadPolicy(dev.streamfold.api.v1.SetOffloadPolicyRequest.newBuilder().setTenant(tenant)
+        .setThresholdBytes(-1).setDeletionLagMs(3_000).build());
+    out.println("Tenant " + tenant + ": manual offload, local copies deleted 3 s after an offload (demo setting).");
+    out.println("Before:");
+    LedgerCommand.print(client.admin().describeStorage(request));
+    dev.streamfold.api.v1.OffloadStatus status = client.admin().offload(request);
+    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    while (!status.getState().equals("SUCCESS") && !status.getState().equals("ERROR") && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      status = client.admin().getOffloadStatus(request);
+    }
+    if (!status.getState().equals("SUCCESS")) {
+      throw new CliException("offload of " + STREAM + " ended " + status.getState() + ": " + status.getError());
+    }
+    dev.streamfold.api.v1.StreamStorage storage = client.admin().describeStorage(request);
+    while (System.nanoTime() < deadline && storage.getSegmentsList().subList(0, storage.getSegmentsCount() - 1)
+        .stream().anyMatch(seg -> !seg.getLocalDeleted())) {
+      Thread.sleep(1_000);
+      storage = client.admin().describeStorage(request);
+    }
+    out.println("After the offload and the deletion of the local copies:");
+    LedgerCommand.print(storage);
+    if (storage.getSegmentsCount() < 2) {
+      out.println("The stream is one open segment: nothing could be offloaded yet.");
+      return;
+    }
+    try {
+      client.transforms().create(CreateTransformRequest.newBuilder().setTenant(tenant).setName(VIEW_FROM_S3)
+          .setSql(SQL).addKeyColumns("origin").build());
+      out.println("Created transformation " + VIEW_FROM_S3 + ": the same SQL, backfilled from the earliest event,"
+          + " now read from S3.");
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+        throw e;
+      }
+      out.println("Exists: transformation " + VIEW_FROM_S3 + ".");
+    }
+    ViewStatus rebuilt = TransformCommand.awaitApplied(client, tenant, VIEW_FROM_S3,
+        oracle.rows().values().stream().mapToLong(r -> r.flights).sum(), Duration.ofSeconds(timeoutS));
+    out.println(TransformCommand.describe(rebuilt));
+    int matching = 0;
+    for (String origin : oracle.rows().keySet()) {
+      if (oracle.mismatch(origin, views.row(VIEW_FROM_S3, origin)) == null) {
+        matching++;
+      }
+    }
+    out.printf("%d/%d origins of %s (rebuilt from S3) match the plain group-by.%n", matching, oracle.rows().size(),
+        VIEW_FROM_S3);
+    if (matching != oracle.rows().size()) {
+      throw new CliException(VIEW_FROM_S3 + " differs from the plain group-by");
+    }
   }
 
   private void createView(StreamfoldClient client) {
@@ -301,6 +369,6 @@ final class DemoCommand implements Callable<Integer> {
   private void header(String title) {
     step++;
     out.println();
-    out.println("[" + step + "/" + STEPS + "] " + title);
+    out.println("[" + step + "/" + (tiered ? STEPS + 1 : STEPS) + "] " + title);
   }
 }

@@ -292,7 +292,13 @@ public final class PulsarLedger implements Ledger {
       List<LedgerSegment> segments = new ArrayList<>();
       long local = 0;
       long offloaded = 0;
-      for (var ledger : stats.ledgers) {
+      for (int i = 0; i < stats.ledgers.size(); i++) {
+        var ledger = stats.ledgers.get(i);
+        if (i == stats.ledgers.size() - 1 && !ledger.offloaded && ledger.entries == 0) {
+          // the open segment: its counts are kept as the topic's current-ledger figures
+          ledger.entries = stats.currentLedgerEntries;
+          ledger.size = stats.currentLedgerSize;
+        }
         com.fasterxml.jackson.databind.JsonNode detail = info.get(ledger.ledgerId);
         com.fasterxml.jackson.databind.JsonNode context = detail == null ? null : detail.path("offloadContext");
         boolean deleted = ledger.offloaded && (onBookies.isPresent()

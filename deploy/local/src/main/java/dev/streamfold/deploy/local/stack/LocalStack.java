@@ -57,6 +57,8 @@ public final class LocalStack {
   /** Time each process is given to exit after SIGTERM before SIGKILL. */
   public static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(30);
   /** Main class of the Streamfold server. */
+  /** Entries per ledger segment of the local stack's broker. */
+  public static final int LOCAL_MAX_ENTRIES_PER_LEDGER = 500;
   public static final String SERVER_MAIN_CLASS = "dev.streamfold.deploy.local.StreamfoldServerMain";
   /** Heap of the Streamfold server JVM. */
   public static final List<String> SERVER_HEAP_FLAGS = List.of("-Xms1g", "-Xmx3g");
@@ -307,6 +309,9 @@ public final class LocalStack {
   static TieredStorage tieredStorage(String endpoint, S3Credentials credentials, Duration deletionLag) {
     return TieredStorage.builder(java.net.URI.create(endpoint), S3_BUCKET)
         .credentials(credentials.accessKeyId(), credentials.secretAccessKey())
+        // Segments close after LOCAL_MAX_ENTRIES_PER_LEDGER entries (broker default: 50,000 entries or 4 h),
+        // so the demo's 3,000,000 events (~3,000 batched entries) span several segments that can be offloaded.
+        .smallSegments(LOCAL_MAX_ENTRIES_PER_LEDGER)
         .deletionLag(deletionLag)
         .build();
   }
