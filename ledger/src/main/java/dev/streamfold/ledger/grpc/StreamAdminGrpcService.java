@@ -19,69 +19,50 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
 
   @Override
   public void createStream(CreateStreamRequest request, StreamObserver<CreateStreamResponse> response) {
-    try {
-      StreamRef stream = new StreamRef(request.getTenant(), request.getName());
-      boolean created = ledger.createStream(stream, Protos.columns(request.getColumnsList()));
-      response.onNext(CreateStreamResponse.newBuilder()
-          .setCreated(created).setStream(Protos.info(ledger.describe(stream))).build());
-      response.onCompleted();
-    } catch (RuntimeException e) {
-      response.onError(LedgerStatus.toStatus(e));
-    }
+    GrpcReplies.reply(response, () -> {
+        StreamRef stream = new StreamRef(request.getTenant(), request.getName());
+        boolean created = ledger.createStream(stream, Protos.columns(request.getColumnsList()));
+        return CreateStreamResponse.newBuilder()
+          .setCreated(created).setStream(Protos.info(ledger.describe(stream))).build();
+      }, LedgerStatus::toStatus);
   }
 
   @Override
   public void describeStorage(dev.streamfold.api.v1.StreamRequest request,
       StreamObserver<dev.streamfold.api.v1.StreamStorage> response) {
-    try {
-      dev.streamfold.ledger.StreamStorage storage = ledger.storage(new StreamRef(request.getTenant(), request.getStream()));
-      dev.streamfold.api.v1.StreamStorage.Builder b = dev.streamfold.api.v1.StreamStorage.newBuilder()
-          .setTenant(request.getTenant()).setStream(request.getStream())
-          .setLocalBytes(storage.localBytes()).setOffloadedBytes(storage.offloadedBytes());
-      for (dev.streamfold.ledger.LedgerSegment s : storage.segments()) {
-        b.addSegments(dev.streamfold.api.v1.LedgerSegment.newBuilder().setLedgerId(s.ledgerId())
-            .setEntries(s.entries()).setSizeBytes(s.sizeBytes()).setOffloaded(s.offloaded())
-            .setLocalDeleted(s.localDeleted()).setLocation(s.location()));
-      }
-      response.onNext(b.build());
-      response.onCompleted();
-    } catch (RuntimeException e) {
-      response.onError(LedgerStatus.toStatus(e));
-    }
+    GrpcReplies.reply(response, () -> {
+        dev.streamfold.ledger.StreamStorage storage = ledger.storage(new StreamRef(request.getTenant(), request.getStream()));
+        dev.streamfold.api.v1.StreamStorage.Builder b = dev.streamfold.api.v1.StreamStorage.newBuilder()
+            .setTenant(request.getTenant()).setStream(request.getStream())
+            .setLocalBytes(storage.localBytes()).setOffloadedBytes(storage.offloadedBytes());
+        for (dev.streamfold.ledger.LedgerSegment s : storage.segments()) {
+          b.addSegments(dev.streamfold.api.v1.LedgerSegment.newBuilder().setLedgerId(s.ledgerId())
+              .setEntries(s.entries()).setSizeBytes(s.sizeBytes()).setOffloaded(s.offloaded())
+              .setLocalDeleted(s.localDeleted()).setLocation(s.location()));
+        }
+        return b.build();
+      }, LedgerStatus::toStatus);
   }
 
   @Override
   public void offload(dev.streamfold.api.v1.StreamRequest request,
       StreamObserver<dev.streamfold.api.v1.OffloadStatus> response) {
-    try {
-      response.onNext(proto(ledger.offload(new StreamRef(request.getTenant(), request.getStream()))));
-      response.onCompleted();
-    } catch (RuntimeException e) {
-      response.onError(LedgerStatus.toStatus(e));
-    }
+    GrpcReplies.reply(response, () -> proto(ledger.offload(new StreamRef(request.getTenant(), request.getStream()))), LedgerStatus::toStatus);
   }
 
   @Override
   public void getOffloadStatus(dev.streamfold.api.v1.StreamRequest request,
       StreamObserver<dev.streamfold.api.v1.OffloadStatus> response) {
-    try {
-      response.onNext(proto(ledger.offloadStatus(new StreamRef(request.getTenant(), request.getStream()))));
-      response.onCompleted();
-    } catch (RuntimeException e) {
-      response.onError(LedgerStatus.toStatus(e));
-    }
+    GrpcReplies.reply(response, () -> proto(ledger.offloadStatus(new StreamRef(request.getTenant(), request.getStream()))), LedgerStatus::toStatus);
   }
 
   @Override
   public void setOffloadPolicy(dev.streamfold.api.v1.SetOffloadPolicyRequest request,
       StreamObserver<dev.streamfold.api.v1.SetOffloadPolicyResponse> response) {
-    try {
-      ledger.setOffloadPolicy(request.getTenant(), request.getThresholdBytes(), request.getDeletionLagMs());
-      response.onNext(dev.streamfold.api.v1.SetOffloadPolicyResponse.getDefaultInstance());
-      response.onCompleted();
-    } catch (RuntimeException e) {
-      response.onError(LedgerStatus.toStatus(e));
-    }
+    GrpcReplies.reply(response, () -> {
+        ledger.setOffloadPolicy(request.getTenant(), request.getThresholdBytes(), request.getDeletionLagMs());
+        return dev.streamfold.api.v1.SetOffloadPolicyResponse.getDefaultInstance();
+      }, LedgerStatus::toStatus);
   }
 
   private static dev.streamfold.api.v1.OffloadStatus proto(dev.streamfold.ledger.OffloadStatus status) {
@@ -91,15 +72,12 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
 
   @Override
   public void listStreams(ListStreamsRequest request, StreamObserver<ListStreamsResponse> response) {
-    try {
-      ListStreamsResponse.Builder b = ListStreamsResponse.newBuilder();
-      for (StreamRef stream : ledger.listStreams(request.getTenant())) {
-        b.addStreams(Protos.info(ledger.describe(stream)));
-      }
-      response.onNext(b.build());
-      response.onCompleted();
-    } catch (RuntimeException e) {
-      response.onError(LedgerStatus.toStatus(e));
-    }
+    GrpcReplies.reply(response, () -> {
+        ListStreamsResponse.Builder b = ListStreamsResponse.newBuilder();
+        for (StreamRef stream : ledger.listStreams(request.getTenant())) {
+          b.addStreams(Protos.info(ledger.describe(stream)));
+        }
+        return b.build();
+      }, LedgerStatus::toStatus);
   }
 }

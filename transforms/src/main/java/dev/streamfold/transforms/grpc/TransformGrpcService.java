@@ -9,6 +9,7 @@ import dev.streamfold.api.v1.ListTransformsResponse;
 import dev.streamfold.api.v1.Transform;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.grpc.GrpcReplies;
 import dev.streamfold.ledger.grpc.LedgerStatus;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
@@ -65,15 +66,7 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
   }
 
   private static <T> void reply(StreamObserver<T> response, Supplier<T> call) {
-    T value;
-    try {
-      value = call.get();
-    } catch (RuntimeException e) {
-      response.onError(toStatus(e));
-      return;
-    }
-    response.onNext(value);
-    response.onCompleted();
+    GrpcReplies.reply(response, call, TransformGrpcService::toStatus);
   }
 
   /**

@@ -298,7 +298,7 @@ public final class LocalStack {
   }
 
   /**
-   * Return the broker's offload to the local S3 endpoint: broker-default segment sizes, the given deletion
+   * Return the broker's offload to the local S3 endpoint: segments of LOCAL_MAX_ENTRIES_PER_LEDGER entries, the given deletion
    * lag, the credentials for the broker's environment.
    *
    * @param endpoint the S3 endpoint URL

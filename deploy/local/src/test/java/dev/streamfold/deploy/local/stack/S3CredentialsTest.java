@@ -46,14 +46,14 @@ class S3CredentialsTest {
   }
 
   @Test
-  void theLocalBrokerOffloadsWithBrokerDefaultSegmentsAndTheGivenLag() {
+  void theLocalBrokerOffloadsSegmentsOf500EntriesWithTheGivenLag() {
     S3Credentials credentials = new S3Credentials("AKIDLOCAL", "local-secret");
     TieredStorage offload = LocalStack.tieredStorage("http://127.0.0.1:40007", credentials, Duration.ofHours(4));
     assertThat(offload.bucket()).isEqualTo(LocalStack.S3_BUCKET);
     assertThat(offload.endpoint()).hasToString("http://127.0.0.1:40007");
     assertThat(offload.deletionLagMs()).isEqualTo(4 * 3600 * 1000L);
-    assertThat(offload.maxEntriesPerLedger()).isEqualTo(TieredStorage.BROKER_DEFAULT);
-    assertThat(offload.minLedgerRolloverTimeMinutes()).isEqualTo(TieredStorage.BROKER_DEFAULT);
+    assertThat(offload.maxEntriesPerLedger()).isEqualTo(LocalStack.LOCAL_MAX_ENTRIES_PER_LEDGER);
+    assertThat(offload.minLedgerRolloverTimeMinutes()).isZero();
     assertThat(offload.accessKeyId()).isEqualTo("AKIDLOCAL");
     assertThat(offload.toString()).doesNotContain("local-secret");
   }
