@@ -93,7 +93,7 @@ class LocalStackIT {
         .containsEntry("managedLedgerOffloadBucket", LocalStack.S3_BUCKET)
         .containsEntry("managedLedgerOffloadDeletionLagMs", Long.toString(Duration.ofHours(4).toMillis()))
         .containsEntry("offloadersDirectory", Path.of(state.pulsar().dataDir()).resolve("offloaders").toString())
-        .doesNotContainKey("managedLedgerMaxEntriesPerLedger");
+        .containsEntry("managedLedgerMaxEntriesPerLedger", Integer.toString(LocalStack.LOCAL_MAX_ENTRIES_PER_LEDGER));
     assertThat(Files.readString(Path.of(state.pulsar().dataDir()).resolve("standalone.conf")))
         .doesNotContain(credentials.secretAccessKey());
     assertThat(ProcessCheck.commandLine(ProcessHandle.of(state.pulsar().pid()).orElseThrow()).orElseThrow())
