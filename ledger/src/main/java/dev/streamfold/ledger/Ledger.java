@@ -149,6 +149,19 @@ public interface Ledger extends AutoCloseable {
   java.util.List<StoredEvent> read(StreamRef stream, java.util.Optional<MessageIdText> after, int maxEvents,
       long timeoutMs);
 
+  /**
+   * Find the event at an exact message ID (batch index included).
+   *
+   * @param stream the stream
+   * @param id the message ID
+   * @param timeoutMs longest wait for the event, milliseconds
+   * @return the event, or empty when the stream holds no event at exactly {@code id}
+   * @throws LedgerException.StreamNotFound if the stream does not exist
+   * @throws LedgerException.Unavailable if Pulsar fails, or the event's segment cannot be read within
+   *     the timeout (the message names the segment and where it is stored)
+   */
+  java.util.Optional<StoredEvent> locate(StreamRef stream, MessageIdText id, long timeoutMs);
+
   /** The Pulsar service URL, for Flink sources. */
   String serviceUrl();
 

@@ -5,5 +5,7 @@ package dev.streamfold.ledger;
  *
  * @param messageId its position
  * @param event the event as appended
+ * @param sequence its ordinal in the stream: 0 for the first event (the appender's Pulsar sequence id;
+ *     exact while Streamfold's appender is the stream's only writer)
  */
-public record StoredEvent(MessageIdText messageId, EventEnvelope event) {}
+public record StoredEvent(MessageIdText messageId, EventEnvelope event, long sequence) {}

@@ -5,7 +5,9 @@ import java.util.Optional;
 
 /**
  * A client-visible key {@code <view>:<rowKey>} resolved within a tenant. The key is split at its
- * first ':' (view names never contain one), so row keys may contain ':'.
+ * first ':' (plain view names never contain one), so row keys may contain ':'; a virtual state's
+ * position-form name {@code <view>@<message ID>} is split after its message ID (see
+ * {@link ViewName#splitKey}).
  *
  * @param view the view
  * @param rowKey the row key, possibly empty
@@ -21,12 +23,12 @@ record RowAddress(ViewName view, String rowKey) {
    *     before it): such a key simply does not exist, like any missing Redis key
    */
   static Optional<RowAddress> parse(String tenant, String key) {
-    int colon = key.indexOf(':');
-    if (colon <= 0) {
+    String[] parts = ViewName.splitKey(key);
+    if (parts == null) {
       return Optional.empty();
     }
     try {
-      return Optional.of(new RowAddress(new ViewName(tenant, key.substring(0, colon)), key.substring(colon + 1)));
+      return Optional.of(new RowAddress(new ViewName(tenant, parts[0]), parts[1]));
     } catch (IllegalArgumentException notAViewName) {
       return Optional.empty();
     }

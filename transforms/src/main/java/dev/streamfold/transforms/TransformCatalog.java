@@ -15,14 +15,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code system/transforms} topic (the ledger itself), cached in memory. Survives server restarts.
  */
 final class TransformCatalog {
+  /** The table of transformations as served (or first being built). */
   static final String TABLE = "transforms";
+  /** The table of updates in progress: the next version of a transformation, built beside the served one. */
+  static final String UPDATES_TABLE = "transform-updates";
 
   private final Ledger ledger;
+  private final String table;
   private final ObjectMapper json = new ObjectMapper();
   private final Map<String, Map<String, TransformDefinition>> byTenant = new ConcurrentHashMap<>();
 
-  TransformCatalog(Ledger ledger) {
+  TransformCatalog(Ledger ledger, String table) {
     this.ledger = ledger;
+    this.table = table;
   }
 
   private synchronized Map<String, TransformDefinition> tenant(String tenant) {
@@ -31,7 +36,7 @@ final class TransformCatalog {
       return cached;
     }
     Map<String, TransformDefinition> loaded = new TreeMap<>();
-    for (Map.Entry<String, String> entry : ledger.systemTable(tenant, TABLE).readAll().entrySet()) {
+    for (Map.Entry<String, String> entry : ledger.systemTable(tenant, table).readAll().entrySet()) {
       try {
         loaded.put(entry.getKey(), json.readValue(entry.getValue(), TransformDefinition.class));
       } catch (JsonProcessingException e) {
@@ -53,7 +58,7 @@ final class TransformCatalog {
 
   synchronized void put(TransformDefinition definition) {
     try {
-      ledger.systemTable(definition.tenant(), TABLE).put(definition.name(), json.writeValueAsString(definition));
+      ledger.systemTable(definition.tenant(), table).put(definition.name(), json.writeValueAsString(definition));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
@@ -61,7 +66,7 @@ final class TransformCatalog {
   }
 
   synchronized void delete(String tenant, String name) {
-    ledger.systemTable(tenant, TABLE).delete(name);
+    ledger.systemTable(tenant, table).delete(name);
     tenant(tenant).remove(name);
   }
 }

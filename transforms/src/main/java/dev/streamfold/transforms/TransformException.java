@@ -31,4 +31,33 @@ public class TransformException extends RuntimeException {
           + "' (delete it first: streamfold transform delete " + name + ")");
     }
   }
+
+  /** A replay cursor that names no position of the stream, or a replay that cannot be run as asked. */
+  public static final class InvalidReplay extends TransformException {
+    public InvalidReplay(String message) {
+      super(message);
+    }
+  }
+
+  /** A virtual state that does not exist. */
+  public static final class VirtualStateNotFound extends TransformException {
+    public VirtualStateNotFound(String tenant, String name) {
+      super("virtual state '" + name + "' does not exist in tenant '" + tenant + "' (list them: streamfold view list)");
+    }
+  }
+
+  /** A virtual state name already taken (by a virtual state or a view). */
+  public static final class VirtualStateExists extends TransformException {
+    public VirtualStateExists(String tenant, String name) {
+      super("'" + name + "' already exists in tenant '" + tenant + "' (drop it first: streamfold view drop " + name
+          + ", or name the new state with --as)");
+    }
+  }
+
+  /** An operation refused in the current state (e.g. dropping a virtual state a view is rolled back to). */
+  public static final class Conflict extends TransformException {
+    public Conflict(String message) {
+      super(message);
+    }
+  }
 }

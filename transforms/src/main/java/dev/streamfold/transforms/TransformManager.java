@@ -1,9 +1,12 @@
 package dev.streamfold.transforms;
 
 import dev.streamfold.ledger.Ledger;
+import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -11,6 +14,7 @@ import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewSchema;
 import dev.streamfold.views.ViewStore;
 import dev.streamfold.views.ViewWriter;
+import dev.streamfold.views.VirtualState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,7 +24,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
@@ -51,9 +58,25 @@ public final class TransformManager implements AutoCloseable {
   private final ViewStore views;
   private final TransformOptions options;
   private final TransformCatalog catalog;
-  private final Map<ViewName, JobID> jobs = new ConcurrentHashMap<>();
-  private final Map<ViewName, String> failures = new ConcurrentHashMap<>();
+  private final TransformCatalog updates;
+  /** Running view jobs by view version: the served version's, and an update's beside it. */
+  private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
+  private final Map<JobKey, String> failures = new ConcurrentHashMap<>();
+  /** Running replay jobs by virtual state. */
+  private final Map<ViewName, JobID> replays = new ConcurrentHashMap<>();
+  /** Views this manager runs, for the retirement of superseded versions. */
+  private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
+  /** The served version up to which older versions were retired, per view. */
+  private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "transform-housekeeping");
+    t.setDaemon(true);
+    return t;
+  });
   private MiniCluster cluster;
+
+  /** One view version's job. */
+  private record JobKey(ViewName name, int version) {}
 
   /**
    * Create a manager; call {@link #start()} before use.
@@ -66,7 +89,8 @@ public final class TransformManager implements AutoCloseable {
     this.ledger = ledger;
     this.views = views;
     this.options = options;
-    this.catalog = new TransformCatalog(ledger);
+    this.catalog = new TransformCatalog(ledger, TransformCatalog.TABLE);
+    this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
   }
 
   /**
@@ -98,26 +122,70 @@ public final class TransformManager implements AutoCloseable {
       }
       for (TransformDefinition definition : catalog.list(tenant)) {
         try {
-          resume(definition);
+          Optional<TransformDefinition> update = updates.get(tenant, definition.name());
+          if (update.isPresent() && views.servedVersion(viewName(definition)) >= update.get().version()) {
+            finishUpdate(update.get()); // swapped in just before the last stop
+            definition = update.get();
+            update = Optional.empty();
+          }
+          resume(definition, catalog);
+          if (update.isPresent()) {
+            resume(update.get(), updates);
+          }
         } catch (RuntimeException e) {
           LOG.error("cannot resume transformation {}/{}", tenant, definition.name(), e);
-          failures.put(viewName(definition), e.getMessage());
+          failures.put(new JobKey(viewName(definition), definition.version()), e.getMessage());
         }
       }
+      failInterruptedReplays(tenant);
     }
+    housekeeping.scheduleWithFixedDelay(this::retireSafely, 250, 250, TimeUnit.MILLISECONDS);
   }
 
-  private void resume(TransformDefinition definition) {
+  /**
+   * Resume a version from its latest retained checkpoint, or rebuild it as a new version on a new
+   * subscription when it has none.
+   *
+   * @param table the catalog table the definition lives in (served, or an update in progress)
+   */
+  private void resume(TransformDefinition definition, TransformCatalog table) {
+    managed.add(viewName(definition));
     views.define(viewName(definition), schema(definition));
     Optional<Path> checkpoint = latestCheckpoint(definition);
     if (checkpoint.isPresent()) {
       LOG.info("resuming {} v{} from {}", viewName(definition), definition.version(), checkpoint.get());
       submit(definition, checkpoint);
     } else {
-      TransformDefinition next = definition.withVersion(definition.version() + 1);
+      TransformDefinition next = definition.withVersion(nextVersion(definition.tenant(), definition.name()));
       LOG.info("no checkpoint for {} v{}: rebuilding as v{}", viewName(definition), definition.version(), next.version());
-      catalog.put(next);
+      table.put(next);
       submit(next, Optional.empty());
+    }
+  }
+
+  /** A version number no version of the view has used: above the served one, any update's and any in Redis. */
+  private int nextVersion(String tenant, String name) {
+    int max = views.latestVersion(new ViewName(tenant, name));
+    max = Math.max(max, catalog.get(tenant, name).map(TransformDefinition::version).orElse(0));
+    max = Math.max(max, updates.get(tenant, name).map(TransformDefinition::version).orElse(0));
+    return max + 1;
+  }
+
+  /** A replay cannot continue after a restart (its job is gone): say so in its metadata. */
+  private void failInterruptedReplays(String tenant) {
+    for (String name : views.views(tenant)) {
+      try {
+        ViewName state = new ViewName(tenant, name);
+        if (views.virtualState(state).isEmpty()) {
+          continue;
+        }
+        Optional<ViewMetadata> meta = views.metadata(state, 1);
+        if (meta.isPresent() && meta.get().phase() != ViewPhase.COMPLETE && meta.get().phase() != ViewPhase.FAILED) {
+          views.fail(state, 1, "the replay was interrupted by a server restart: drop the virtual state and replay again");
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("cannot check virtual state {}/{}", tenant, name, e);
+      }
     }
   }
 
@@ -137,26 +205,154 @@ public final class TransformManager implements AutoCloseable {
    */
   public synchronized TransformDefinition create(String tenant, String name, String sql, List<String> keyColumns) {
     ViewName viewName = new ViewName(tenant, name);
+    if (viewName.isPositionForm()) {
+      throw new IllegalArgumentException("invalid transformation name '" + name + "': '@' marks virtual states");
+    }
     if (catalog.get(tenant, name).isPresent()) {
       throw new TransformException.AlreadyExists(tenant, name);
     }
-    Map<String, List<StreamColumn>> streams = new LinkedHashMap<>();
-    for (StreamRef stream : ledger.listStreams(tenant)) {
-      streams.put(stream.stream(), ledger.describe(stream).columns());
+    if (views.virtualState(viewName).isPresent()) {
+      throw new TransformException.VirtualStateExists(tenant, name);
     }
-    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streams, keyColumns);
+    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streamColumns(tenant), keyColumns);
     TransformDefinition definition = new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
         plan.keyColumns(), plan.columns(), 1, System.currentTimeMillis());
     views.drop(viewName);
     deleteCheckpoints(definition);
     catalog.put(definition);
     views.define(viewName, schema(definition));
+    managed.add(viewName);
     submit(definition, Optional.empty());
     return definition;
   }
 
+  private Map<String, List<StreamColumn>> streamColumns(String tenant) {
+    Map<String, List<StreamColumn>> streams = new LinkedHashMap<>();
+    for (StreamRef stream : ledger.listStreams(tenant)) {
+      streams.put(stream.stream(), ledger.describe(stream).columns());
+    }
+    return streams;
+  }
+
+  /**
+   * Start the next version of a transformation beside the served one: the new SQL is validated and
+   * planned first (an invalid update changes nothing), then its job backfills from the earliest event
+   * into its own view version while the served version keeps serving. When the new version is LIVE
+   * (caught up with the ledger as of its start), its sink serves it (one atomic swap for readers), and
+   * the manager stops the old version's job and removes its rows, subscription and checkpoints. An
+   * update started while another is in progress replaces it. A failed update leaves the served version
+   * untouched; its error shows in {@link #status}.
+   *
+   * @param tenant tenant name
+   * @param name the transformation
+   * @param sql the new Flink SQL (may read another stream, add, drop or retype columns)
+   * @param keyColumns row-key columns, or empty for the first result column
+   * @return the new version's definition
+   * @throws TransformException.NotFound if the transformation does not exist
+   * @throws TransformException.InvalidSql if the SQL does not plan; nothing changed
+   * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
+   */
+  public synchronized TransformDefinition update(String tenant, String name, String sql, List<String> keyColumns) {
+    TransformDefinition current = get(tenant, name);
+    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streamColumns(tenant), keyColumns);
+    updates.get(tenant, name).ifPresent(this::abandonUpdate);
+    TransformDefinition next = new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
+        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), System.currentTimeMillis());
+    updates.put(next);
+    managed.add(viewName(current));
+    try {
+      submit(next, Optional.empty());
+    } catch (RuntimeException e) {
+      updates.delete(tenant, name);
+      views.dropVersion(viewName(next), next.version());
+      throw e;
+    }
+    LOG.info("updating {} from v{} to v{}", viewName(current), current.version(), next.version());
+    return next;
+  }
+
+  /** Stop an update in progress and remove everything it made. */
+  private void abandonUpdate(TransformDefinition update) {
+    cancel(new JobKey(viewName(update), update.version()));
+    updates.delete(update.tenant(), update.name());
+    removeVersion(update);
+  }
+
+  /** Remove one version's rows, subscription and checkpoints (its job is stopped). */
+  private void removeVersion(TransformDefinition version) {
+    views.dropVersion(viewName(version), version.version());
+    failures.remove(new JobKey(viewName(version), version.version()));
+    deleteCheckpointDir(checkpointDir(version));
+    try {
+      ledger.deleteSubscription(new StreamRef(version.tenant(), version.sourceStream()),
+          ViewJobBuilder.subscription(version));
+    } catch (RuntimeException e) {
+      LOG.warn("cannot delete the subscription of {} v{}", viewName(version), version.version(), e);
+    }
+  }
+
+  private void cancel(JobKey key) {
+    JobID id = jobs.remove(key);
+    if (id == null) {
+      return;
+    }
+    try {
+      cluster.cancelJob(id).get(60, TimeUnit.SECONDS);
+      cluster.requestJobResult(id).get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("cancelling the job of {} v{} failed", key.name(), key.version(), e);
+    }
+  }
+
+  /** The update's version is served: it becomes the transformation; the old version is retired. */
+  private synchronized void finishUpdate(TransformDefinition update) {
+    Optional<TransformDefinition> old = catalog.get(update.tenant(), update.name());
+    catalog.put(update);
+    updates.delete(update.tenant(), update.name());
+    views.define(viewName(update), schema(update));
+    if (old.isPresent() && old.get().version() != update.version()) {
+      cancel(new JobKey(viewName(update), old.get().version()));
+      removeVersion(old.get());
+    }
+    LOG.info("{} now serves v{}", viewName(update), update.version());
+  }
+
+  private void retireSafely() {
+    try {
+      retire();
+    } catch (RuntimeException e) {
+      LOG.warn("retiring superseded view versions failed (will retry)", e);
+    }
+  }
+
+  /**
+   * Housekeeping: finish updates whose version is served, and remove the rows of versions older than the
+   * served one that no job fills any more (e.g. the version a rebuild replaced). Readers never miss a row:
+   * they resolve the served version and read its row in one script.
+   */
+  private synchronized void retire() {
+    for (ViewName name : List.copyOf(managed)) {
+      Optional<TransformDefinition> update = updates.get(name.tenant(), name.view());
+      int served = views.servedVersion(name);
+      if (update.isPresent() && served >= update.get().version()) {
+        finishUpdate(update.get());
+      }
+      Integer done = retiredBelow.get(name);
+      if (served > 0 && (done == null || done < served)) {
+        for (int v = 1; v < served; v++) {
+          if (!jobs.containsKey(new JobKey(name, v)) && views.metadata(name, v).isPresent()) {
+            views.dropVersion(name, v);
+          }
+        }
+        retiredBelow.put(name, served);
+      }
+    }
+  }
+
   private void submit(TransformDefinition definition, Optional<Path> checkpoint) {
     ViewName name = viewName(definition);
+    JobKey key = new JobKey(name, definition.version());
+    views.defineVersion(name, definition.version(), schema(definition));
     StreamRef stream = new StreamRef(definition.tenant(), definition.sourceStream());
     StreamInfo info = ledger.describe(stream);
     String targetId;
@@ -187,17 +383,17 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException("cannot submit the job of view " + name + ": " + e.getMessage(), e);
     }
     JobID id = graph.getJobID();
-    jobs.put(name, id);
-    failures.remove(name);
+    jobs.put(key, id);
+    failures.remove(key);
     cluster.requestJobResult(id).whenComplete((result, error) -> {
-      if (!id.equals(jobs.get(name))) {
+      if (!id.equals(jobs.get(key))) {
         return; // cancelled or replaced on purpose
       }
       String cause = error != null ? error.getMessage()
           : result.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse(null);
       if (cause != null) {
-        LOG.error("view job {} failed: {}", name, cause);
-        failures.put(name, cause);
+        LOG.error("view job {} v{} failed: {}", name, definition.version(), cause);
+        failures.put(key, cause);
         try {
           views.fail(name, definition.version(), cause);
         } catch (RuntimeException e) {
@@ -248,19 +444,270 @@ public final class TransformManager implements AutoCloseable {
   public ViewStatus status(String tenant, String name) {
     TransformDefinition definition = get(tenant, name);
     ViewName viewName = viewName(definition);
-    Optional<ViewMetadata> building = views.metadata(viewName, definition.version());
-    String state = "NOT_RUNNING";
-    JobID id = jobs.get(viewName);
-    if (id != null) {
+    JobKey key = new JobKey(viewName, definition.version());
+    String error = failures.getOrDefault(key, views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse(""));
+    Optional<ViewStatus.Update> update = updates.get(tenant, name).map(next -> {
+      JobKey nextKey = new JobKey(viewName, next.version());
+      Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
+      String nextError = failures.getOrDefault(nextKey, progress.map(ViewMetadata::error).orElse(""));
+      return new ViewStatus.Update(next, progress, jobState(nextKey), nextError == null ? "" : nextError);
+    });
+    return new ViewStatus(definition, views.metadata(viewName, definition.version()), views.servedVersion(viewName),
+        jobState(key), error == null ? "" : error, update, views.rollbackTarget(viewName).map(ViewName::view));
+  }
+
+  private String jobState(JobKey key) {
+    JobID id = jobs.get(key);
+    if (id == null) {
+      return "NOT_RUNNING";
+    }
+    try {
+      return cluster.getJobStatus(id).get(10, TimeUnit.SECONDS).name();
+    } catch (Exception e) {
+      return "UNKNOWN";
+    }
+  }
+
+  /**
+   * Replay a view's transformation over a range of the ledger into a new virtual state: a named,
+   * read-only view as of an exact position (cursor semantics in {@link ReplayCursor}). Validates the
+   * cursors, registers the state, and starts a bounded Flink job running the view's served SQL (the same
+   * code path as the view job) from the earliest event (or {@code from}) up to the stop; returns at once.
+   * Follow its progress with {@link #virtualState}: BACKFILLING while it runs, then COMPLETE (served,
+   * read as {@code <name>:<key>}) or FAILED. A completed replay is checked: the events it applied must
+   * equal the ledger's count up to a message-ID stop (the appender's sequence ids are the events'
+   * ordinals), else it is marked FAILED.
+   *
+   * @param tenant tenant name
+   * @param view the view (transformation) to replay
+   * @param from where to start, or empty for the earliest event (a full-history state)
+   * @param to where to stop ({@code inclusive} false for {@code --before})
+   * @param as the virtual state's name; empty for the position form {@code <view>@<message ID>}, which
+   *     exists only for a full-history replay to a message ID or to latest (resolved to its message ID)
+   * @return the new virtual state
+   * @throws TransformException.NotFound if the view does not exist
+   * @throws TransformException.InvalidReplay if a message ID is not in the stream (the message names the
+   *     stream and its first and latest message IDs), the start is after the stop, or a name is needed
+   * @throws TransformException.VirtualStateExists if the name is taken
+   * @throws IllegalArgumentException if the name is malformed
+   * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
+   */
+  public synchronized VirtualStateStatus replay(String tenant, String view, Optional<ReplayCursor> from,
+      ReplayCursor to, Optional<String> as) {
+    TransformDefinition definition = get(tenant, view);
+    StreamRef stream = new StreamRef(tenant, definition.sourceStream());
+    StreamInfo info = ledger.describe(stream);
+    if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.LATEST) {
+      throw new TransformException.InvalidReplay("--from takes a message ID or an event time, not 'latest'");
+    }
+    Optional<StoredEvent> start = from.filter(c -> c.kind() == ReplayCursor.Kind.MESSAGE)
+        .map(c -> locateOrExplain(stream, info, c.messageId().get()));
+    Optional<StoredEvent> stop = to.kind() == ReplayCursor.Kind.MESSAGE
+        ? Optional.of(locateOrExplain(stream, info, to.messageId().get()))
+        : to.kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
+            ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
+    if (start.isPresent() && stop.isPresent() && (start.get().sequence() > stop.get().sequence()
+        || start.get().sequence() == stop.get().sequence() && !to.inclusive())) {
+      throw new TransformException.InvalidReplay("the start " + start.get().messageId() + " is after the stop "
+          + stop.get().messageId() + " in stream " + stream + ": nothing to replay");
+    }
+    String name = as.filter(n -> !n.isBlank()).orElseGet(() -> {
+      if (from.isEmpty() && to.inclusive() && stop.isPresent()) {
+        return view + "@" + stop.get().messageId();
+      }
+      throw new TransformException.InvalidReplay("name the virtual state with --as (only a full-history replay"
+          + " --to a message ID or latest gets the default name <view>@<message ID>)");
+    });
+    ViewName target = new ViewName(tenant, name);
+    if (views.virtualState(target).isPresent() || views.schema(target).isPresent()
+        || catalog.get(tenant, name).isPresent()) {
+      throw new TransformException.VirtualStateExists(tenant, name);
+    }
+    // Events the replay must apply: exact for message-ID cursors (sequence ids are ordinals), else an upper bound.
+    long first = start.map(StoredEvent::sequence).orElse(0L);
+    long end = stop.map(e -> e.sequence() + (to.inclusive() ? 1 : 0)).orElse(info.eventCount());
+    boolean exact = stop.isPresent() && from.map(c -> c.kind() == ReplayCursor.Kind.MESSAGE).orElse(true);
+    long targetEvents = Math.max(0, end - first);
+    MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
+    VirtualState state = new VirtualState(target, view, definition.version(), definition.sql(),
+        from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
+        System.currentTimeMillis());
+    views.defineVirtualState(state, schema(definition));
+    try (ViewWriter writer = views.writer(target, 1)) {
+      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(), targetEvents,
+          readThrough == null ? "" : readThrough.toString()), System.currentTimeMillis());
+    }
+    if (readThrough == null || (exact && targetEvents == 0)) {
+      views.completeVirtualState(target); // nothing to read: the empty state is exact
+      LOG.info("virtual state {} is empty ({} over an empty range)", target, state.stop());
+      return virtualState(tenant, name);
+    }
+    ReplayBound bound = new ReplayBound(start.map(e -> e.messageId().toString()).orElse(null),
+        from.filter(c -> c.kind() == ReplayCursor.Kind.EVENT_TIME).map(ReplayCursor::eventTimeMs).orElse(Long.MIN_VALUE),
+        stop.map(e -> e.messageId().toString()).orElse(null), to.inclusive(),
+        to.kind() == ReplayCursor.Kind.EVENT_TIME ? to.eventTimeMs() : Long.MAX_VALUE, to.inclusive());
+    String run = java.util.UUID.randomUUID().toString();
+    String subscription = "streamfold-replay-" + run;
+    Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
+    JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
+        ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(),
+        options.parallelism(), target, subscription, bound, readThrough, targetEvents);
+    try {
+      cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      views.fail(target, 1, "cannot submit the replay job: " + e.getMessage());
+      throw new TransformException("cannot submit the replay job of " + target + ": " + e.getMessage(), e);
+    }
+    JobID id = graph.getJobID();
+    replays.put(target, id);
+    long expected = exact ? targetEvents : -1;
+    cluster.requestJobResult(id).whenCompleteAsync((result, error) -> {
       try {
-        JobStatus status = cluster.getJobStatus(id).get(10, TimeUnit.SECONDS);
-        state = status.name();
-      } catch (Exception e) {
-        state = "UNKNOWN";
+        if (!id.equals(replays.remove(target))) {
+          return; // dropped on purpose
+        }
+        String cause = error != null ? error.getMessage()
+            : result.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse(null);
+        if (cause == null) {
+          long applied = views.metadata(target, 1).map(ViewMetadata::eventsApplied).orElse(-1L);
+          if (expected >= 0 && applied != expected) {
+            cause = "the replay applied " + applied + " events but the ledger holds " + expected + " in its range";
+          }
+        }
+        if (cause == null) {
+          views.completeVirtualState(target);
+          LOG.info("virtual state {} is complete", target);
+        } else {
+          LOG.error("replay {} failed: {}", target, cause);
+          views.fail(target, 1, cause);
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("cannot record the end of replay {}", target, e);
+      } finally {
+        deleteCheckpointDir(scratch);
+        try {
+          ledger.deleteSubscription(stream, subscription);
+        } catch (RuntimeException e) {
+          LOG.warn("cannot delete replay subscription {}", subscription, e);
+        }
+      }
+    }, housekeeping);
+    return virtualState(tenant, name);
+  }
+
+  /** The event at {@code id}, or an error naming the stream and its valid range. */
+  private StoredEvent locateOrExplain(StreamRef stream, StreamInfo info, MessageIdText id) {
+    Optional<StoredEvent> found = ledger.locate(stream, id, 30_000);
+    if (found.isPresent()) {
+      return found.get();
+    }
+    if (info.latest().isEmpty()) {
+      throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": the stream is empty");
+    }
+    String firstId = ledger.read(stream, Optional.empty(), 1, 30_000).stream().findFirst()
+        .map(e -> e.messageId().toString()).orElse("?");
+    throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
+        + info.eventCount() + " events run from " + firstId + " (first) to " + info.latest().get() + " (latest)");
+  }
+
+  /**
+   * Describe a virtual state and its progress.
+   *
+   * @throws TransformException.VirtualStateNotFound if {@code name} is not a virtual state
+   */
+  public VirtualStateStatus virtualState(String tenant, String name) {
+    ViewName target = new ViewName(tenant, name);
+    VirtualState state = views.virtualState(target)
+        .orElseThrow(() -> new TransformException.VirtualStateNotFound(tenant, name));
+    List<String> rolledBack = new java.util.ArrayList<>();
+    for (TransformDefinition definition : catalog.list(tenant)) {
+      if (views.rollbackTarget(viewName(definition)).map(target::equals).orElse(false)) {
+        rolledBack.add(definition.name());
       }
     }
-    String error = failures.getOrDefault(viewName, building.map(ViewMetadata::error).orElse(""));
-    return new ViewStatus(definition, building, views.servedVersion(viewName), state, error == null ? "" : error);
+    return new VirtualStateStatus(state, views.metadata(target, 1), rolledBack);
+  }
+
+  /** List a tenant's virtual states, by name. */
+  public List<VirtualStateStatus> virtualStates(String tenant) {
+    List<VirtualStateStatus> states = new java.util.ArrayList<>();
+    for (String name : views.views(tenant)) {
+      if (views.virtualState(new ViewName(tenant, name)).isPresent()) {
+        states.add(virtualState(tenant, name));
+      }
+    }
+    return states;
+  }
+
+  /**
+   * Remove a virtual state (stopping its replay if it still runs).
+   *
+   * @return true when it existed
+   * @throws TransformException.Conflict if a view is rolled back to it (resume the view first)
+   */
+  public synchronized boolean dropVirtualState(String tenant, String name) {
+    ViewName target = new ViewName(tenant, name);
+    if (views.virtualState(target).isEmpty()) {
+      return false;
+    }
+    List<String> rolledBack = virtualState(tenant, name).rolledBackViews();
+    if (!rolledBack.isEmpty()) {
+      throw new TransformException.Conflict("virtual state '" + name + "' serves reads of " + rolledBack
+          + " (rolled back); resume first: streamfold resume " + rolledBack.get(0));
+    }
+    JobID id = replays.remove(target);
+    if (id != null) {
+      try {
+        cluster.cancelJob(id).get(60, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.warn("cancelling replay {} failed", target, e);
+      }
+    }
+    views.drop(target);
+    return true;
+  }
+
+  /**
+   * Roll a view back: its reads return a complete, full-history virtual state of it until {@link #resume}.
+   * The switch is one Redis write, atomic for readers. The view's job keeps running underneath, so the
+   * live state stays current and resume is instant, and appends are never held back.
+   *
+   * @param tenant tenant name
+   * @param view the view
+   * @param state the virtual state to serve (replayed from this view, from the earliest event)
+   * @throws TransformException.NotFound if the view does not exist
+   * @throws TransformException.VirtualStateNotFound if the state does not exist
+   * @throws TransformException.Conflict if the state is of another view, does not start at the earliest
+   *     event, or is not complete
+   */
+  public synchronized void rollback(String tenant, String view, String state) {
+    TransformDefinition definition = get(tenant, view);
+    VirtualStateStatus status = virtualState(tenant, state);
+    if (!status.state().sourceView().equals(view)) {
+      throw new TransformException.Conflict("virtual state '" + state + "' was replayed from view '"
+          + status.state().sourceView() + "', not '" + view + "'");
+    }
+    if (!status.state().fullHistory()) {
+      throw new TransformException.Conflict("virtual state '" + state + "' starts " + status.state().start()
+          + ", not at the earliest event: it is not the view as of any position");
+    }
+    ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);
+    if (phase != ViewPhase.COMPLETE) {
+      throw new TransformException.Conflict("virtual state '" + state + "' is " + phase
+          + (phase == ViewPhase.FAILED ? " (" + status.progress().get().error() + ")" : " (still replaying)")
+          + "; a view can be rolled back only to a complete state");
+    }
+    views.rollback(viewName(definition), new ViewName(tenant, state));
+  }
+
+  /**
+   * Point a rolled-back view's reads at its live state again (one Redis write, atomic for readers).
+   *
+   * @return true when the view was rolled back, false when it already served its live state
+   * @throws TransformException.NotFound if the view does not exist
+   */
+  public synchronized boolean resume(String tenant, String view) {
+    return views.resume(viewName(get(tenant, view)));
   }
 
   /**
@@ -274,18 +721,14 @@ public final class TransformManager implements AutoCloseable {
       return false;
     }
     ViewName viewName = viewName(definition.get());
-    JobID id = jobs.remove(viewName);
-    if (id != null) {
-      try {
-        cluster.cancelJob(id).get(60, TimeUnit.SECONDS);
-        cluster.requestJobResult(id).get(60, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        LOG.warn("cancelling the job of {} failed", viewName, e);
-      }
-    }
+    Optional<TransformDefinition> update = updates.get(tenant, name);
+    update.ifPresent(this::abandonUpdate);
+    cancel(new JobKey(viewName, definition.get().version()));
     catalog.delete(tenant, name);
+    managed.remove(viewName);
+    retiredBelow.remove(viewName);
     views.drop(viewName);
-    failures.remove(viewName);
+    failures.keySet().removeIf(k -> k.name().equals(viewName));
     deleteCheckpoints(definition.get());
     StreamRef stream = new StreamRef(tenant, definition.get().sourceStream());
     for (int v = 1; v <= definition.get().version(); v++) {
@@ -308,8 +751,11 @@ public final class TransformManager implements AutoCloseable {
   }
 
   private void deleteCheckpoints(TransformDefinition definition) {
-    Path dir = options.dataDir().toAbsolutePath().resolve("checkpoints").resolve(definition.tenant())
-        .resolve(definition.name());
+    deleteCheckpointDir(options.dataDir().toAbsolutePath().resolve("checkpoints").resolve(definition.tenant())
+        .resolve(definition.name()));
+  }
+
+  private static void deleteCheckpointDir(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }
@@ -340,8 +786,11 @@ public final class TransformManager implements AutoCloseable {
    */
   @Override
   public synchronized void close() {
-    List<JobID> running = List.copyOf(jobs.values());
+    housekeeping.shutdownNow();
+    List<JobID> running = new java.util.ArrayList<>(jobs.values());
+    running.addAll(replays.values());
     jobs.clear();
+    replays.clear();
     if (cluster != null) {
       for (JobID id : running) {
         try {

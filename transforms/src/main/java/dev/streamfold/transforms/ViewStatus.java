@@ -6,11 +6,26 @@ import java.util.Optional;
 /**
  * The status of a transformation's materialized view.
  *
- * @param definition the transformation
- * @param building metadata of the version the current job fills (empty before its first commit)
+ * @param definition the transformation as served (or being built, before the first version is LIVE)
+ * @param building metadata of the version {@code definition}'s job fills (empty before its first commit)
  * @param servedVersion the version readers see, 0 when none is served yet
- * @param jobState Flink job state (e.g. RUNNING, RESTARTING, FAILED), or "NOT_RUNNING"
+ * @param jobState Flink job state of {@code definition}'s job (e.g. RUNNING, RESTARTING, FAILED), or "NOT_RUNNING"
  * @param error failure cause, "" when none
+ * @param update an update in progress: the next version, built beside the served one and swapped in
+ *     atomically once LIVE; empty when none
+ * @param rolledBackTo the virtual state reads of the view return instead of its own state, or empty
  */
 public record ViewStatus(TransformDefinition definition, Optional<ViewMetadata> building, int servedVersion,
-    String jobState, String error) {}
+    String jobState, String error, Optional<Update> update, Optional<String> rolledBackTo) {
+
+  /**
+   * A transformation update being built.
+   *
+   * @param definition the new version's definition (its SQL, columns and version)
+   * @param progress its metadata (phase, events applied, backfill target), empty before its first commit
+   * @param jobState its Flink job state, or "NOT_RUNNING"
+   * @param error its failure cause, "" when none; a failed update never disturbs the served version
+   */
+  public record Update(TransformDefinition definition, Optional<ViewMetadata> progress, String jobState,
+      String error) {}
+}

@@ -4,15 +4,25 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * A materialized view's name within a tenant. Clients read its rows as {@code <view>:<key>}, so a
- * view name never contains ':'.
+ * A materialized view's (or virtual state's) name within a tenant. Clients read its rows as
+ * {@code <view>:<key>}. A plain name never contains ':'. The one exception is the documented
+ * position form of a virtual state, {@code <view>@<message ID>} (e.g. {@code delays@12:5:-1:4}): the
+ * state of {@code view} replayed up to and including that message ID; its four colon-separated
+ * message ID fields are part of the name, so a client key {@code delays@12:5:-1:4:LAS} is row
+ * {@code LAS} of it.
  *
  * @param tenant tenant name: lowercase letters, digits, '_' and '-', 1 to 64 characters
- * @param view view name: letters, digits, '_' and '-', 1 to 100 characters
+ * @param view view name: a letter or '_', then letters, digits, '_' and '-', 1 to 100 characters;
+ *     optionally followed by {@code @ledgerId:entryId:partition:batchIndex}
  */
 public record ViewName(String tenant, String view) {
   private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
-  private static final Pattern VIEW = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]{0,99}");
+  private static final Pattern VIEW =
+      Pattern.compile("[A-Za-z_][A-Za-z0-9_-]{0,99}(@-?[0-9]{1,19}:-?[0-9]{1,19}:-?[0-9]{1,10}:-?[0-9]{1,10})?");
+  /** A client key that starts with a position-form name: {@code view@l:e:p:b:rowKey}. */
+  private static final Pattern POSITION_KEY =
+      Pattern.compile("([A-Za-z_][A-Za-z0-9_-]{0,99}@-?[0-9]{1,19}:-?[0-9]{1,19}:-?[0-9]{1,10}:-?[0-9]{1,10}):(.*)",
+          Pattern.DOTALL);
 
   /**
    * Create a view name.
@@ -24,8 +34,36 @@ public record ViewName(String tenant, String view) {
     Objects.requireNonNull(view, "view");
     if (!VIEW.matcher(view).matches()) {
       throw new IllegalArgumentException("invalid view name '" + view
-          + "': use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters)");
+          + "': use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters), optionally"
+          + " followed by @<message ID> (ledgerId:entryId:partition:batchIndex)");
     }
+  }
+
+  /**
+   * Split a client key {@code <view>:<rowKey>} into its view name and row key: at the first ':', or
+   * after the message ID of a position-form name ({@code <view>@l:e:p:b:<rowKey>}).
+   *
+   * @param key the key as a client sent it
+   * @return {view, rowKey}, or null when the key has no ':' after a non-empty view part
+   */
+  public static String[] splitKey(String key) {
+    int at = key.indexOf('@');
+    int colon = key.indexOf(':');
+    if (at > 0 && (colon < 0 || at < colon)) {
+      java.util.regex.Matcher m = POSITION_KEY.matcher(key);
+      if (m.matches()) {
+        return new String[] {m.group(1), m.group(2)};
+      }
+    }
+    if (colon <= 0) {
+      return null;
+    }
+    return new String[] {key.substring(0, colon), key.substring(colon + 1)};
+  }
+
+  /** True for the position form {@code <view>@<message ID>} of a virtual state name. */
+  public boolean isPositionForm() {
+    return view.indexOf('@') >= 0;
   }
 
   /**

@@ -8,6 +8,11 @@ public enum ViewPhase {
   BACKFILLING,
   /** Caught up with the backfill target; following new events as they are appended. */
   LIVE,
+  /**
+   * A virtual state's bounded replay reached its stop position and finished: the state is complete,
+   * read-only and never changes again.
+   */
+  COMPLETE,
   /** The job failed; see the error in the metadata. */
   FAILED
 }

@@ -43,12 +43,44 @@ public interface ViewReader {
   Optional<ViewSchema> schema(ViewName name);
 
   /**
-   * Read the metadata of the served version of a view.
+   * Read the metadata of what reads of a view return: its served version, or, while the view is rolled
+   * back, the virtual state served in its place.
    *
    * @param name the view
    * @return its metadata, or empty when the view does not exist or serves no version yet
    */
   Optional<ViewMetadata> metadata(ViewName name);
+
+  /**
+   * Read the metadata of a view's own served version (what its job maintains), even while it is rolled
+   * back to a virtual state.
+   *
+   * @param name the view
+   * @return its metadata, or empty when the view does not exist or serves no version yet
+   */
+  default Optional<ViewMetadata> liveMetadata(ViewName name) {
+    return metadata(name);
+  }
+
+  /**
+   * Tell which virtual state a view serves in place of its own state (rollback).
+   *
+   * @param name the view
+   * @return the virtual state, or empty when the view serves its own state
+   */
+  default Optional<ViewName> rollbackTarget(ViewName name) {
+    return Optional.empty();
+  }
+
+  /**
+   * Describe a virtual state.
+   *
+   * @param name a name
+   * @return the description, or empty when {@code name} is not a virtual state
+   */
+  default Optional<VirtualState> virtualState(ViewName name) {
+    return Optional.empty();
+  }
 
   /**
    * Read the metadata of one version of a view (served or still building).

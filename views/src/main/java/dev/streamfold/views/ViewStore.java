@@ -29,6 +29,8 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
   private final Map<ViewName, ViewSchema> schemas = new ConcurrentHashMap<>();
+  /** Per-version shapes by "tenant/view#version"; a version's shape never changes once defined. */
+  private final Map<String, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
 
   private ViewStore(RedisClient client) {
     this.client = client;
@@ -74,27 +76,156 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /**
-   * Make readers see {@code version} of a view: one HSET, atomic for readers.
+   * Record the shape of one version (a new transformation version may add, drop or retype columns, or
+   * change the key); readers of that version use it.
+   *
+   * @param name the view
+   * @param version the version
+   * @param schema its shape
+   */
+  public void defineVersion(ViewName name, int version, ViewSchema schema) {
+    redis.hset(RedisKeys.meta(name, version), Map.of(
+        "columns", schema.encodeColumns(), "key_columns", String.join(",", schema.keyColumns())));
+    versionSchemas.put(name + "#" + version, schema);
+  }
+
+  /** KEYS[1] the view hash; ARGV[1] the version. Serves it only when newer than the served one. */
+  private static final String SERVE_SCRIPT = String.join("\n",
+      "local v = tonumber(redis.call('HGET', KEYS[1], 'served_version') or '0')",
+      "if tonumber(ARGV[1]) <= v then return 0 end",
+      "redis.call('HSET', KEYS[1], 'served_version', ARGV[1])",
+      "return 1");
+
+  /**
+   * Make readers see {@code version} of a view, unless that or a newer version is served already (a job
+   * of an older version that catches up late never takes the view back). One script, atomic for
+   * readers. Older versions' rows stay until {@link #dropVersion}: a reader that resolved the old version
+   * just before the switch still finds its rows.
    *
    * @param name the view
    * @param version the version to serve
+   * @return true when served, false when that or a newer version was served already
    */
-  public void serve(ViewName name, int version) {
-    redis.hset(RedisKeys.view(name), "served_version", Integer.toString(version));
+  public boolean serve(ViewName name, int version) {
+    Long served = redis.eval(SERVE_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER,
+        new String[] {RedisKeys.view(name)}, Integer.toString(version));
+    return served != null && served == 1L;
   }
 
   /**
-   * Serve {@code version} and remove every older version's rows and metadata (a version that caught
-   * up replaces the one readers saw; the switch is one HSET, atomic for readers).
+   * Serve a virtual state in place of a view (rollback): reads of {@code name} return the rows and
+   * metadata of {@code virtualState} until {@link #resume}. One HSET, atomic for readers; the view's own
+   * versions keep being maintained underneath.
    *
    * @param name the view
-   * @param version the version that caught up
+   * @param virtualState a virtual state of the same tenant
+   * @throws IllegalArgumentException if the virtual state belongs to another tenant
    */
-  public void promote(ViewName name, int version) {
-    serve(name, version);
-    for (int older = 1; older < version; older++) {
-      dropVersion(name, older);
+  public void rollback(ViewName name, ViewName virtualState) {
+    if (!virtualState.tenant().equals(name.tenant())) {
+      throw new IllegalArgumentException("a view serves only virtual states of its own tenant");
     }
+    redis.hset(RedisKeys.view(name), "rollback", virtualState.view());
+  }
+
+  /**
+   * Point reads of a view back at its own served version (undo {@link #rollback}). One HDEL, atomic.
+   *
+   * @param name the view
+   * @return true when the view was rolled back
+   */
+  public boolean resume(ViewName name) {
+    return redis.hdel(RedisKeys.view(name), "rollback") == 1L;
+  }
+
+  @Override
+  public Optional<ViewName> rollbackTarget(ViewName name) {
+    String target = redis.hget(RedisKeys.view(name), "rollback");
+    return target == null ? Optional.empty() : Optional.of(new ViewName(name.tenant(), target));
+  }
+
+  /**
+   * Register a virtual state: its description and its shape (stored as version 1). Nothing is served
+   * until {@link #completeVirtualState}.
+   *
+   * @param state the virtual state
+   * @param schema the shape of its rows
+   */
+  public void defineVirtualState(VirtualState state, ViewSchema schema) {
+    define(state.name(), schema);
+    redis.hset(RedisKeys.view(state.name()), state.toHash());
+    defineVersion(state.name(), 1, schema);
+  }
+
+  @Override
+  public Optional<VirtualState> virtualState(ViewName name) {
+    Map<String, String> hash = redis.hgetall(RedisKeys.view(name));
+    if (hash == null || !VirtualState.KIND.equals(hash.get("kind"))) {
+      return Optional.empty();
+    }
+    return Optional.of(VirtualState.fromHash(name, hash));
+  }
+
+  /**
+   * Mark a virtual state complete (its bounded replay finished) and serve it.
+   *
+   * @param name the virtual state
+   */
+  public void completeVirtualState(ViewName name) {
+    redis.hset(RedisKeys.meta(name, 1), Map.of("phase", ViewPhase.COMPLETE.name(),
+        "updated_at_ms", Long.toString(System.currentTimeMillis())));
+    serve(name, 1);
+  }
+
+  /**
+   * Read every row and the position of one version in one atomic script: the exact state at that
+   * position (for checks, exports and comparisons; the script holds Redis while it runs, so not for
+   * large views on a busy server).
+   *
+   * @param name the view
+   * @param version the version
+   * @return the snapshot; no rows and an empty position when the version does not exist
+   */
+  public Snapshot snapshot(ViewName name, int version) {
+    List<Object> reply = redis.eval(SNAPSHOT_SCRIPT, io.lettuce.core.ScriptOutputType.MULTI,
+        new String[] {RedisKeys.meta(name, version), RedisKeys.keys(name, version)},
+        RedisKeys.versionPrefix(name, version) + RedisKeys.ROW_INFIX);
+    String position = reply.get(0) == null ? "" : String.valueOf(reply.get(0));
+    long events = reply.get(1) == null ? 0 : Long.parseLong(String.valueOf(reply.get(1)));
+    Map<String, Map<String, String>> rows = new java.util.TreeMap<>();
+    for (int i = 2; i + 1 < reply.size(); i += 2) {
+      rows.put(String.valueOf(reply.get(i)), pairs(reply.get(i + 1)));
+    }
+    return new Snapshot(position.isEmpty() ? List.of() : List.of(position.split(",")), events, rows);
+  }
+
+  /**
+   * An exact state of a view version.
+   *
+   * @param position last applied message ID text per partition (empty when nothing applied)
+   * @param eventsApplied events folded into it
+   * @param rows row key to row (column to value text), sorted by row key
+   */
+  public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
+
+  /** KEYS[1] meta, KEYS[2] row-key set; ARGV[1] row-key prefix. Returns {position, events, key, row, ...}. */
+  private static final String SNAPSHOT_SCRIPT = String.join("\n",
+      "local meta = redis.call('HMGET', KEYS[1], 'position', 'events_applied')",
+      "local out = {meta[1] or '', meta[2] or '0'}",
+      "for _, k in ipairs(redis.call('SMEMBERS', KEYS[2])) do",
+      "  out[#out + 1] = k",
+      "  out[#out + 1] = redis.call('HGETALL', ARGV[1] .. k)",
+      "end",
+      "return out");
+
+  private static Map<String, String> pairs(Object flat) {
+    Map<String, String> hash = new LinkedHashMap<>();
+    if (flat instanceof List<?> list) {
+      for (int j = 0; j + 1 < list.size(); j += 2) {
+        hash.put(String.valueOf(list.get(j)), String.valueOf(list.get(j + 1)));
+      }
+    }
+    return hash;
   }
 
   /**
@@ -105,6 +236,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   public void dropVersion(ViewName name, int version) {
     unlinkMatching(RedisKeys.versionPrefix(name, version) + "}:*");
+    versionSchemas.remove(name + "#" + version);
   }
 
   private void unlinkMatching(String pattern) {
@@ -148,23 +280,18 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param name the view
    */
   public void drop(ViewName name) {
-    unlinkMatching("sf:{" + name.tenant() + ":" + name.view() + ":*");
     redis.unlink(RedisKeys.view(name));
     redis.srem(RedisKeys.tenantViews(name.tenant()), name.view());
+    // version tags are "{tenant:view:<digits>}": a position-form name "view@..." is another view
+    unlinkMatching("sf:{" + name.tenant() + ":" + name.view() + ":[0-9]*");
     schemas.remove(name);
+    versionSchemas.keySet().removeIf(k -> k.startsWith(name + "#"));
   }
 
+  /** One script reads the served version (following a rollback) and the row: atomic for readers. */
   @Override
   public Optional<Map<String, String>> row(ViewName name, String rowKey) {
-    int version = servedVersion(name);
-    if (version == 0) {
-      return Optional.empty();
-    }
-    Map<String, String> hash = redis.hgetall(RedisKeys.row(name, version, rowKey));
-    if (hash == null || hash.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(inSchemaOrder(name, hash));
+    return rows(name, List.of(rowKey)).get(0);
   }
 
   /**
@@ -177,7 +304,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   public Optional<Map<String, String>> row(ViewName name, int version, String rowKey) {
     Map<String, String> hash = redis.hgetall(RedisKeys.row(name, version, rowKey));
-    return hash == null || hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(name, hash));
+    return hash == null || hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(name, version, hash));
   }
 
   /**
@@ -198,14 +325,22 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /**
-   * KEYS[1] the view key; ARGV[1] the row-key prefix up to the version, ARGV[2..] row keys. Returns the
-   * rows as flat field/value arrays of the served version, or an empty array when none is served.
+   * KEYS[1] the view hash; ARGV[1] the tenant, ARGV[2] the view, ARGV[3..] row keys. Follows a rollback
+   * to the virtual state served in its place. Returns {source view, version, row 1, row 2, ...} (rows as
+   * flat field/value arrays), or an empty array when nothing is served.
    */
   private static final String ROWS_SCRIPT = String.join("\n",
-      "local v = redis.call('HGET', KEYS[1], 'served_version')",
+      "local h = redis.call('HMGET', KEYS[1], 'served_version', 'rollback')",
+      "local src = ARGV[2]",
+      "local v = h[1]",
+      "if h[2] then",
+      "  src = h[2]",
+      "  v = redis.call('HGET', 'sf:{' .. ARGV[1] .. ':' .. src .. '}:view', 'served_version')",
+      "end",
       "if not v then return {} end",
-      "local out = {}",
-      "for i = 2, #ARGV do out[i - 1] = redis.call('HGETALL', ARGV[1] .. v .. '" + RedisKeys.ROW_INFIX + "' .. ARGV[i]) end",
+      "local prefix = 'sf:{' .. ARGV[1] .. ':' .. src .. ':' .. v .. '" + RedisKeys.ROW_INFIX + "'",
+      "local out = {src, v}",
+      "for i = 3, #ARGV do out[i] = redis.call('HGETALL', prefix .. ARGV[i]) end",
       "return out");
 
   private volatile String rowsScriptSha;
@@ -213,10 +348,11 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   @Override
   @SuppressWarnings("unchecked")
   public List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
-    String[] args = new String[rowKeys.size() + 1];
-    args[0] = "sf:{" + name.tenant() + ":" + name.view() + ":";
+    String[] args = new String[rowKeys.size() + 2];
+    args[0] = name.tenant();
+    args[1] = name.view();
     for (int i = 0; i < rowKeys.size(); i++) {
-      args[i + 1] = rowKeys.get(i);
+      args[i + 2] = rowKeys.get(i);
     }
     String[] keys = {RedisKeys.view(name)};
     if (rowsScriptSha == null) {
@@ -230,23 +366,22 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
     }
     List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
+    if (replies.size() < 2) {
+      rowKeys.forEach(k -> result.add(Optional.empty()));
+      return result;
+    }
+    ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
+    int version = Integer.parseInt(String.valueOf(replies.get(1)));
     for (int i = 0; i < rowKeys.size(); i++) {
-      List<Object> flat = i < replies.size() ? (List<Object>) replies.get(i) : List.of();
-      if (flat == null || flat.isEmpty()) {
-        result.add(Optional.empty());
-        continue;
-      }
-      Map<String, String> hash = new LinkedHashMap<>();
-      for (int j = 0; j + 1 < flat.size(); j += 2) {
-        hash.put(String.valueOf(flat.get(j)), String.valueOf(flat.get(j + 1)));
-      }
-      result.add(Optional.of(inSchemaOrder(name, hash)));
+      Object flat = i + 2 < replies.size() ? replies.get(i + 2) : null;
+      Map<String, String> hash = pairs(flat);
+      result.add(hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(source, version, hash)));
     }
     return result;
   }
 
-  private Map<String, String> inSchemaOrder(ViewName name, Map<String, String> hash) {
-    Optional<ViewSchema> schema = schema(name);
+  private Map<String, String> inSchemaOrder(ViewName name, int version, Map<String, String> hash) {
+    Optional<ViewSchema> schema = schema(name, version);
     if (schema.isEmpty()) {
       return hash;
     }
@@ -260,9 +395,49 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return ordered;
   }
 
+  /**
+   * The shape readers of a view see now: that of the served version (or of the virtual state served in
+   * its place), else the view's registered shape.
+   */
   @Override
   public Optional<ViewSchema> schema(ViewName name) {
+    ViewName source = rollbackTarget(name).orElse(name);
+    int version = servedVersion(source);
+    if (version > 0) {
+      Optional<ViewSchema> versioned = schema(source, version);
+      if (versioned.isPresent()) {
+        return versioned;
+      }
+    }
+    return viewSchema(name);
+  }
+
+  /**
+   * The shape of one version, as recorded by {@link #defineVersion}; the view's registered shape for a
+   * version recorded without one.
+   *
+   * @param name the view
+   * @param version the version
+   * @return the shape, or empty when neither exists
+   */
+  public Optional<ViewSchema> schema(ViewName name, int version) {
+    String cacheKey = name + "#" + version;
+    ViewSchema cached = versionSchemas.get(cacheKey);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    List<KeyValue<String, String>> fields = redis.hmget(RedisKeys.meta(name, version), "columns", "key_columns");
+    if (fields.get(0).hasValue() && fields.get(1).hasValue()) {
+      ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
+      versionSchemas.put(cacheKey, schema);
+      return Optional.of(schema);
+    }
+    return viewSchema(name);
+  }
+
+  private Optional<ViewSchema> viewSchema(ViewName name) {
     ViewSchema cached = schemas.get(name);
+
     if (cached != null) {
       return Optional.of(cached);
     }
@@ -275,8 +450,16 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return Optional.of(schema);
   }
 
+  /** Metadata of what reads of the view return: its served version, or the virtual state it is rolled back to. */
   @Override
   public Optional<ViewMetadata> metadata(ViewName name) {
+    ViewName source = rollbackTarget(name).orElse(name);
+    int version = servedVersion(source);
+    return version == 0 ? Optional.empty() : metadata(source, version);
+  }
+
+  @Override
+  public Optional<ViewMetadata> liveMetadata(ViewName name) {
     int version = servedVersion(name);
     return version == 0 ? Optional.empty() : metadata(name, version);
   }

@@ -400,7 +400,8 @@ public final class PulsarLedger implements Ledger {
               + after.map(Object::toString).orElse("earliest") + " within " + timeoutMs + " ms: "
               + whereStored(stream, events.isEmpty() ? after : Optional.of(events.get(events.size() - 1).messageId())), null);
         }
-        events.add(new dev.streamfold.ledger.StoredEvent(PulsarMessageIds.toText(m.getMessageId()), envelope(m)));
+        events.add(new dev.streamfold.ledger.StoredEvent(PulsarMessageIds.toText(m.getMessageId()), envelope(m),
+            m.getSequenceId()));
       }
     } catch (LedgerException e) {
       throw e;
@@ -408,6 +409,39 @@ public final class PulsarLedger implements Ledger {
       throw new LedgerException.Unavailable("cannot read stream " + stream, e);
     }
     return events;
+  }
+
+  @Override
+  public Optional<dev.streamfold.ledger.StoredEvent> locate(StreamRef stream, MessageIdText id, long timeoutMs) {
+    try {
+      properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot read stream " + stream, e);
+    }
+    // A reader starting inclusively at a batch message ID skips the batch's earlier messages
+    // (Pulsar client: startMessageIdInclusive with a batch index), so the first message read is the one
+    // at {@code id} when it exists, or the next one when it does not.
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+        .startMessageId(PulsarMessageIds.toPulsar(id)).startMessageIdInclusive().create()) {
+      if (!reader.hasMessageAvailable()) {
+        return Optional.empty();
+      }
+      Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
+      if (m == null) {
+        throw new LedgerException.Unavailable("cannot read stream " + stream + " at " + id + " within "
+            + timeoutMs + " ms: " + whereStored(stream, Optional.of(id)), null);
+      }
+      MessageIdText found = PulsarMessageIds.toText(m.getMessageId());
+      if (found.ledgerId() != id.ledgerId() || found.entryId() != id.entryId() || found.partition() != id.partition()
+          || found.batchIndex() != id.batchIndex()) {
+        return Optional.empty();
+      }
+      return Optional.of(new dev.streamfold.ledger.StoredEvent(found, envelope(m), m.getSequenceId()));
+    } catch (LedgerException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new LedgerException.Unavailable("cannot read stream " + stream, e);
+    }
   }
 
   /** Name the segment after {@code at} and where it is stored, for an error message. */

@@ -41,6 +41,9 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
   private static final long serialVersionUID = 1L;
 
   private final PayloadParser parser;
+  private final ReplayBound bound;
+  private transient boolean started;
+  private transient boolean stopped;
   private transient Map<Integer, String> lastByPartition;
   private transient long eventsApplied;
   private transient ListState<String> positionState;
@@ -48,8 +51,24 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
   private transient StreamRecord<Row> reuse;
   private transient Map<Integer, MessageIdText> resumeAfter;
 
+  /**
+   * Track the position of an unbounded view job.
+   *
+   * @param parser turns event payloads into SQL rows
+   */
   public PositionTracker(PayloadParser parser) {
+    this(parser, null);
+  }
+
+  /**
+   * Track the position of a job that applies only a range of the ledger (a replay).
+   *
+   * @param parser turns event payloads into SQL rows
+   * @param bound the range to apply, or null for everything
+   */
+  public PositionTracker(PayloadParser parser, ReplayBound bound) {
     this.parser = parser;
+    this.bound = bound;
   }
 
   @Override
@@ -71,6 +90,8 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
       eventsApplied += count;
     }
     reuse = new StreamRecord<>(null);
+    started = !lastByPartition.isEmpty(); // something applied: the start was reached
+    stopped = false;
   }
 
   @Override
@@ -79,9 +100,30 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
     if (!resumeAfter.isEmpty() && alreadyApplied(event.messageId)) {
       return;
     }
+    if (bound != null && !inBound(event)) {
+      return;
+    }
     output.collect(reuse.replace(parser.toRow(event)));
     lastByPartition.put(partitionOf(event.messageId), event.messageId);
     eventsApplied++;
+  }
+
+  /** Apply the replay range: skip events before the start; from the first event past the stop, skip all. */
+  private boolean inBound(SourceEvent event) {
+    if (stopped) {
+      return false;
+    }
+    if (bound.pastStop(event)) {
+      stopped = true;
+      return false;
+    }
+    if (!started) {
+      if (bound.beforeStart(event)) {
+        return false;
+      }
+      started = true;
+    }
+    return true;
   }
 
   /** True for an event at or before the restored position of its partition (re-read after a restore). */

@@ -44,6 +44,7 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
   private final String[] columns;
   private final String backfillTargetMessageId;
   private final long backfillTargetEvents;
+  private final boolean bounded;
 
   /**
    * Create the sink of one view version.
@@ -54,9 +55,13 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
    * @param columns result column names in order
    * @param backfillTargetMessageId latest message ID text when the job started, "" when the stream was empty
    * @param backfillTargetEvents events in the stream when the job started
+   * @param bounded true for a replay into a virtual state: its phase stays BACKFILLING and it is never
+   *     served by the sink (the transform manager completes and serves it once the job has finished);
+   *     false for a view job, whose version is served once it is LIVE
    */
   public RedisViewSink(String redisUri, ViewName name, int version, List<String> columns,
-      String backfillTargetMessageId, long backfillTargetEvents) {
+      String backfillTargetMessageId, long backfillTargetEvents, boolean bounded) {
+    this.bounded = bounded;
     this.redisUri = redisUri;
     this.tenant = name.tenant();
     this.view = name.view();
@@ -204,7 +209,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
         ViewCommit commit = request.getCommittable();
         try {
           open();
-          ViewPhase phase = live ? ViewPhase.LIVE : phase(commit.position(), backfillTargetMessageId);
+          ViewPhase phase = bounded ? ViewPhase.BACKFILLING
+              : live ? ViewPhase.LIVE : phase(commit.position(), backfillTargetMessageId);
           List<String> position = commit.position().isEmpty() ? List.of() : List.of(commit.position().split(","));
           boolean applied = writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(phase,
               commit.eventsApplied(), position, backfillTargetEvents, backfillTargetMessageId),
@@ -213,7 +219,9 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
             request.signalAlreadyCommitted();
           }
           if (phase == ViewPhase.LIVE && !live) {
-            store.promote(name, version);
+            // Served unless a newer version is (atomic for readers); the transform manager retires
+            // older versions once their jobs are stopped.
+            store.serve(name, version);
             live = true;
           }
         } catch (RuntimeException e) {

@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.pulsar.source.PulsarSource;
+import org.apache.flink.connector.pulsar.source.PulsarSourceBuilder;
+import org.apache.flink.connector.pulsar.source.enumerator.cursor.StopCursor;
 import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -176,36 +178,93 @@ public final class ViewJobBuilder {
   public static JobGraph build(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
       String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
       int parallelism, String backfillTargetMessageId, long backfillTargetEvents, List<String> resumeFrom) {
-    Configuration conf = new Configuration();
-    conf.setString("execution.checkpointing.interval", checkpointInterval.toMillis() + " ms");
-    conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
-    conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
-    conf.setString("execution.checkpointing.min-pause", Math.min(500, checkpointInterval.toMillis() / 2) + " ms");
-    conf.setString("state.checkpoints.dir", checkpointDir);
-    conf.setString("state.checkpoints.num-retained", "2");
-    conf.setString("state.backend.type", "hashmap");
+    Configuration conf = checkpointing(checkpointDir, checkpointInterval, true);
     conf.setString("restart-strategy.type", "fixed-delay");
     conf.setString("restart-strategy.fixed-delay.attempts", "5");
     conf.setString("restart-strategy.fixed-delay.delay", "3 s");
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
+    PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
+        .setDeserializationSchema(new LedgerEventDeserializer())
+        .setStartCursor(startCursor(resumeFrom))
+        .setSubscriptionName(subscription(definition));
+    return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, null,
+        new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
+            new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false));
+  }
+
+  /**
+   * Build the bounded job of a replay: the transformation's SQL, exactly as its view job runs it, over a
+   * range of the ledger, into version 1 of a virtual state. The source reads up to and including
+   * {@code readThrough} and ends; the {@link PositionTracker} applies exactly the events of
+   * {@code bound}. The job does not restart on failure (a failed replay is reported, and run again), and
+   * its checkpoints (which carry the commits to Redis) are deleted when it ends.
+   *
+   * @param definition the transformation version to replay
+   * @param streamColumns the source stream's declared columns
+   * @param topic the source stream's Pulsar topic
+   * @param serviceUrl Pulsar service URL
+   * @param adminUrl Pulsar admin URL
+   * @param redisUri Redis URI of the views
+   * @param checkpointDir URI of a scratch checkpoint directory for this replay
+   * @param checkpointInterval checkpoint interval (each checkpoint commits progress to the virtual state)
+   * @param parallelism parallelism of the SQL operators
+   * @param target the virtual state the rows go to (version 1)
+   * @param subscription the Pulsar subscription to read on (delete it when the replay ends)
+   * @param bound the exact range applied
+   * @param readThrough the last message ID the source reads (at or after the range's end)
+   * @param targetEvents events the replay expects to apply (progress; an upper bound for time stops)
+   * @return the job graph, not yet submitted
+   */
+  public static JobGraph buildReplay(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
+      String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
+      int parallelism, ViewName target, String subscription, ReplayBound bound, MessageIdText readThrough,
+      long targetEvents) {
+    Configuration conf = checkpointing(checkpointDir, checkpointInterval, false);
+    conf.setString("restart-strategy.type", "none");
+    conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
+    StartCursor start = bound.startId() == null ? StartCursor.earliest()
+        : startCursor(List.of(bound.startId()));
+    PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
+        .setDeserializationSchema(new LedgerEventDeserializer())
+        .setStartCursor(start)
+        .setBoundedStopCursor(StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough)))
+        .setSubscriptionName(subscription);
+    return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, bound,
+        new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThrough.toString(),
+            targetEvents, true));
+  }
+
+  private static Configuration checkpointing(String checkpointDir, Duration checkpointInterval, boolean retain) {
+    Configuration conf = new Configuration();
+    conf.setString("execution.checkpointing.interval", checkpointInterval.toMillis() + " ms");
+    conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
+    conf.setString("execution.checkpointing.externalized-checkpoint-retention",
+        retain ? "RETAIN_ON_CANCELLATION" : "DELETE_ON_CANCELLATION");
+    conf.setString("execution.checkpointing.min-pause", Math.min(500, checkpointInterval.toMillis() / 2) + " ms");
+    conf.setString("state.checkpoints.dir", checkpointDir);
+    conf.setString("state.checkpoints.num-retained", "2");
+    conf.setString("state.backend.type", "hashmap");
+    return conf;
+  }
+
+  private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
+      String topic, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
+      ReplayBound bound, RedisViewSink sink) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
 
     PayloadParser parser = new PayloadParser(streamColumns);
-    PulsarSource<SourceEvent> source = PulsarSource.builder()
+    PulsarSource<SourceEvent> source = sourceBuilder
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
         .setTopics(topic)
-        .setStartCursor(startCursor(resumeFrom))
-        .setSubscriptionName(subscription(definition))
-        .setDeserializationSchema(new LedgerEventDeserializer())
         .build();
     SingleOutputStreamOperator<Row> rows = env
         .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
         .setParallelism(1)
         .uid("ledger-source-" + java.util.UUID.randomUUID())
-        .transform("position", parser.rowType(), new PositionTracker(parser))
+        .transform("position", parser.rowType(), new PositionTracker(parser, bound))
         .setParallelism(1)
         .uid("position");
     tableEnv.createTemporaryView(quote(definition.sourceStream()), rows, parser.schema());
@@ -217,8 +276,7 @@ public final class ViewJobBuilder {
         .returns(ViewChange.class)
         .name("changelog to view changes");
     changes.union(rows.getSideOutput(PositionTracker.PROGRESS))
-        .sinkTo(new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()),
-            definition.version(), columns, backfillTargetMessageId, backfillTargetEvents))
+        .sinkTo(sink)
         .setParallelism(1)
         .name("view " + definition.name())
         .uid("view-sink");

@@ -1,0 +1,102 @@
+package dev.streamfold.transforms;
+
+import dev.streamfold.ledger.MessageIdText;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A position in a stream for replay: a message ID, an event time, or the latest event. Cursor semantics
+ * (documented in the README, "Replay and virtual states"):
+ * <ul>
+ *   <li>stop at a message ID: {@code inclusive} ({@code --to}) applies every event up to and including
+ *       it; exclusive ({@code --before}) every event before it. Batch indexes count: the 5th message of
+ *       a batched entry is its own position.</li>
+ *   <li>stop at an event time T: the longest ledger prefix in which no event is later than T
+ *       ({@code --to}) or at or later than T ({@code --before}). The ledger is ordered by appends, not by
+ *       event time: the replay stops at the first event past T, in ledger order, and applies nothing after
+ *       it. T earlier than every event gives an empty state; T later than every event, the whole stream
+ *       as of the replay's start.</li>
+ *   <li>start ({@code --from}) at a message ID: that event and every later one; at an event time T: from
+ *       the first event, in ledger order, whose event time is at or after T (T earlier than every event:
+ *       from the earliest).</li>
+ *   <li>latest: the latest event when the replay starts (a stop only).</li>
+ * </ul>
+ *
+ * @param kind what the cursor names
+ * @param messageId the message ID, for {@link Kind#MESSAGE}
+ * @param eventTimeMs the event time, epoch milliseconds, for {@link Kind#EVENT_TIME}
+ * @param inclusive for a stop: whether the named event (or time) itself is included
+ */
+public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long eventTimeMs, boolean inclusive) {
+  /** What a cursor names. */
+  public enum Kind { MESSAGE, EVENT_TIME, LATEST }
+
+  public ReplayCursor {
+    Objects.requireNonNull(kind, "kind");
+    messageId = messageId == null ? Optional.empty() : messageId;
+    if (kind == Kind.MESSAGE && messageId.isEmpty()) {
+      throw new IllegalArgumentException("a message cursor needs a message ID");
+    }
+  }
+
+  /** The latest event when the replay starts, included. */
+  public static ReplayCursor latest() {
+    return new ReplayCursor(Kind.LATEST, Optional.empty(), 0, true);
+  }
+
+  /**
+   * Parse a cursor as a user writes it.
+   *
+   * @param text {@code latest}; a message ID {@code ledgerId:entryId:partition:batchIndex} (as Append
+   *     returns it); an event time as an ISO-8601 instant ({@code 2015-01-02T10:00:00Z}), a date-time
+   *     without zone or a date (both read as UTC), or epoch milliseconds (digits only)
+   * @param inclusive whether the named event or time is included (stops: {@code --to} vs {@code --before})
+   * @return the cursor
+   * @throws IllegalArgumentException if the text is none of these; the message lists the forms
+   */
+  public static ReplayCursor parse(String text, boolean inclusive) {
+    String t = text == null ? "" : text.trim();
+    if (t.equalsIgnoreCase("latest")) {
+      if (!inclusive) {
+        throw new IllegalArgumentException("'before latest' is not a position; use --to latest, or --before <message ID>");
+      }
+      return latest();
+    }
+    if (t.matches("-?\\d+:-?\\d+:-?\\d+:-?\\d+")) {
+      return new ReplayCursor(Kind.MESSAGE, Optional.of(MessageIdText.parse(t)), 0, inclusive);
+    }
+    try {
+      if (t.matches("\\d{1,19}")) {
+        return new ReplayCursor(Kind.EVENT_TIME, Optional.empty(), Long.parseLong(t), inclusive);
+      }
+      long ms;
+      if (t.endsWith("Z") || t.matches(".*[+-]\\d\\d:\\d\\d$")) {
+        ms = Instant.parse(t).toEpochMilli();
+      } else if (t.contains("T")) {
+        ms = LocalDateTime.parse(t).toInstant(ZoneOffset.UTC).toEpochMilli();
+      } else {
+        ms = LocalDate.parse(t).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli();
+      }
+      return new ReplayCursor(Kind.EVENT_TIME, Optional.empty(), ms, inclusive);
+    } catch (DateTimeParseException | NumberFormatException e) {
+      throw new IllegalArgumentException("cannot read cursor '" + text + "': use a message ID"
+          + " (ledgerId:entryId:partition:batchIndex, as Append returns it), an event time (ISO-8601 such as"
+          + " 2015-01-02T10:00:00Z, a date 2015-01-02 (UTC), or epoch milliseconds) or 'latest'");
+    }
+  }
+
+  /** The cursor as a user would write it, with its direction, e.g. {@code to 12:5:-1:4}. */
+  public String describe(String direction) {
+    String at = switch (kind) {
+      case MESSAGE -> messageId.get().toString();
+      case EVENT_TIME -> Instant.ofEpochMilli(eventTimeMs).toString();
+      case LATEST -> "latest";
+    };
+    return direction + " " + at;
+  }
+}
