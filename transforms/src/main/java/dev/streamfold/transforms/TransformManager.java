@@ -307,13 +307,13 @@ public final class TransformManager implements AutoCloseable {
   /** The update's version is served: it becomes the transformation; the old version is retired. */
   private synchronized void finishUpdate(TransformDefinition update) {
     Optional<TransformDefinition> old = catalog.get(update.tenant(), update.name());
-    catalog.put(update);
-    updates.delete(update.tenant(), update.name());
-    views.define(viewName(update), schema(update));
     if (old.isPresent() && old.get().version() != update.version()) {
       cancel(new JobKey(viewName(update), old.get().version()));
       removeVersion(old.get());
     }
+    views.define(viewName(update), schema(update));
+    catalog.put(update);
+    updates.delete(update.tenant(), update.name());
     LOG.info("{} now serves v{}", viewName(update), update.version());
   }
 

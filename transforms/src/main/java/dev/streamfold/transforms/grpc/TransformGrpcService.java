@@ -8,18 +8,18 @@ import dev.streamfold.api.v1.ListTransformsRequest;
 import dev.streamfold.api.v1.ListTransformsResponse;
 import dev.streamfold.api.v1.Transform;
 import dev.streamfold.api.v1.TransformServiceGrpc;
-import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.api.v1.UpdateTransformRequest;
+import dev.streamfold.api.v1.ViewUpdate;
 import dev.streamfold.ledger.grpc.GrpcReplies;
-import dev.streamfold.ledger.grpc.LedgerStatus;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.transforms.ViewStatus;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewPhase;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /** gRPC {@code TransformService} over the {@link TransformManager}. */
@@ -65,34 +65,25 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
     reply(response, () -> proto(manager.status(request.getTenant(), request.getName())));
   }
 
+  @Override
+  public void update(UpdateTransformRequest request, StreamObserver<Transform> response) {
+    reply(response, () -> proto(manager.update(request.getTenant(), request.getName(), request.getSql(),
+        request.getKeyColumnsList())));
+  }
+
   private static <T> void reply(StreamObserver<T> response, Supplier<T> call) {
     GrpcReplies.reply(response, call, TransformGrpcService::toStatus);
   }
 
   /**
-   * Map an error to a gRPC status.
+   * Map an error to a gRPC status (see {@link TransformStatus#toStatus}).
    *
    * @param e the error
-   * @return INVALID_ARGUMENT for bad SQL or names, NOT_FOUND, ALREADY_EXISTS, UNAVAILABLE for ledger
-   *     failures, INTERNAL otherwise
+   * @return INVALID_ARGUMENT for bad SQL or names, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION,
+   *     UNAVAILABLE for ledger and Redis failures, INTERNAL otherwise
    */
   static StatusRuntimeException toStatus(RuntimeException e) {
-    if (e instanceof LedgerException || e instanceof StatusRuntimeException) {
-      return LedgerStatus.toStatus(e);
-    }
-    Status status;
-    if (e instanceof TransformException.InvalidSql || e instanceof IllegalArgumentException) {
-      status = Status.INVALID_ARGUMENT;
-    } else if (e instanceof TransformException.NotFound) {
-      status = Status.NOT_FOUND;
-    } else if (e instanceof TransformException.AlreadyExists) {
-      status = Status.ALREADY_EXISTS;
-    } else if (dev.streamfold.views.ViewStore.isRedisFailure(e)) {
-      status = Status.UNAVAILABLE;
-    } else {
-      status = Status.INTERNAL;
-    }
-    return status.withDescription(e.getMessage()).withCause(e).asRuntimeException();
+    return TransformStatus.toStatus(e);
   }
 
   static Transform proto(TransformDefinition d) {
@@ -105,23 +96,38 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
 
   static dev.streamfold.api.v1.ViewStatus proto(ViewStatus s) {
     dev.streamfold.api.v1.ViewStatus.Builder b = dev.streamfold.api.v1.ViewStatus.newBuilder()
-        .setTenant(s.definition().tenant()).setView(s.definition().name()).setError(s.error());
+        .setTenant(s.definition().tenant()).setView(s.definition().name()).setError(s.error())
+        .setVersion(s.definition().version()).setServedVersion(s.servedVersion()).setJobState(s.jobState())
+        .setRolledBackTo(s.rolledBackTo().orElse(""));
+    s.update().ifPresent(u -> b.setUpdate(proto(u)));
+    b.setPhase(phase(s.building(), s.jobState()));
     if (s.building().isEmpty()) {
-      b.setPhase(ViewPhase.STARTING.name());
       return b.build();
     }
     ViewMetadata m = s.building().get();
-    String phase = m.phase().name();
-    if ("FAILED".equals(s.jobState()) || m.phase() == ViewPhase.FAILED) {
-      phase = ViewPhase.FAILED.name();
-    }
-    return b.setPhase(phase)
-        .setEventsApplied(m.eventsApplied())
+    return b.setEventsApplied(m.eventsApplied())
         .setBackfillTargetEvents(m.backfillTargetEvents())
         .setBackfillTargetMessageId(m.backfillTargetMessageId())
         .addAllPosition(m.position())
         .setRows(m.rows())
         .setUpdatedAtMs(m.updatedAtMs())
         .build();
+  }
+
+  static ViewUpdate proto(ViewStatus.Update u) {
+    ViewUpdate.Builder b = ViewUpdate.newBuilder().setVersion(u.definition().version()).setSql(u.definition().sql())
+        .addAllKeyColumns(u.definition().keyColumns()).addAllColumns(u.definition().columns().keySet())
+        .setJobState(u.jobState()).setError(u.error()).setPhase(phase(u.progress(), u.jobState()));
+    u.progress().ifPresent(m -> b.setEventsApplied(m.eventsApplied()).setBackfillTargetEvents(m.backfillTargetEvents())
+        .addAllPosition(m.position()).setRows(m.rows()));
+    return b.build();
+  }
+
+  /** STARTING before the first commit; FAILED when the metadata or the Flink job says so. */
+  private static String phase(Optional<ViewMetadata> m, String jobState) {
+    if ("FAILED".equals(jobState) || m.map(ViewMetadata::phase).orElse(null) == ViewPhase.FAILED) {
+      return ViewPhase.FAILED.name();
+    }
+    return m.map(ViewMetadata::phase).orElse(ViewPhase.STARTING).name();
   }
 }

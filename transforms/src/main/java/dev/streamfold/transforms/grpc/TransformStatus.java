@@ -1,0 +1,44 @@
+package dev.streamfold.transforms.grpc;
+
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.grpc.LedgerStatus;
+import dev.streamfold.transforms.TransformException;
+import dev.streamfold.views.ViewStore;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+
+/** Maps the transform module's errors to gRPC statuses at the service boundary (the one mapper of its services). */
+final class TransformStatus {
+  private TransformStatus() {}
+
+  /**
+   * Map an error to a gRPC status exception; the description is the error's message.
+   *
+   * @param e the error
+   * @return INVALID_ARGUMENT for bad SQL, cursors, replay ranges or names; NOT_FOUND for an unknown
+   *     transformation or virtual state; ALREADY_EXISTS for a taken name; FAILED_PRECONDITION for an
+   *     operation refused in the current state ({@link TransformException.Conflict}); UNAVAILABLE for
+   *     ledger (Pulsar) and Redis failures; the ledger's own mapping for its other errors; INTERNAL otherwise
+   */
+  static StatusRuntimeException toStatus(RuntimeException e) {
+    if (e instanceof LedgerException || e instanceof StatusRuntimeException) {
+      return LedgerStatus.toStatus(e);
+    }
+    Status status;
+    if (e instanceof TransformException.InvalidSql || e instanceof TransformException.InvalidReplay
+        || e instanceof IllegalArgumentException) {
+      status = Status.INVALID_ARGUMENT;
+    } else if (e instanceof TransformException.NotFound || e instanceof TransformException.VirtualStateNotFound) {
+      status = Status.NOT_FOUND;
+    } else if (e instanceof TransformException.AlreadyExists || e instanceof TransformException.VirtualStateExists) {
+      status = Status.ALREADY_EXISTS;
+    } else if (e instanceof TransformException.Conflict) {
+      status = Status.FAILED_PRECONDITION;
+    } else if (ViewStore.isRedisFailure(e)) {
+      status = Status.UNAVAILABLE;
+    } else {
+      status = Status.INTERNAL;
+    }
+    return status.withDescription(e.getMessage()).withCause(e).asRuntimeException();
+  }
+}

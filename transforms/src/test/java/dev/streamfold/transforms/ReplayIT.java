@@ -1,0 +1,455 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replay, virtual states, rollback and transformation updates on real Pulsar, Redis and a Flink
+ * MiniCluster: every virtual state is compared with the live view's own recorded states, or with an
+ * oracle over the appended events.
+ */
+class ReplayIT {
+  private static final String COUNT_SQL = "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin";
+
+  private static PulsarLedger ledger;
+  private static ViewStore views;
+  private static TransformManager manager;
+
+  @BeforeAll
+  static void start() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    views = ViewStore.connect(Testkit.redis().uri());
+    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
+        Testkit.workDir().resolve("replay-transforms"), Duration.ofMillis(500), 1, 16, java.util.Set.of()));
+    manager.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (manager != null) {
+      manager.close();
+    }
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static StreamRef flightsStream(String tenant) {
+    StreamRef stream = new StreamRef(tenant, "flights");
+    List<StreamColumn> columns = new ArrayList<>();
+    for (String c : Flights.COLUMNS) {
+      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
+    }
+    ledger.createStream(stream, columns);
+    return stream;
+  }
+
+  private static List<Appended> append(StreamRef stream, List<Flights.Flight> flights) {
+    List<EventEnvelope> batch = new ArrayList<>();
+    for (Flights.Flight f : flights) {
+      batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
+    }
+    return ledger.append(stream, batch).join();
+  }
+
+  private static void awaitLive(ViewName name, long events) {
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      ViewMetadata m = views.liveMetadata(name).orElse(null);
+      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
+    });
+  }
+
+  private static VirtualStateStatus awaitComplete(String tenant, String name) {
+    AtomicReference<VirtualStateStatus> last = new AtomicReference<>();
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      VirtualStateStatus status = manager.virtualState(tenant, name);
+      last.set(status);
+      ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);
+      if (phase == ViewPhase.FAILED) {
+        throw new AssertionError("replay " + name + " failed: " + status.progress().get().error());
+      }
+      return phase == ViewPhase.COMPLETE;
+    });
+    return last.get();
+  }
+
+  private static Map<String, Map<String, String>> rows(String tenant, String name) {
+    return views.snapshot(new ViewName(tenant, name), 1).rows();
+  }
+
+  private static Flights.Flight flight(String origin, String date) {
+    return new Flights.Flight(date, 5, 100, origin, "SFO");
+  }
+
+  /** Proof 1: replay to every position the live view was seen at gives exactly the rows it had then. */
+  @Test
+  void replayToARecordedPositionEqualsTheLiveViewAtThatPosition() throws Exception {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    manager.create(tenant, "delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+    ViewName live = new ViewName(tenant, "delays");
+    List<Flights.Flight> flights = Flights.load(50_000);
+
+    // Record (position, rows) of the live view while ingestion runs; the snapshot script reads both at once.
+    Map<String, ViewStore.Snapshot> recorded = new LinkedHashMap<>();
+    for (int from = 0; from < flights.size(); from += 1_000) {
+      append(stream, flights.subList(from, from + 1_000));
+      if (from % 4_000 == 0 && views.servedVersion(live) > 0) {
+        ViewStore.Snapshot seen = views.snapshot(live, views.servedVersion(live));
+        if (!seen.position().isEmpty()) {
+          recorded.putIfAbsent(seen.position().get(0), seen);
+        }
+      }
+      Thread.sleep(50);
+    }
+    awaitLive(live, 50_000);
+    ViewStore.Snapshot end = views.snapshot(live, views.servedVersion(live));
+    recorded.put(end.position().get(0), end);
+    assertThat(recorded).hasSizeGreaterThanOrEqualTo(4);
+
+    List<String> names = new ArrayList<>();
+    for (String position : recorded.keySet()) {
+      names.add(manager.replay(tenant, "delays", Optional.empty(), ReplayCursor.parse(position, true),
+          Optional.empty()).state().name().view());
+    }
+    int i = 0;
+    for (Map.Entry<String, ViewStore.Snapshot> seen : recorded.entrySet()) {
+      String name = names.get(i++);
+      assertThat(name).isEqualTo("delays@" + seen.getKey());
+      VirtualStateStatus status = awaitComplete(tenant, name);
+      ViewMetadata meta = status.progress().orElseThrow();
+      assertThat(meta.position()).as(name).containsExactly(seen.getKey());
+      assertThat(meta.eventsApplied()).as(name).isEqualTo(seen.getValue().eventsApplied());
+      assertThat(rows(tenant, name)).as(name).isEqualTo(seen.getValue().rows());
+      assertThat(status.state().transformVersion()).isEqualTo(1);
+      assertThat(status.state().fullHistory()).isTrue();
+    }
+    // The position form is readable like any view.
+    String lastName = names.get(names.size() - 1);
+    assertThat(views.row(new ViewName(tenant, lastName), "ATL")).isEqualTo(views.row(live, "ATL"));
+  }
+
+  /** Proof 2: message IDs inside one batched entry are exact cursors, as stops and as starts. */
+  @Test
+  void batchIndexesAreExactCursors() {
+    String tenant = null;
+    List<Appended> batch = null;
+    for (int attempt = 0; attempt < 3 && batch == null; attempt++) {
+      tenant = Testkit.uniqueName("t");
+      StreamRef stream = flightsStream(tenant);
+      append(stream, List.of(flight("ORD", "2015-01-01T00:00:00"), flight("LAS", "2015-01-01T00:00:00")));
+      List<Flights.Flight> ten = new ArrayList<>();
+      for (int k = 0; k < 10; k++) {
+        ten.add(flight("LAS", "2015-01-02T00:00:0" + k));
+      }
+      List<Appended> ids = append(stream, ten);
+      MessageIdText first = ids.get(0).messageId();
+      boolean oneEntry = ids.stream().allMatch(a -> a.messageId().ledgerId() == first.ledgerId()
+          && a.messageId().entryId() == first.entryId());
+      append(stream, List.of(flight("LAS", "2015-01-03T00:00:00"), flight("ORD", "2015-01-03T00:00:00")));
+      if (oneEntry) {
+        batch = ids;
+      }
+    }
+    assertThat(batch).as("10 events appended at once land in one batched entry").isNotNull();
+    for (int k = 0; k < 10; k++) {
+      assertThat(batch.get(k).messageId().batchIndex()).isEqualTo(k);
+    }
+    manager.create(tenant, "counts", COUNT_SQL, List.of());
+    awaitLive(new ViewName(tenant, "counts"), 14);
+
+    String id4 = batch.get(4).messageId().toString();
+    String id5 = batch.get(5).messageId().toString();
+    // One earlier LAS event, then batch indexes 0..: --before 4 applies 1 + 4, --to 4 applies 1 + 5, ...
+    Map<String, Long> expectedLas = new LinkedHashMap<>();
+    expectedLas.put("before4", 5L);
+    expectedLas.put("to4", 6L);
+    expectedLas.put("before5", 6L);
+    expectedLas.put("to5", 7L);
+    final String t = tenant;
+    manager.replay(t, "counts", Optional.empty(), ReplayCursor.parse(id4, false), Optional.of("before4"));
+    manager.replay(t, "counts", Optional.empty(), ReplayCursor.parse(id4, true), Optional.of("to4"));
+    manager.replay(t, "counts", Optional.empty(), ReplayCursor.parse(id5, false), Optional.of("before5"));
+    manager.replay(t, "counts", Optional.empty(), ReplayCursor.parse(id5, true), Optional.of("to5"));
+    // From inside the batch to inside the batch: indexes 2..5 only.
+    manager.replay(t, "counts", Optional.of(ReplayCursor.parse(batch.get(2).messageId().toString(), true)),
+        ReplayCursor.parse(id5, true), Optional.of("from2to5"));
+    expectedLas.forEach((name, n) -> {
+      VirtualStateStatus status = awaitComplete(t, name);
+      assertThat(rows(t, name).get("LAS")).as(name).containsEntry("n", Long.toString(n));
+      assertThat(rows(t, name).get("ORD")).as(name).containsEntry("n", "1");
+      assertThat(status.progress().orElseThrow().eventsApplied()).as(name).isEqualTo(n + 1);
+    });
+    assertThat(awaitComplete(t, "to5").progress().orElseThrow().position()).containsExactly(id5);
+    VirtualStateStatus window = awaitComplete(t, "from2to5");
+    assertThat(window.state().fullHistory()).isFalse();
+    assertThat(rows(t, "from2to5")).containsOnlyKeys("LAS");
+    assertThat(rows(t, "from2to5").get("LAS")).containsEntry("n", "4");
+    assertThatThrownBy(() -> manager.rollback(t, "counts", "from2to5"))
+        .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("not at the earliest event");
+  }
+
+  /** Proof 3 and the cursor rules: empty stream, latest, time cursors, out-of-range message IDs. */
+  @Test
+  void cursorEdgesAreExactAndNeverHang() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    manager.create(tenant, "counts", COUNT_SQL, List.of());
+    ViewName live = new ViewName(tenant, "counts");
+
+    manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.latest(), Optional.of("empty"));
+    VirtualStateStatus empty = awaitComplete(tenant, "empty");
+    assertThat(rows(tenant, "empty")).isEmpty();
+    assertThat(empty.progress().orElseThrow().eventsApplied()).isZero();
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(),
+        ReplayCursor.parse("1:2:-1:-1", true), Optional.of("x")))
+        .isInstanceOf(TransformException.InvalidReplay.class)
+        .hasMessageContaining(tenant + "/flights").hasMessageContaining("empty");
+
+    List<Appended> ids = new ArrayList<>();
+    for (int day = 1; day <= 9; day++) {
+      ids.addAll(append(stream, List.of(flight("LAS", "2015-01-0" + day + "T12:00:00"),
+          flight(day % 2 == 0 ? "ORD" : "JFK", "2015-01-0" + day + "T12:00:00"))));
+    }
+    awaitLive(live, 18);
+    String latestName = manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.latest(), Optional.empty())
+        .state().name().view();
+    assertThat(latestName).isEqualTo("counts@" + ids.get(17).messageId());
+    awaitComplete(tenant, latestName);
+    assertThat(rows(tenant, latestName)).isEqualTo(views.snapshot(live, views.servedVersion(live)).rows());
+
+    // Event-time stops: --to includes the time itself, --before excludes it.
+    manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.parse("2015-01-03T12:00:00Z", true),
+        Optional.of("to_jan3"));
+    manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.parse("2015-01-03T12:00:00Z", false),
+        Optional.of("before_jan3"));
+    manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.parse("2014-01-01", true),
+        Optional.of("before_everything"));
+    manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.parse("2030-01-01", true),
+        Optional.of("past_the_end"));
+    manager.replay(tenant, "counts", Optional.of(ReplayCursor.parse("2014-01-01", true)),
+        ReplayCursor.parse(ids.get(3).messageId().toString(), true), Optional.of("from_before_everything"));
+    manager.replay(tenant, "counts", Optional.of(ReplayCursor.parse("2015-01-08", true)),
+        ReplayCursor.latest(), Optional.of("from_jan8"));
+    assertThat(rows(tenant, awaitName(tenant, "to_jan3"))).isEqualTo(Map.of(
+        "LAS", Map.of("origin", "LAS", "n", "3"), "JFK", Map.of("origin", "JFK", "n", "2"),
+        "ORD", Map.of("origin", "ORD", "n", "1")));
+    assertThat(rows(tenant, awaitName(tenant, "before_jan3"))).isEqualTo(Map.of(
+        "LAS", Map.of("origin", "LAS", "n", "2"), "JFK", Map.of("origin", "JFK", "n", "1"),
+        "ORD", Map.of("origin", "ORD", "n", "1")));
+    assertThat(rows(tenant, awaitName(tenant, "before_everything"))).isEmpty();
+    assertThat(rows(tenant, awaitName(tenant, "past_the_end"))).isEqualTo(rows(tenant, latestName));
+    assertThat(rows(tenant, awaitName(tenant, "from_before_everything"))).isEqualTo(Map.of(
+        "LAS", Map.of("origin", "LAS", "n", "2"), "JFK", Map.of("origin", "JFK", "n", "1"),
+        "ORD", Map.of("origin", "ORD", "n", "1")));
+    assertThat(rows(tenant, awaitName(tenant, "from_jan8"))).isEqualTo(Map.of(
+        "LAS", Map.of("origin", "LAS", "n", "2"), "JFK", Map.of("origin", "JFK", "n", "1"),
+        "ORD", Map.of("origin", "ORD", "n", "1")));
+
+    MessageIdText last = ids.get(17).messageId();
+    MessageIdText beyond = new MessageIdText(last.ledgerId(), last.entryId() + 1000, last.partition(), -1);
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.parse(beyond.toString(), true),
+        Optional.of("beyond")))
+        .isInstanceOf(TransformException.InvalidReplay.class)
+        .hasMessageContaining("message ID " + beyond + " is not in stream " + tenant + "/flights")
+        .hasMessageContaining(ids.get(0).messageId().toString())
+        .hasMessageContaining(last.toString());
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.of(ReplayCursor.parse(ids.get(5).messageId().toString(), true)),
+        ReplayCursor.parse(ids.get(2).messageId().toString(), true), Optional.of("backwards")))
+        .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("after the stop");
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.latest(),
+        Optional.of("counts"))) // a view's own name is taken
+        .isInstanceOf(TransformException.VirtualStateExists.class);
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.latest(),
+        Optional.empty())) // and so is the position form, once replayed
+        .isInstanceOf(TransformException.VirtualStateExists.class);
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(),
+        ReplayCursor.parse("2015-01-03", true), Optional.empty()))
+        .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("--as");
+    assertThat(manager.virtualStates(tenant)).extracting(s -> s.state().name().view())
+        .contains("empty", "to_jan3", latestName);
+    assertThat(manager.dropVirtualState(tenant, "empty")).isTrue();
+    assertThat(manager.dropVirtualState(tenant, "empty")).isFalse();
+    assertThat(views.virtualState(new ViewName(tenant, "empty"))).isEmpty();
+  }
+
+  private static String awaitName(String tenant, String name) {
+    awaitComplete(tenant, name);
+    return name;
+  }
+
+  /** Proof 4: rollback and resume switch readers atomically between two whole states. */
+  @Test
+  void rollbackAndResumeAreAtomicForReaders() throws Exception {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    List<Flights.Flight> flights = Flights.load(20_000);
+    List<Appended> ids = append(stream, flights.subList(0, 10_000));
+    append(stream, flights.subList(10_000, 20_000));
+    manager.create(tenant, "delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+    ViewName live = new ViewName(tenant, "delays");
+    awaitLive(live, 20_000);
+    String at = ids.get(9_999).messageId().toString();
+    String state = manager.replay(tenant, "delays", Optional.empty(), ReplayCursor.parse(at, true), Optional.empty())
+        .state().name().view();
+    awaitComplete(tenant, state);
+    assertThat(manager.dropVirtualState(tenant, "nope")).isFalse();
+    List<String> keys = new ArrayList<>(Flights.delaysByOrigin(flights).keySet());
+    Map<String, Map<String, String>> liveRows = views.snapshot(live, views.servedVersion(live)).rows();
+    Map<String, Map<String, String>> pastRows = rows(tenant, state);
+    Map<String, Flights.Delays> pastOracle = Flights.delaysByOrigin(flights.subList(0, 10_000));
+    assertThat(pastRows.keySet()).isEqualTo(pastOracle.keySet());
+    pastOracle.forEach((origin, d) -> {
+      assertThat(pastRows.get(origin)).containsEntry("flights", Long.toString(d.flights()))
+          .containsEntry("delayed", Long.toString(d.delayed()));
+      assertThat(Double.parseDouble(pastRows.get(origin).get("avg_delay"))).isCloseTo(d.avgDelay(),
+          org.assertj.core.api.Assertions.within(1e-9));
+    });
+    assertThat(pastRows).isNotEqualTo(liveRows);
+
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong reads = new AtomicLong();
+    AtomicLong pastReads = new AtomicLong();
+    AtomicReference<String> torn = new AtomicReference<>();
+    Thread reader = new Thread(() -> {
+      while (running.get()) {
+        List<Optional<Map<String, String>>> got = views.rows(live, keys);
+        Map<String, Map<String, String>> seen = new TreeMap<>();
+        for (int k = 0; k < keys.size(); k++) {
+          int index = k;
+          got.get(k).ifPresent(row -> seen.put(keys.get(index), row));
+        }
+        if (seen.equals(pastRows)) {
+          pastReads.incrementAndGet();
+        } else if (!seen.equals(liveRows)) {
+          torn.compareAndSet(null, "a read matched neither state: " + seen);
+        }
+        // and one single-row read, the HGETALL path
+        Map<String, String> atl = views.row(live, "ATL").orElse(Map.of());
+        if (!atl.equals(pastRows.get("ATL")) && !atl.equals(liveRows.get("ATL"))) {
+          torn.compareAndSet(null, "a row matched neither state: " + atl);
+        }
+        reads.incrementAndGet();
+      }
+    });
+    reader.start();
+    for (int k = 0; k < 5; k++) {
+      manager.rollback(tenant, "delays", state);
+      assertThat(manager.status(tenant, "delays").rolledBackTo()).contains(state);
+      Thread.sleep(150);
+      assertThat(manager.resume(tenant, "delays")).isTrue();
+      Thread.sleep(150);
+    }
+    manager.rollback(tenant, "delays", state);
+    assertThat(views.metadata(live).orElseThrow().position()).containsExactly(at);
+    assertThat(views.liveMetadata(live).orElseThrow().eventsApplied()).isEqualTo(20_000);
+    assertThatThrownBy(() -> manager.dropVirtualState(tenant, state))
+        .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("resume");
+    Thread.sleep(200);
+    manager.resume(tenant, "delays");
+    assertThat(manager.resume(tenant, "delays")).isFalse();
+    running.set(false);
+    reader.join();
+    assertThat(torn.get()).isNull();
+    assertThat(pastReads.get()).isPositive();
+    assertThat(reads.get()).isGreaterThan(pastReads.get());
+  }
+
+  /** Proof 5: an update builds beside the served version and swaps in with no failed or empty read. */
+  @Test
+  void updateSwapsAtomicallyWhileIngestionRuns() throws Exception {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    List<Flights.Flight> flights = Flights.load(60_000);
+    append(stream, flights.subList(0, 30_000));
+    manager.create(tenant, "delays", COUNT_SQL, List.of());
+    ViewName live = new ViewName(tenant, "delays");
+    awaitLive(live, 30_000);
+
+    assertThatThrownBy(() -> manager.update(tenant, "delays", "SELECT origin, COUNT(*) AS n FROM nowhere GROUP BY origin",
+        List.of())).isInstanceOf(TransformException.InvalidSql.class);
+    assertThat(manager.status(tenant, "delays").update()).isEmpty();
+    assertThat(views.servedVersion(live)).isEqualTo(1);
+
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicReference<String> problem = new AtomicReference<>();
+    AtomicLong reads = new AtomicLong();
+    Thread reader = new Thread(() -> {
+      while (running.get()) {
+        try {
+          Optional<Map<String, String>> row = views.row(live, "ATL");
+          if (row.isEmpty() || row.get().get("n") == null) {
+            problem.compareAndSet(null, "empty read of ATL: " + row);
+          }
+          reads.incrementAndGet();
+        } catch (RuntimeException e) {
+          problem.compareAndSet(null, "read failed: " + e);
+        }
+      }
+    });
+    reader.start();
+    Thread ingest = new Thread(() -> {
+      for (int from = 30_000; from < 60_000; from += 1_000) {
+        append(stream, flights.subList(from, from + 1_000));
+      }
+    });
+    ingest.start();
+    String newSql = "SELECT origin, COUNT(*) AS n, MAX(delay) AS max_delay FROM flights GROUP BY origin";
+    TransformDefinition next = manager.update(tenant, "delays", newSql, List.of());
+    assertThat(next.version()).isEqualTo(2);
+    assertThat(manager.status(tenant, "delays").update()).isPresent();
+    ingest.join();
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100))
+        .until(() -> manager.get(tenant, "delays").version() == 2 && manager.status(tenant, "delays").update().isEmpty());
+    awaitLive(live, 60_000);
+    running.set(false);
+    reader.join();
+    assertThat(problem.get()).isNull();
+    assertThat(reads.get()).isPositive();
+    assertThat(views.servedVersion(live)).isEqualTo(2);
+    assertThat(views.metadata(live, 1)).as("the old version is retired").isEmpty();
+    Map<String, long[]> oracle = new TreeMap<>();
+    for (Flights.Flight f : flights) {
+      long[] acc = oracle.computeIfAbsent(f.origin(), o -> new long[] {0, Long.MIN_VALUE});
+      acc[0]++;
+      acc[1] = Math.max(acc[1], f.delay());
+    }
+    Map<String, Map<String, String>> expected = new TreeMap<>();
+    oracle.forEach((origin, acc) -> expected.put(origin,
+        Map.of("origin", origin, "n", Long.toString(acc[0]), "max_delay", Long.toString(acc[1]))));
+    assertThat(views.snapshot(live, 2).rows()).isEqualTo(expected);
+    assertThat(views.row(live, "ATL").orElseThrow().keySet()).containsExactly("origin", "n", "max_delay");
+    assertThat(manager.status(tenant, "delays").definition().sql()).isEqualTo(newSql);
+  }
+}
