@@ -60,4 +60,11 @@ public class TransformException extends RuntimeException {
       super(message);
     }
   }
+
+  /** A training set that cannot be built as asked (unknown view or column, bad expression, bad output). */
+  public static final class InvalidTrainingSet extends TransformException {
+    public InvalidTrainingSet(String message) {
+      super(message);
+    }
+  }
 }

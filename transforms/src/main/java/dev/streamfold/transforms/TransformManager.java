@@ -6,7 +6,16 @@ import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.transforms.job.PayloadParser;
 import dev.streamfold.transforms.job.ReplayBound;
+import dev.streamfold.transforms.training.FeatureSpec;
+import dev.streamfold.transforms.training.TrainingSetColumns;
+import dev.streamfold.transforms.training.TrainingSetFormat;
+import dev.streamfold.transforms.training.TrainingSetJobBuilder;
+import dev.streamfold.transforms.training.TrainingSetPlan;
+import dev.streamfold.transforms.training.TrainingSetSpec;
+import dev.streamfold.transforms.training.TrainingSetStatus;
+import dev.streamfold.transforms.training.TrainingSetWriter;
 import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -73,6 +82,9 @@ public final class TransformManager implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
+  /** Training-set builds since start, by "tenant/name", and the scratch directories of running ones. */
+  private final Map<String, TrainingSetStatus> trainingSets = new ConcurrentHashMap<>();
+  private final Map<String, Path> trainingScratch = new ConcurrentHashMap<>();
   private MiniCluster cluster;
 
   /** One view version's job. */
@@ -708,6 +720,282 @@ public final class TransformManager implements AutoCloseable {
    */
   public synchronized boolean resume(String tenant, String view) {
     return views.resume(viewName(get(tenant, view)));
+  }
+
+  /**
+   * Build a point-in-time-correct training set from the ledger (see {@link TrainingSetSpec}): validates
+   * everything first (views, columns, expressions, output), then starts a bounded Flink job that folds
+   * the label stream from the earliest event with each feature view's own SQL and writes one row per
+   * label event with the features as the views held them just before it ({@link
+   * dev.streamfold.transforms.training.PointInTimeJoin}). Returns at once; follow it with
+   * {@link #trainingSet}. When the job ends, a manifest ({@code <output>.manifest.json}) records the
+   * range, the transformation versions and the command. Features must read the label stream: ledger order
+   * is defined within one stream only.
+   *
+   * @param spec the training set
+   * @return its status (RUNNING, or COMPLETE at once for an empty stream)
+   * @throws TransformException.InvalidTrainingSet if a name, view, column, expression, cursor or the
+   *     output is not usable; the message names the field
+   * @throws TransformException.NotFound if a feature view does not exist
+   * @throws TransformException.InvalidReplay if the stop message ID is not in the stream
+   * @throws dev.streamfold.ledger.LedgerException.StreamNotFound if the label stream does not exist
+   */
+  public synchronized TrainingSetStatus createTrainingSet(TrainingSetSpec spec) {
+    if (!spec.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
+      throw new TransformException.InvalidTrainingSet("invalid training set name '" + spec.name()
+          + "': use a letter or '_' then letters, digits, '_' or '-'");
+    }
+    TrainingSetStatus running = trainingSets.get(spec.tenant() + "/" + spec.name());
+    if (running != null && running.phase().equals(TrainingSetStatus.RUNNING)) {
+      throw new TransformException.Conflict("training set '" + spec.name() + "' is being built already");
+    }
+    StreamRef stream = new StreamRef(spec.tenant(), spec.labelStream());
+    StreamInfo info = ledger.describe(stream);
+    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
+    Path output = Path.of(spec.output());
+    if (!output.isAbsolute()) {
+      output = options.dataDir().toAbsolutePath().resolve("training-sets").resolve(output);
+    }
+    TrainingSetFormat format;
+    try {
+      format = TrainingSetFormat.of(output);
+    } catch (IllegalArgumentException e) {
+      throw new TransformException.InvalidTrainingSet("--out: " + e.getMessage());
+    }
+    String table = ViewJobBuilder.quote(spec.labelStream());
+    String entity = requireExpression("--entity", spec.entity());
+    String label = requireExpression("--label", spec.label());
+    checkExpression("--entity", "CAST((" + entity + ") AS STRING)", table, streams);
+    String labelType = checkExpression("--label", label, table, streams);
+    String where = spec.where().isEmpty() ? "TRUE" : spec.where();
+    checkExpression("--where", "CAST((" + where + ") AS BOOLEAN)", table, streams);
+
+    List<TransformDefinition> views = new java.util.ArrayList<>();
+    List<String> viewNames = new java.util.ArrayList<>();
+    List<String> joins = new java.util.ArrayList<>();
+    int n = spec.features().size();
+    int[] viewOf = new int[n];
+    int[] joinOf = new int[n];
+    int[] columnOf = new int[n];
+    LinkedHashMap<String, String> featureTypes = new LinkedHashMap<>();
+    for (int f = 0; f < n; f++) {
+      FeatureSpec feature = spec.features().get(f);
+      TransformDefinition view = get(spec.tenant(), feature.view());
+      if (!view.sourceStream().equals(spec.labelStream())) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()
+            + "'; ledger order is defined within one stream, so features must read the label stream");
+      }
+      List<String> columns = new java.util.ArrayList<>(view.columns().keySet());
+      columnOf[f] = columns.indexOf(feature.column());
+      if (columnOf[f] < 0) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' has no column '" + feature.column() + "'; its columns: " + columns);
+      }
+      if (featureTypes.put(feature.name(), view.columns().get(feature.column())) != null) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + " is requested twice");
+      }
+      if (!viewNames.contains(view.name())) {
+        viewNames.add(view.name());
+        views.add(view);
+      }
+      viewOf[f] = viewNames.indexOf(view.name());
+      String join = feature.join().isEmpty() ? entity : feature.join();
+      checkExpression("feature " + feature.describe() + " join", "CAST((" + join + ") AS STRING)", table, streams);
+      if (!joins.contains(join)) {
+        joins.add(join);
+      }
+      joinOf[f] = joins.indexOf(join);
+    }
+    List<int[]> keyIndexes = new java.util.ArrayList<>();
+    for (TransformDefinition view : views) {
+      List<String> columns = new java.util.ArrayList<>(view.columns().keySet());
+      keyIndexes.add(view.keyColumns().stream().mapToInt(columns::indexOf).toArray());
+    }
+    StringBuilder projection = new StringBuilder("SELECT CAST((" + entity + ") AS STRING) AS `_entity`, (" + label
+        + ") AS `_label`, COALESCE(CAST((" + where + ") AS BOOLEAN), FALSE) AS `_is_label`, `"
+        + PayloadParser.EVENT_TIME_COLUMN + "`, `" + PayloadParser.MESSAGE_ID_COLUMN + "`");
+    for (int j = 0; j < joins.size(); j++) {
+      projection.append(", CAST((").append(joins.get(j)).append(") AS STRING) AS `_join_").append(j).append('`');
+    }
+    projection.append(" FROM ").append(table);
+
+    Optional<StoredEvent> stop = spec.to().kind() == ReplayCursor.Kind.MESSAGE
+        ? Optional.of(locateOrExplain(stream, info, spec.to().messageId().get()))
+        : spec.to().kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
+            ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
+    MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
+    long targetEvents = stop.map(e -> e.sequence() + (spec.to().inclusive() ? 1 : 0)).orElse(info.eventCount());
+    ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, stop.map(e -> e.messageId().toString()).orElse(null),
+        spec.to().inclusive(), spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? spec.to().eventTimeMs() : Long.MAX_VALUE,
+        spec.to().inclusive());
+    TrainingSetColumns columns = TrainingSetColumns.of(labelType, featureTypes);
+    String run = java.util.UUID.randomUUID().toString();
+    Path scratch = options.dataDir().toAbsolutePath().resolve("training").resolve(run);
+    try {
+      Files.createDirectories(scratch);
+      Files.createDirectories(output.toAbsolutePath().getParent());
+    } catch (IOException e) {
+      throw new TransformException.InvalidTrainingSet("--out: cannot create " + output.getParent() + ": " + e.getMessage());
+    }
+    TrainingSetPlan plan = new TrainingSetPlan(spec.features(), viewNames, viewOf, joinOf, columnOf, keyIndexes, columns,
+        format, output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString());
+    String key = spec.tenant() + "/" + spec.name();
+    long startedAt = System.currentTimeMillis();
+    String stopId = readThrough == null ? "" : readThrough.toString();
+    Path manifest = output.resolveSibling(output.getFileName() + ".manifest.json");
+    TrainingSetStatus status = new TrainingSetStatus(spec.name(), TrainingSetStatus.RUNNING, 0, targetEvents, 0,
+        output.toString(), manifest.toString(), stopId, startedAt, 0, "");
+    if (readThrough == null || targetEvents == 0) {
+      try (TrainingSetWriter writer = TrainingSetWriter.open(format, output, columns)) {
+        // an empty range: a file with the schema and no rows
+      } catch (IOException e) {
+        throw new TransformException.InvalidTrainingSet("--out: cannot write " + output + ": " + e.getMessage());
+      }
+      status = finishTrainingSet(spec, status, views, columns, 0, 0, "");
+      trainingSets.put(key, status);
+      return status;
+    }
+    String subscription = "streamfold-training-" + run;
+    JobGraph graph = TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
+        ledger.serviceUrl(), ledger.adminUrl(), projection.toString(), views, subscription, bound, readThrough, plan);
+    try {
+      cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new TransformException("cannot submit the training set job " + spec.name() + ": " + e.getMessage(), e);
+    }
+    trainingSets.put(key, status);
+    trainingScratch.put(key, scratch);
+    TrainingSetStatus started = status;
+    cluster.requestJobResult(graph.getJobID()).whenCompleteAsync((result, error) -> {
+      String cause = error != null ? error.getMessage()
+          : result.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse("");
+      long[] progress = trainingProgress(scratch);
+      try {
+        trainingSets.put(key, finishTrainingSet(spec, started, views, columns, progress[0], progress[1], cause));
+      } catch (RuntimeException e) {
+        LOG.warn("cannot finish training set {}", key, e);
+        trainingSets.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],
+            started.targetEvents(), progress[1], started.output(), started.manifest(), started.stopMessageId(),
+            started.startedAtMs(), System.currentTimeMillis(), "cannot write the manifest: " + e.getMessage()));
+      } finally {
+        trainingScratch.remove(key);
+        deleteCheckpointDir(scratch);
+        try {
+          ledger.deleteSubscription(stream, subscription);
+        } catch (RuntimeException e) {
+          LOG.warn("cannot delete training subscription {}", subscription, e);
+        }
+      }
+    }, housekeeping);
+    return status;
+  }
+
+  /** Record the end of a training set: the manifest when it succeeded. */
+  private TrainingSetStatus finishTrainingSet(TrainingSetSpec spec, TrainingSetStatus started,
+      List<TransformDefinition> views, TrainingSetColumns columns, long events, long rows, String cause) {
+    long now = System.currentTimeMillis();
+    if (cause != null && !cause.isEmpty()) {
+      LOG.error("training set {} failed: {}", spec.name(), cause);
+      return new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, events, started.targetEvents(), rows,
+          started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, cause);
+    }
+    Map<String, Object> manifest = new LinkedHashMap<>();
+    manifest.put("name", spec.name());
+    manifest.put("tenant", spec.tenant());
+    manifest.put("label_stream", spec.labelStream());
+    manifest.put("entity", spec.entity());
+    manifest.put("label", spec.label());
+    manifest.put("where", spec.where());
+    manifest.put("range", Map.of("from", "earliest", "to", started.stopMessageId(),
+        "stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"), "events", events));
+    List<Map<String, Object>> features = new java.util.ArrayList<>();
+    for (FeatureSpec f : spec.features()) {
+      TransformDefinition view = views.stream().filter(v -> v.name().equals(f.view())).findFirst().orElseThrow();
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("name", f.name());
+      entry.put("view", f.view());
+      entry.put("column", f.column());
+      entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
+      entry.put("ttl_ms", f.ttlMs());
+      entry.put("transform_version", view.version());
+      entry.put("sql", view.sql());
+      features.add(entry);
+    }
+    manifest.put("features", features);
+    List<Map<String, String>> cols = new java.util.ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      cols.add(Map.of("name", columns.names().get(i), "type", columns.types().get(i)));
+    }
+    manifest.put("columns", cols);
+    manifest.put("rows", rows);
+    manifest.put("format", TrainingSetFormat.of(Path.of(started.output())).name());
+    manifest.put("command", spec.command());
+    manifest.put("created_at", java.time.Instant.ofEpochMilli(now).toString());
+    try {
+      Files.writeString(Path.of(started.manifest()), new com.fasterxml.jackson.databind.ObjectMapper()
+          .writerWithDefaultPrettyPrinter().writeValueAsString(manifest));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    LOG.info("training set {}: {} rows from {} events in {} ms", spec.name(), rows, events, now - started.startedAtMs());
+    return new TrainingSetStatus(spec.name(), TrainingSetStatus.COMPLETE, events, started.targetEvents(), rows,
+        started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, "");
+  }
+
+  /** {events, rows} from a running build's progress file; zeros before its first write. */
+  private static long[] trainingProgress(Path scratch) {
+    try {
+      Path file = scratch.resolve("progress.json");
+      if (!Files.exists(file)) {
+        return new long[] {0, 0};
+      }
+      var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(Files.readString(file));
+      return new long[] {node.path("events").asLong(), node.path("rows").asLong()};
+    } catch (IOException | RuntimeException e) {
+      return new long[] {0, 0};
+    }
+  }
+
+  /**
+   * Report a training set's build.
+   *
+   * @param tenant tenant name
+   * @param name the training set
+   * @return its status with current progress
+   * @throws TransformException.InvalidTrainingSet if no build of that name ran since the server started
+   */
+  public TrainingSetStatus trainingSet(String tenant, String name) {
+    String key = tenant + "/" + name;
+    TrainingSetStatus status = trainingSets.get(key);
+    if (status == null) {
+      throw new TransformException.InvalidTrainingSet("no training set '" + name + "' was built in tenant '" + tenant
+          + "' since the server started (its manifest, beside the output file, records a finished one)");
+    }
+    Path scratch = trainingScratch.get(key);
+    if (status.phase().equals(TrainingSetStatus.RUNNING) && scratch != null) {
+      long[] progress = trainingProgress(scratch);
+      return new TrainingSetStatus(status.name(), status.phase(), progress[0], status.targetEvents(), progress[1],
+          status.output(), status.manifest(), status.stopMessageId(), status.startedAtMs(), 0, "");
+    }
+    return status;
+  }
+
+  private static String requireExpression(String field, String expression) {
+    if (expression == null || expression.isBlank()) {
+      throw new TransformException.InvalidTrainingSet(field + " is required");
+    }
+    return expression.trim();
+  }
+
+  /** Plan {@code SELECT expression FROM table}; return its SQL type, or fail naming the field. */
+  private static String checkExpression(String field, String expression, String table,
+      Map<String, List<StreamColumn>> streams) {
+    try {
+      return ViewJobBuilder.planColumns("SELECT " + expression + " AS `v` FROM " + table, streams).get("v");
+    } catch (TransformException.InvalidSql e) {
+      throw new TransformException.InvalidTrainingSet(field + ": invalid expression '" + expression + "': " + e.getMessage());
+    }
   }
 
   /**

@@ -8,7 +8,7 @@ import org.apache.flink.util.Collector;
 import org.apache.pulsar.client.api.Message;
 
 /** Turns a Pulsar message of a stream into a {@link SourceEvent} (the Flink source adapter). */
-final class LedgerEventDeserializer implements PulsarDeserializationSchema<SourceEvent> {
+public final class LedgerEventDeserializer implements PulsarDeserializationSchema<SourceEvent> {
   private static final long serialVersionUID = 1L;
 
   @Override

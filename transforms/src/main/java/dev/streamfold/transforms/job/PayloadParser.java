@@ -27,6 +27,13 @@ public final class PayloadParser implements Serializable {
   public static final String KEY_COLUMN = "_key";
   /** Metadata column holding the event time as TIMESTAMP(3), UTC. */
   public static final String EVENT_TIME_COLUMN = "_event_time";
+  /** Metadata column of ledger-clock rows (training sets): the event's message ID text. */
+  public static final String MESSAGE_ID_COLUMN = "_message_id";
+  /**
+   * Metadata rowtime column of ledger-clock rows: the event's sequence id (its ordinal in the stream) as
+   * a TIMESTAMP_LTZ(3) of that many milliseconds, with the source's per-event watermarks.
+   */
+  public static final String LEDGER_TIME_COLUMN = "_ledger_time";
 
   private static final long serialVersionUID = 1L;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -65,6 +72,28 @@ public final class PayloadParser implements Serializable {
     return b.build();
   }
 
+  /** The row type of ledger-clock rows: {@link #rowType()} then {@code _message_id}. */
+  public RowTypeInfo ledgerClockRowType() {
+    RowTypeInfo base = rowType();
+    TypeInformation<?>[] infos = java.util.Arrays.copyOf(base.getFieldTypes(), base.getArity() + 1);
+    String[] fieldNames = java.util.Arrays.copyOf(base.getFieldNames(), base.getArity() + 1);
+    infos[base.getArity()] = Types.STRING;
+    fieldNames[base.getArity()] = MESSAGE_ID_COLUMN;
+    return new RowTypeInfo(infos, fieldNames);
+  }
+
+  /**
+   * The SQL schema of ledger-clock rows: {@link #schema()}, {@code _message_id}, and the rowtime
+   * {@code _ledger_time} read from the records' timestamps, with the source's watermarks.
+   */
+  public Schema ledgerClockSchema() {
+    Schema.Builder b = Schema.newBuilder().fromSchema(schema());
+    b.column(MESSAGE_ID_COLUMN, DataTypes.STRING());
+    b.columnByMetadata(LEDGER_TIME_COLUMN, DataTypes.TIMESTAMP_LTZ(3), "rowtime");
+    b.watermark(LEDGER_TIME_COLUMN, "SOURCE_WATERMARK()");
+    return b.build();
+  }
+
   private static TypeInformation<?> typeInfo(String type) {
     switch (type) {
       case "BOOLEAN": return Types.BOOLEAN;
@@ -94,7 +123,22 @@ public final class PayloadParser implements Serializable {
    * @return the row; all payload columns NULL when the payload is not a JSON object
    */
   public Row toRow(SourceEvent event) {
-    Row row = new Row(names.length + 2);
+    return toRow(event, false);
+  }
+
+  /**
+   * Parse one event.
+   *
+   * @param event the event
+   * @param withMessageId true for a ledger-clock row ({@link #ledgerClockRowType()}), which ends with the
+   *     message ID
+   * @return the row; all payload columns NULL when the payload is not a JSON object
+   */
+  public Row toRow(SourceEvent event, boolean withMessageId) {
+    Row row = new Row(names.length + (withMessageId ? 3 : 2));
+    if (withMessageId) {
+      row.setField(names.length + 2, event.messageId);
+    }
     JsonNode node = null;
     try {
       node = JSON.readTree(event.payload);

@@ -42,6 +42,7 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
 
   private final PayloadParser parser;
   private final ReplayBound bound;
+  private final boolean ledgerClock;
   private transient boolean started;
   private transient boolean stopped;
   private transient Map<Integer, String> lastByPartition;
@@ -67,8 +68,23 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
    * @param bound the range to apply, or null for everything
    */
   public PositionTracker(PayloadParser parser, ReplayBound bound) {
+    this(parser, bound, false);
+  }
+
+  /**
+   * Track the position, optionally running a ledger clock.
+   *
+   * @param parser turns event payloads into SQL rows
+   * @param bound the range to apply, or null for everything
+   * @param ledgerClock when true, each row carries its event's sequence id (its ordinal in the stream) as
+   *     its Flink timestamp, and a watermark of that sequence id follows each row: downstream, every
+   *     record between two watermarks of one channel was caused by the one event after the first (used by
+   *     the point-in-time join of training sets; see {@code PointInTimeJoin})
+   */
+  public PositionTracker(PayloadParser parser, ReplayBound bound, boolean ledgerClock) {
     this.parser = parser;
     this.bound = bound;
+    this.ledgerClock = ledgerClock;
   }
 
   @Override
@@ -103,7 +119,12 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
     if (bound != null && !inBound(event)) {
       return;
     }
-    output.collect(reuse.replace(parser.toRow(event)));
+    if (ledgerClock) {
+      output.collect(reuse.replace(parser.toRow(event, true), event.sequenceId));
+      output.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(event.sequenceId));
+    } else {
+      output.collect(reuse.replace(parser.toRow(event)));
+    }
     lastByPartition.put(partitionOf(event.messageId), event.messageId);
     eventsApplied++;
   }

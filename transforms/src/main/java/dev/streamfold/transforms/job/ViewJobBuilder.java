@@ -68,20 +68,7 @@ public final class ViewJobBuilder {
     if (sql == null || sql.isBlank()) {
       throw new TransformException.InvalidSql("SQL is empty", null);
     }
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
-    StreamTableEnvironment tableEnv = tableEnvironment(env);
-    for (Map.Entry<String, List<StreamColumn>> stream : streams.entrySet()) {
-      try {
-        StreamColumn.checkDistinct(stream.getValue());
-        PayloadParser parser = new PayloadParser(stream.getValue());
-        DataStream<Row> placeholder = env.fromSequence(0, 0).map(i -> new Row(0)).returns(parser.rowType());
-        tableEnv.createTemporaryView(quote(stream.getKey()), placeholder, parser.schema());
-      } catch (RuntimeException unusable) {
-        // A stream whose declared columns SQL cannot take (e.g. created before names were checked) must
-        // not break transformations over other streams; SQL over it says it does not exist.
-        continue;
-      }
-    }
+    StreamTableEnvironment tableEnv = placeholderTables(streams);
     Table table;
     String explained;
     try {
@@ -116,6 +103,51 @@ public final class ViewJobBuilder {
     }
     checkOneRowPerKey(explained, keys, keyGiven);
     return new PlannedQuery(scanned.iterator().next(), columns, keys);
+  }
+
+  /** A table environment with a placeholder table per stream (declared columns and metadata columns). */
+  private static StreamTableEnvironment placeholderTables(Map<String, List<StreamColumn>> streams) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
+    StreamTableEnvironment tableEnv = tableEnvironment(env);
+    for (Map.Entry<String, List<StreamColumn>> stream : streams.entrySet()) {
+      try {
+        StreamColumn.checkDistinct(stream.getValue());
+        PayloadParser parser = new PayloadParser(stream.getValue());
+        DataStream<Row> placeholder = env.fromSequence(0, 0).map(i -> new Row(0)).returns(parser.rowType());
+        tableEnv.createTemporaryView(quote(stream.getKey()), placeholder, parser.schema());
+      } catch (RuntimeException unusable) {
+        // A stream whose declared columns SQL cannot take (e.g. created before names were checked) must
+        // not break transformations over other streams; SQL over it says it does not exist.
+        continue;
+      }
+    }
+    return tableEnv;
+  }
+
+  /**
+   * Plan any query (no one-row-per-key rule) over a tenant's streams without running anything, e.g. a
+   * training set's label expression.
+   *
+   * @param sql Flink SQL
+   * @param streams stream name to its declared columns
+   * @return result column name to SQL type, in order
+   * @throws TransformException.InvalidSql if it does not parse, validate or plan; the message says why
+   */
+  public static LinkedHashMap<String, String> planColumns(String sql, Map<String, List<StreamColumn>> streams) {
+    StreamTableEnvironment tableEnv = placeholderTables(streams);
+    Table table;
+    try {
+      table = tableEnv.sqlQuery(sql);
+      table.explain();
+    } catch (RuntimeException e) {
+      String described = describe(e);
+      throw new TransformException.InvalidSql(described + (described.contains(" at line ") ? "" : where(sql, e)), e);
+    }
+    LinkedHashMap<String, String> columns = new LinkedHashMap<>();
+    for (Column column : table.getResolvedSchema().getColumns()) {
+      columns.put(column.getName(), sqlType(column.getDataType().getLogicalType()));
+    }
+    return columns;
   }
 
   private static final Pattern GROUP_BY = Pattern.compile("groupBy=\\[([^\\]]*)\\]");
@@ -288,7 +320,7 @@ public final class ViewJobBuilder {
    * positions a subscription per entry, so a batched entry is re-read from its first message; the
    * {@link PositionTracker} drops the messages it already applied.
    */
-  static StartCursor startCursor(List<String> resumeFrom) {
+  public static StartCursor startCursor(List<String> resumeFrom) {
     if (resumeFrom == null || resumeFrom.isEmpty()) {
       return StartCursor.earliest();
     }
@@ -306,11 +338,23 @@ public final class ViewJobBuilder {
   }
 
   private static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
+    return tableEnvironment(env, true);
+  }
+
+  /**
+   * The table environment of Streamfold jobs.
+   *
+   * @param env the execution environment
+   * @param miniBatch true for view jobs: mini-batches fold many events per key before emitting one
+   *     changelog update (a bundle is flushed before each checkpoint barrier, so commits stay aligned
+   *     with positions); false where every event's change must come out before the next event's
+   *     watermark (training sets' ledger clock)
+   * @return the table environment (UTC session time zone)
+   */
+  public static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env, boolean miniBatch) {
     StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
     Configuration tableConf = new Configuration();
-    // Mini-batches fold many events per key before emitting one changelog update; a bundle is flushed
-    // before each checkpoint barrier, so commits stay aligned with positions.
-    tableConf.setString("table.exec.mini-batch.enabled", "true");
+    tableConf.setString("table.exec.mini-batch.enabled", Boolean.toString(miniBatch));
     tableConf.setString("table.exec.mini-batch.allow-latency", "200 ms");
     tableConf.setString("table.exec.mini-batch.size", "5000");
     tableConf.setString("table.local-time-zone", "UTC");
@@ -318,7 +362,8 @@ public final class ViewJobBuilder {
     return tableEnv;
   }
 
-  private static String quote(String identifier) {
+  /** Quote a SQL identifier with backticks. */
+  public static String quote(String identifier) {
     return "`" + identifier.replace("`", "``") + "`";
   }
 

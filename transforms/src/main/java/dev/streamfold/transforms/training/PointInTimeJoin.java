@@ -1,0 +1,258 @@
+package dev.streamfold.transforms.training;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.streaming.api.operators.AbstractInput;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2;
+import org.apache.flink.streaming.api.operators.BoundedMultiInput;
+import org.apache.flink.streaming.api.operators.Input;
+import org.apache.flink.streaming.api.operators.MultipleInputStreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+
+/**
+ * The point-in-time join of a training set, in ledger order, writing rows to the output file.
+ *
+ * <p><b>Ledger clock.</b> Upstream, the {@code PositionTracker} stamps each event with its sequence id
+ * (its ordinal in the stream) and emits a watermark of that sequence id right after it. Every operator
+ * on the way (Flink SQL's calculations and group aggregations, without mini-batches) forwards records and
+ * watermarks of a channel in order, so on each input of this operator every record that arrives between
+ * watermark {@code w} and the next was caused by the one event that follows {@code w}: its <i>rank</i> is
+ * {@code w}. Input 1 carries exactly one record per event (the label projection over every event, with a
+ * flag saying whether the event is a label); inputs 2.. carry the changelog of each feature view's SQL.
+ *
+ * <p><b>Join.</b> When the smallest watermark over all inputs reaches {@code W}, every record caused by an
+ * event at or before {@code W} has arrived, so the buffered records of ranks below {@code W} are processed
+ * in rank order; within one rank (one event) the event's own record first: a label event emits a row
+ * with each feature's value as the feature views held it <i>before</i> that event (the event itself and
+ * everything after it excluded); then the event's feature changes are applied. Buffers hold only the
+ * records between watermarks; the feature state holds one row per entity and feature view. A record
+ * whose rank has no event record, or two event records of one rank, mean the clock is broken, and the
+ * job fails rather than write a wrong row.
+ *
+ * <p>The file is written to a temporary name beside the output and renamed when the input ends; a
+ * failed job leaves no output file. Progress ({@code events}, {@code rows}) is written about every
+ * 500 ms to a JSON progress file.
+ */
+public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implements MultipleInputStreamOperator<Void>,
+    BoundedMultiInput {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final TrainingSetPlan plan;
+  private final int inputs;
+  private final long[] watermarks;
+  private final List<ArrayDeque<Pending>> pending = new ArrayList<>();
+  /** Per feature view: row key to the row's values and the event time (ms) of its last change. */
+  private final List<Map<String, Versioned>> state = new ArrayList<>();
+  private TrainingSetWriter writer;
+  private Path temp;
+  private long events;
+  private long rows;
+  private long lastEventRank = Long.MIN_VALUE;
+  private boolean eventSeen;
+  private long currentEventTimeMs;
+  private long lastProgressMs;
+  private boolean finished;
+
+  private record Pending(long rank, Row row) {}
+
+  private record Versioned(Row row, long updatedAtMs) {}
+
+  PointInTimeJoin(StreamOperatorParameters<Void> parameters, TrainingSetPlan plan) {
+    super(parameters, 1 + plan.featureViews().size());
+    this.plan = plan;
+    this.inputs = 1 + plan.featureViews().size();
+    this.watermarks = new long[inputs];
+    java.util.Arrays.fill(watermarks, Long.MIN_VALUE);
+    for (int i = 0; i < inputs; i++) {
+      pending.add(new ArrayDeque<>());
+    }
+    for (int i = 0; i < plan.featureViews().size(); i++) {
+      state.add(new HashMap<>());
+    }
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    Path out = Path.of(plan.outputFile());
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    temp = out.resolveSibling("." + out.getFileName() + ".inprogress");
+    Files.deleteIfExists(temp);
+    writer = TrainingSetWriter.open(plan.format(), temp, plan.columns());
+  }
+
+  @Override
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  public List<Input> getInputs() {
+    List<Input> list = new ArrayList<>();
+    for (int i = 0; i < inputs; i++) {
+      int index = i;
+      list.add(new AbstractInput<Row, Void>(this, i + 1) {
+        @Override
+        public void processElement(StreamRecord<Row> element) {
+          pending.get(index).add(new Pending(watermarks[index], element.getValue()));
+        }
+
+        @Override
+        public void processWatermark(Watermark mark) throws Exception {
+          watermarks[index] = Math.max(watermarks[index], mark.getTimestamp());
+          drain(min(watermarks));
+          super.processWatermark(mark);
+        }
+      });
+    }
+    return list;
+  }
+
+  private static long min(long[] values) {
+    long m = Long.MAX_VALUE;
+    for (long v : values) {
+      m = Math.min(m, v);
+    }
+    return m;
+  }
+
+  /** Process every buffered record of rank below {@code upTo}, in rank order, event record first. */
+  private void drain(long upTo) throws IOException {
+    while (true) {
+      int next = -1;
+      long rank = Long.MAX_VALUE;
+      for (int i = 0; i < inputs; i++) {
+        Pending head = pending.get(i).peek();
+        if (head != null && head.rank() < upTo && head.rank() < rank) {
+          rank = head.rank();
+          next = i; // ties go to the lowest input: the event's own record (input 1) first
+        }
+      }
+      if (next < 0) {
+        break;
+      }
+      Pending p = pending.get(next).poll();
+      if (next == 0) {
+        onEvent(p);
+      } else {
+        onFeatureChange(next - 1, p);
+      }
+    }
+    long now = System.currentTimeMillis();
+    if (now - lastProgressMs >= 500) {
+      lastProgressMs = now;
+      writeProgress(false);
+    }
+  }
+
+  /** Input 1: one record per event: entity, label, is_label, event time, message ID, join keys. */
+  private void onEvent(Pending p) throws IOException {
+    if (eventSeen && p.rank() == lastEventRank) {
+      throw new IllegalStateException("ledger clock broken: two events between watermarks " + p.rank()
+          + " and the next; refusing to write rows that may leak");
+    }
+    eventSeen = true;
+    lastEventRank = p.rank();
+    events++;
+    Row r = p.row();
+    currentEventTimeMs = ((LocalDateTime) r.getField(TrainingSetPlan.EVENT_TIME)).toInstant(ZoneOffset.UTC).toEpochMilli();
+    if (!Boolean.TRUE.equals(r.getField(TrainingSetPlan.IS_LABEL))) {
+      return;
+    }
+    List<FeatureSpec> features = plan.features();
+    Object[] out = new Object[4 + features.size()];
+    out[0] = r.getField(TrainingSetPlan.MESSAGE_ID);
+    out[1] = currentEventTimeMs;
+    out[2] = r.getField(TrainingSetPlan.ENTITY);
+    out[3] = TrainingSetWriter.normalize(plan.columns().types().get(3), r.getField(TrainingSetPlan.LABEL));
+    for (int f = 0; f < features.size(); f++) {
+      int view = plan.featureView(f);
+      Object key = r.getField(TrainingSetPlan.JOINS + plan.joinIndex(f));
+      Versioned held = key == null ? null : state.get(view).get(key.toString());
+      Object value = null;
+      if (held != null && (features.get(f).ttlMs() < 0
+          || currentEventTimeMs - held.updatedAtMs() <= features.get(f).ttlMs())) {
+        value = held.row().getField(plan.featureColumnIndex(f));
+      }
+      out[4 + f] = TrainingSetWriter.normalize(plan.columns().types().get(4 + f), value);
+    }
+    writer.write(out);
+    rows++;
+  }
+
+  /** Inputs 2..: a feature view's changelog, applied after the rows of the event that caused it. */
+  private void onFeatureChange(int view, Pending p) {
+    if (!eventSeen || p.rank() != lastEventRank) {
+      throw new IllegalStateException("ledger clock broken: a change of feature view "
+          + plan.featureViews().get(view) + " at rank " + p.rank() + " has no event; refusing to write rows that may leak");
+    }
+    Row r = p.row();
+    StringBuilder key = new StringBuilder();
+    int[] keys = plan.featureKeyIndexes().get(view);
+    for (int i = 0; i < keys.length; i++) {
+      if (i > 0) {
+        key.append(dev.streamfold.views.ViewSchema.KEY_SEPARATOR);
+      }
+      Object part = r.getField(keys[i]);
+      key.append(part == null ? "" : part instanceof java.math.BigDecimal d ? d.toPlainString() : part.toString());
+    }
+    RowKind kind = r.getKind();
+    if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
+      state.get(view).put(key.toString(), new Versioned(r, currentEventTimeMs));
+    } else if (kind == RowKind.DELETE) {
+      state.get(view).remove(key.toString());
+    } // UPDATE_BEFORE: the UPDATE_AFTER that follows replaces the row
+  }
+
+  @Override
+  public void endInput(int inputId) {
+    // the final watermark (Long.MAX_VALUE) of each input drains its records
+  }
+
+  @Override
+  public void finish() throws Exception {
+    drain(Long.MAX_VALUE);
+    writer.close();
+    writer = null;
+    Files.move(temp, Path.of(plan.outputFile()), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    finished = true;
+    writeProgress(true);
+    super.finish();
+  }
+
+  private void writeProgress(boolean done) {
+    try {
+      Path progress = Path.of(plan.progressFile());
+      Path tmp = progress.resolveSibling(progress.getFileName() + ".tmp");
+      Files.writeString(tmp, JSON.writeValueAsString(Map.of("events", events, "rows", rows, "done", done)));
+      Files.move(tmp, progress, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (writer != null) {
+        writer.close();
+      }
+    } finally {
+      if (!finished && temp != null) {
+        Files.deleteIfExists(temp);
+      }
+      super.close();
+    }
+  }
+}

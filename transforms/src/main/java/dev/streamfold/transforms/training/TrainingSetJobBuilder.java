@@ -1,0 +1,100 @@
+package dev.streamfold.transforms.training;
+
+import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.pulsar.PulsarMessageIds;
+import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.job.LedgerEventDeserializer;
+import dev.streamfold.transforms.job.PayloadParser;
+import dev.streamfold.transforms.job.PositionTracker;
+import dev.streamfold.transforms.job.ReplayBound;
+import dev.streamfold.transforms.job.SourceEvent;
+import dev.streamfold.transforms.job.ViewJobBuilder;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.pulsar.source.PulsarSource;
+import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
+import org.apache.flink.connector.pulsar.source.enumerator.cursor.StopCursor;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.transformations.MultipleInputTransformation;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+
+/**
+ * Builds the bounded job of a training set:
+ * <pre>
+ * PulsarSource (earliest .. stop) -&gt; PositionTracker (range, ledger clock)
+ *   -&gt; event projection (entity, label, is_label, event time, message ID, join keys) ---------&gt; PointInTimeJoin -&gt; file
+ *   -&gt; feature view 1's SQL (same SQL as its view job, no mini-batches) -&gt; changelog ------^
+ *   -&gt; feature view 2's SQL ... ------------------------------------------------------------^
+ * </pre>
+ * Everything runs with parallelism 1: the ledger clock needs one channel per input (see
+ * {@link PointInTimeJoin}). The job does not checkpoint or restart: a failure fails the export and
+ * leaves no output file.
+ */
+public final class TrainingSetJobBuilder {
+  private TrainingSetJobBuilder() {}
+
+  /**
+   * Build the job graph.
+   *
+   * @param name the training set's name (job name)
+   * @param stream the label stream's name (the SQL table name)
+   * @param streamColumns its declared columns
+   * @param topic its Pulsar topic
+   * @param serviceUrl Pulsar service URL
+   * @param adminUrl Pulsar admin URL
+   * @param eventProjectionSql the event projection over the stream, columns as in {@link TrainingSetPlan}
+   * @param featureViews the feature views' definitions, in the plan's input order
+   * @param subscription the Pulsar subscription to read on (delete it when the export ends)
+   * @param bound the range of events applied (the label events and the feature history)
+   * @param readThrough the last message ID the source reads
+   * @param plan the validated plan
+   * @return the job graph, not yet submitted
+   */
+  public static JobGraph build(String name, String stream, List<StreamColumn> streamColumns, String topic,
+      String serviceUrl, String adminUrl, String eventProjectionSql, List<TransformDefinition> featureViews,
+      String subscription, ReplayBound bound, MessageIdText readThrough, TrainingSetPlan plan) {
+    Configuration conf = new Configuration();
+    conf.setString("restart-strategy.type", "none");
+    conf.setString("pipeline.name", "training set " + name);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(1);
+    StreamTableEnvironment tableEnv = ViewJobBuilder.tableEnvironment(env, false);
+
+    PayloadParser parser = new PayloadParser(streamColumns);
+    StartCursor start = bound.startId() == null ? StartCursor.earliest()
+        : ViewJobBuilder.startCursor(List.of(bound.startId()));
+    PulsarSource<SourceEvent> source = PulsarSource.builder()
+        .setDeserializationSchema(new LedgerEventDeserializer())
+        .setServiceUrl(serviceUrl)
+        .setAdminUrl(adminUrl)
+        .setTopics(topic)
+        .setStartCursor(start)
+        .setBoundedStopCursor(StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough)))
+        .setSubscriptionName(subscription)
+        .build();
+    SingleOutputStreamOperator<Row> rows = env
+        .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
+        .transform("position + ledger clock", parser.ledgerClockRowType(), new PositionTracker(parser, bound, true));
+    tableEnv.createTemporaryView(ViewJobBuilder.quote(stream), rows, parser.ledgerClockSchema());
+
+    DataStream<Row> eventsOut = tableEnv.toDataStream(tableEnv.sqlQuery(eventProjectionSql));
+    MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
+        new PointInTimeJoinFactory(plan), Types.VOID, 1);
+    join.addInput(eventsOut.getTransformation());
+    for (TransformDefinition view : featureViews) {
+      DataStream<Row> changes = tableEnv.toChangelogStream(tableEnv.sqlQuery(view.sql()));
+      join.addInput(changes.getTransformation());
+    }
+    env.addOperator(join);
+    new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
+    return env.getStreamGraph().getJobGraph();
+  }
+}

@@ -1,0 +1,45 @@
+package dev.streamfold.transforms.training;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * Everything the point-in-time join needs at run time, validated before the job starts.
+ *
+ * <p>The event projection (input 1) has the columns, in order: {@value #ENTITY} entity text, {@value
+ * #LABEL} label, {@value #IS_LABEL} whether the event is a label event, {@value #EVENT_TIME} event time,
+ * {@value #MESSAGE_ID} message ID text, then the distinct join keys as text from {@value #JOINS}.
+ *
+ * @param features the requested features, in output order
+ * @param featureViews the distinct feature views, in input order (input {@code 2 + i} is view {@code i})
+ * @param featureViewOfFeature per feature: index into {@code featureViews}
+ * @param joinOfFeature per feature: index of its join key among the projection's join keys
+ * @param columnOfFeature per feature: index of its column in its view's SQL result
+ * @param featureKeyIndexes per feature view: indexes of its key columns in its SQL result
+ * @param columns the output columns
+ * @param format the output format
+ * @param outputFile absolute path of the output file
+ * @param progressFile absolute path of the progress file
+ */
+public record TrainingSetPlan(List<FeatureSpec> features, List<String> featureViews, int[] featureViewOfFeature,
+    int[] joinOfFeature, int[] columnOfFeature, List<int[]> featureKeyIndexes, TrainingSetColumns columns,
+    TrainingSetFormat format, String outputFile, String progressFile) implements Serializable {
+  static final int ENTITY = 0;
+  static final int LABEL = 1;
+  static final int IS_LABEL = 2;
+  static final int EVENT_TIME = 3;
+  static final int MESSAGE_ID = 4;
+  static final int JOINS = 5;
+
+  int featureView(int feature) {
+    return featureViewOfFeature[feature];
+  }
+
+  int joinIndex(int feature) {
+    return joinOfFeature[feature];
+  }
+
+  int featureColumnIndex(int feature) {
+    return columnOfFeature[feature];
+  }
+}

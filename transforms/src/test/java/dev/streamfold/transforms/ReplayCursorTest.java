@@ -1,0 +1,36 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.ledger.MessageIdText;
+import org.junit.jupiter.api.Test;
+
+class ReplayCursorTest {
+
+  @Test
+  void readsMessageIdsTimesAndLatest() {
+    ReplayCursor id = ReplayCursor.parse("12:5:-1:4", true);
+    assertThat(id.kind()).isEqualTo(ReplayCursor.Kind.MESSAGE);
+    assertThat(id.messageId()).contains(new MessageIdText(12, 5, -1, 4));
+    assertThat(id.describe("to")).isEqualTo("to 12:5:-1:4");
+
+    assertThat(ReplayCursor.parse("2015-01-02T10:00:00Z", true).eventTimeMs()).isEqualTo(1420192800000L);
+    assertThat(ReplayCursor.parse("2015-01-02T10:00:00", true).eventTimeMs()).isEqualTo(1420192800000L);
+    assertThat(ReplayCursor.parse("2015-01-02T12:00:00+02:00", true).eventTimeMs()).isEqualTo(1420192800000L);
+    assertThat(ReplayCursor.parse("2015-01-02", false).eventTimeMs()).isEqualTo(1420156800000L);
+    assertThat(ReplayCursor.parse("1420156800000", false).eventTimeMs()).isEqualTo(1420156800000L);
+    assertThat(ReplayCursor.parse("2015-01-02", false).describe("before")).isEqualTo("before 2015-01-02T00:00:00Z");
+    assertThat(ReplayCursor.parse(" LATEST ", true).kind()).isEqualTo(ReplayCursor.Kind.LATEST);
+  }
+
+  @Test
+  void rejectsWhatNamesNoPosition() {
+    assertThatThrownBy(() -> ReplayCursor.parse("yesterday", true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'yesterday'")
+        .hasMessageContaining("message ID").hasMessageContaining("ISO-8601");
+    assertThatThrownBy(() -> ReplayCursor.parse("12:5", true)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ReplayCursor.parse("latest", false))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--to latest");
+  }
+}
