@@ -68,6 +68,7 @@ public final class ViewJobBuilder {
     if (sql == null || sql.isBlank()) {
       throw new TransformException.InvalidSql("SQL is empty", null);
     }
+    checkDeterministic(sql);
     StreamTableEnvironment tableEnv = placeholderTables(streams);
     Table table;
     String explained;
@@ -134,6 +135,7 @@ public final class ViewJobBuilder {
    * @throws TransformException.InvalidSql if it does not parse, validate or plan; the message says why
    */
   public static LinkedHashMap<String, String> planColumns(String sql, Map<String, List<StreamColumn>> streams) {
+    checkDeterministic(sql);
     StreamTableEnvironment tableEnv = placeholderTables(streams);
     Table table;
     try {
@@ -148,6 +150,29 @@ public final class ViewJobBuilder {
       columns.put(column.getName(), sqlType(column.getDataType().getLogicalType()));
     }
     return columns;
+  }
+
+  /** Functions whose value depends on when or where a query runs, not on the events. */
+  private static final Pattern NON_DETERMINISTIC = Pattern.compile(
+      "(?i)\\b(RAND|RAND_INTEGER|UUID|NOW|CURRENT_TIMESTAMP|LOCALTIMESTAMP|CURRENT_TIME|LOCALTIME|CURRENT_DATE"
+          + "|PROCTIME|CURRENT_ROW_TIMESTAMP|CURRENT_WATERMARK)\\b|(?i)\\bUNIX_TIMESTAMP\\s*\\(\\s*\\)");
+
+  /**
+   * A view must be replayable: replaying the ledger to a position must give the rows the live view had
+   * there, and a training set must not depend on when it is built. So SQL may not call functions of the
+   * wall clock or of chance; the event time column {@code _event_time} takes the clock's place.
+   *
+   * @throws TransformException.InvalidSql naming the function
+   */
+  static void checkDeterministic(String sql) {
+    String code = sql.replaceAll("'(?:[^']|'')*'", "''").replaceAll("`(?:[^`]|``)*`", "``")
+        .replaceAll("--[^\\n]*", " ").replaceAll("(?s)/\\*.*?\\*/", " ");
+    Matcher m = NON_DETERMINISTIC.matcher(code);
+    if (m.find()) {
+      throw new TransformException.InvalidSql("'" + m.group().trim() + "' is not deterministic: views and training sets"
+          + " must give the same rows whenever the ledger is replayed, so they may not use the wall clock or random"
+          + " values; use the event time column " + PayloadParser.EVENT_TIME_COLUMN + " instead of the current time", null);
+    }
   }
 
   private static final Pattern GROUP_BY = Pattern.compile("groupBy=\\[([^\\]]*)\\]");

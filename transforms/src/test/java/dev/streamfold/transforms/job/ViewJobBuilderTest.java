@@ -101,4 +101,18 @@ class ViewJobBuilderTest {
     assertThat(ViewJobBuilder.plan("SELECT _key, COUNT(*) AS n FROM clicks GROUP BY _key", streams, List.of())
         .columns()).containsOnlyKeys("_key", "n");
   }
+
+  @Test
+  void nonDeterministicFunctionsAreRefusedBecauseViewsMustBeReplayable() {
+    for (String call : List.of("NOW()", "CURRENT_TIMESTAMP", "RAND()", "UUID()", "PROCTIME()", "UNIX_TIMESTAMP()",
+        "localtimestamp")) {
+      assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT origin, MAX(" + call + ") AS m FROM flights GROUP BY origin",
+          STREAMS, List.of()))
+          .as(call).isInstanceOf(TransformException.InvalidSql.class).hasMessageContaining("not deterministic")
+          .hasMessageContaining("_event_time");
+    }
+    // Names inside string literals, quoted identifiers and comments are not calls; UNIX_TIMESTAMP(s) is deterministic.
+    ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n, MAX(UNIX_TIMESTAMP('2015-01-01 00:00:00')) AS t"
+        + " FROM flights WHERE destination <> 'NOW()' -- RAND()\n GROUP BY origin", STREAMS, List.of());
+  }
 }
