@@ -1,6 +1,7 @@
 package dev.streamfold.cli;
 
 import dev.streamfold.api.v1.IngestServiceGrpc;
+import dev.streamfold.api.v1.ReplayServiceGrpc;
 import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import io.grpc.ManagedChannel;
@@ -46,6 +47,21 @@ final class StreamfoldClient implements AutoCloseable {
   TransformServiceGrpc.TransformServiceBlockingStub transforms() {
     return TransformServiceGrpc.newBlockingStub(channel)
         .withDeadlineAfter(DEFAULT_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Replay stub (virtual states, rollback, resume) with a fresh deadline of {@link #DEFAULT_CALL_TIMEOUT}. */
+  ReplayServiceGrpc.ReplayServiceBlockingStub replays() {
+    return ReplayServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(DEFAULT_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Replay stub for the progress stream of {@code Replay}.
+   *
+   * @param timeout deadline of the whole stream (the replay's build time)
+   */
+  ReplayServiceGrpc.ReplayServiceBlockingStub replayStream(Duration timeout) {
+    return ReplayServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Async ingest stub (no deadline: an ingestion may take minutes). */

@@ -5,7 +5,9 @@ import dev.streamfold.api.v1.DeleteTransformRequest;
 import dev.streamfold.api.v1.GetTransformRequest;
 import dev.streamfold.api.v1.ListTransformsRequest;
 import dev.streamfold.api.v1.Transform;
+import dev.streamfold.api.v1.UpdateTransformRequest;
 import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.api.v1.ViewUpdate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,10 +20,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code streamfold transform create|list|status|delete}. */
+/** {@code streamfold transform create|update|list|status|delete}. */
 @Command(name = "transform", mixinStandardHelpOptions = true, description = "Manage transformations (Flink SQL over a stream) and their"
     + " materialized views.",
-    subcommands = {TransformCommand.Create.class, TransformCommand.ListTransforms.class,
+    subcommands = {TransformCommand.Create.class, TransformCommand.Update.class, TransformCommand.ListTransforms.class,
         TransformCommand.Status.class, TransformCommand.Delete.class})
 final class TransformCommand {
   /** Interval between two status polls. */
@@ -70,6 +72,96 @@ final class TransformCommand {
     }
   }
 
+  @Command(name = "update", description = {"Start the next version of a transformation beside the served one: it"
+      + " backfills from the earliest event into its own view version while the served version keeps serving;"
+      + " once LIVE, reads switch to it atomically and the old version is retired.",
+      "Waits with progress until the new version is served. A failed or invalid update leaves the served"
+          + " version untouched."})
+  static final class Update implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Transformation name.")
+    String name;
+
+    @Option(names = "--sql", paramLabel = "SQL", required = true,
+        description = "The new Flink SQL (may add, drop or retype columns).")
+    String sql;
+
+    @Option(names = "--key", paramLabel = "COLUMN", split = ",",
+        description = "Row key columns (default: the first result column).")
+    List<String> keyColumns = new ArrayList<>();
+
+    @Option(names = "--no-wait", description = "Return once the new version started; follow it with"
+        + " `streamfold transform status NAME`.")
+    boolean noWait;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "1200",
+        description = "Longest wait for the new version (default: ${DEFAULT-VALUE}).")
+    long timeoutS;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        ViewStatus before = client.transforms().status(request(server.tenant, name));
+        Transform t = client.transforms().update(UpdateTransformRequest.newBuilder().setTenant(server.tenant)
+            .setName(name).setSql(sql).addAllKeyColumns(keyColumns).build());
+        System.out.println("Started version " + t.getVersion() + " of " + t.getTenant() + "/" + t.getName()
+            + " (key " + String.join(",", t.getKeyColumnsList()) + ", columns " + String.join(",", t.getColumnsList())
+            + ") beside the served version " + before.getServedVersion() + "; it is served once LIVE.");
+        if (noWait) {
+          System.out.println("Follow it with: streamfold transform status " + name);
+          return 0;
+        }
+        long started = System.nanoTime();
+        ViewStatus s = awaitServed(client, server.tenant, name, t.getVersion(), Duration.ofSeconds(timeoutS));
+        System.out.printf("%s now serves version %d (%.1f s).%n", name, t.getVersion(),
+            (System.nanoTime() - started) / 1e9);
+        System.out.println(describe(s));
+      }
+      return 0;
+    }
+  }
+
+  /**
+   * Poll a transformation's status every {@link #POLL_INTERVAL} with a progress bar (the new version's
+   * events applied / backfill target) until {@code version} is served.
+   *
+   * @return the status once served
+   * @throws CliException if the update FAILED or was replaced (the served version is untouched), or the
+   *     timeout passes
+   */
+  static ViewStatus awaitServed(StreamfoldClient client, String tenant, String name, int version, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (ProgressBar bar = Progress.bar("update " + name + " v" + version, 1)) {
+      while (true) {
+        ViewStatus s = client.transforms().status(request(tenant, name));
+        if (s.getServedVersion() >= version) {
+          return s;
+        }
+        ViewUpdate u = s.getUpdate();
+        if (!s.hasUpdate() || u.getVersion() != version) {
+          throw new CliException("the update of " + tenant + "/" + name + " to version " + version + " is no longer"
+              + " in progress (replaced by " + (s.hasUpdate() ? "version " + u.getVersion() : "nothing") + "); version "
+              + s.getServedVersion() + " is served");
+        }
+        if (u.getPhase().equals("FAILED") || !u.getError().isEmpty()) {
+          throw new CliException("the update of " + tenant + "/" + name + " to version " + version + " FAILED: "
+              + u.getError() + "; version " + s.getServedVersion() + " is still served, untouched");
+        }
+        bar.maxHint(Math.max(1, Math.max(u.getBackfillTargetEvents(), u.getEventsApplied())));
+        bar.stepTo(u.getEventsApplied());
+        if (System.nanoTime() - deadline > 0) {
+          throw new CliException("version " + version + " of " + tenant + "/" + name + " not served after "
+              + timeout.toSeconds() + " s (" + u.getPhase() + ", " + u.getEventsApplied() + " of "
+              + u.getBackfillTargetEvents() + " events); it goes on: streamfold transform status " + name);
+        }
+        Thread.sleep(POLL_INTERVAL.toMillis());
+      }
+    }
+  }
+
   @Command(name = "list", description = "List the transformations of a tenant.")
   static final class ListTransforms implements Callable<Integer> {
     @Mixin
@@ -95,7 +187,7 @@ final class TransformCommand {
   }
 
   @Command(name = "status", description = "Show a view's phase, progress (events applied / backfill target),"
-      + " position and rows.")
+      + " position and rows; an update in progress (both versions) and a rollback.")
   static final class Status implements Callable<Integer> {
     @Mixin
     ServerOptions server = new ServerOptions();
@@ -151,6 +243,28 @@ final class TransformCommand {
     }
     if (!s.getError().isEmpty()) {
       text.append("\n  error: ").append(s.getError());
+    }
+    if (s.getVersion() > 0 && (s.hasUpdate() || s.getServedVersion() != s.getVersion())) {
+      text.append("\n  version ").append(s.getVersion())
+          .append(s.getServedVersion() == 0 ? " (not served yet: first backfill)"
+              : s.getServedVersion() == s.getVersion() ? " (served)" : " (served: v" + s.getServedVersion() + ")")
+          .append(", job ").append(s.getJobState());
+    }
+    if (s.hasUpdate()) {
+      ViewUpdate u = s.getUpdate();
+      text.append("\n  update to version ").append(u.getVersion()).append(": ").append(u.getPhase())
+          .append(String.format(", %,d events applied (backfill target %,d", u.getEventsApplied(), u.getBackfillTargetEvents()))
+          .append(u.getBackfillTargetEvents() > 0
+              ? String.format(", %.0f%%)", 100.0 * u.getEventsApplied() / u.getBackfillTargetEvents()) : ")")
+          .append(String.format(", %,d rows, job %s; served once LIVE", u.getRows(), u.getJobState()));
+      if (!u.getError().isEmpty()) {
+        text.append("\n    error: ").append(u.getError()).append(" (the served version is untouched)");
+      }
+    }
+    if (!s.getRolledBackTo().isEmpty()) {
+      text.append("\n  ROLLED BACK to virtual state ").append(s.getRolledBackTo())
+          .append(": reads return it; the fields above are the live state, kept current underneath"
+              + " (streamfold resume ").append(s.getView()).append(')');
     }
     return text.toString();
   }

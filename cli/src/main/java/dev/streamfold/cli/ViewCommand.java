@@ -1,5 +1,15 @@
 package dev.streamfold.cli;
 
+import dev.streamfold.api.v1.ListTransformsRequest;
+import dev.streamfold.api.v1.ListVirtualStatesRequest;
+import dev.streamfold.api.v1.Transform;
+import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.api.v1.VirtualState;
+import dev.streamfold.api.v1.VirtualStateRequest;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -7,9 +17,13 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code streamfold view get VIEW KEY}: read a row through the query-service's RESP port. */
-@Command(name = "view", mixinStandardHelpOptions = true, description = "Read materialized views (through the query-service, like any Redis client).",
-    subcommands = {ViewCommand.Get.class, ViewCommand.Info.class})
+/**
+ * {@code streamfold view get|info|list|drop}: read a row or a view's metadata through the query-service's
+ * RESP port; list views and virtual states, drop a virtual state (gRPC).
+ */
+@Command(name = "view", mixinStandardHelpOptions = true, description = "Read materialized views (through the query-service, like any Redis client);"
+    + " list views and virtual states; drop virtual states.",
+    subcommands = {ViewCommand.Get.class, ViewCommand.Info.class, ViewCommand.ListViews.class, ViewCommand.Drop.class})
 final class ViewCommand {
 
   @Command(name = "get", description = "Read one row of a view: HGETALL <view>:<key> over RESP.")
@@ -21,7 +35,8 @@ final class ViewCommand {
         description = "RESP address of the query-service (default: the local stack's).")
     String resp;
 
-    @Parameters(index = "0", paramLabel = "VIEW", description = "View (transformation) name.")
+    @Parameters(index = "0", paramLabel = "VIEW", description = "View (transformation) or virtual state name"
+        + " (e.g. delays@12:5:-1:4).")
     String view;
 
     @Parameters(index = "1", paramLabel = "KEY", description = "Row key (multi-column keys joined with '|').")
@@ -54,7 +69,8 @@ final class ViewCommand {
   }
 
   @Command(name = "info", description = "Show a view's phase, position, events applied, backfill target, "
-      + "lag in events and last commit: VIEW.INFO <view> over RESP.")
+      + "lag in events, last commit and rollback, or a virtual state's source view, version, cursors and progress:"
+      + " VIEW.INFO <name> over RESP.")
   static final class Info implements Callable<Integer> {
     @Mixin
     ServerOptions server = new ServerOptions();
@@ -63,7 +79,7 @@ final class ViewCommand {
         description = "RESP address of the query-service (default: the local stack's).")
     String resp;
 
-    @Parameters(index = "0", paramLabel = "VIEW", description = "View (transformation) name.")
+    @Parameters(index = "0", paramLabel = "VIEW", description = "View (transformation) or virtual state name.")
     String view;
 
     @Override
@@ -80,6 +96,124 @@ final class ViewCommand {
         info.forEach((field, value) -> System.out.printf("%-" + width + "s  %s%n", field, value));
       }
       return 0;
+    }
+  }
+
+  @Command(name = "list", description = "List the views and virtual states of a tenant: kind, phase, position,"
+      + " events applied, rows.")
+  static final class ListViews implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Override
+    public Integer call() {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        List<String[]> lines = new ArrayList<>();
+        for (Transform t : client.transforms().list(ListTransformsRequest.newBuilder().setTenant(server.tenant).build())
+            .getTransformsList()) {
+          lines.add(line(client.transforms().status(TransformCommand.request(server.tenant, t.getName()))));
+        }
+        for (VirtualState v : client.replays().listVirtualStates(ListVirtualStatesRequest.newBuilder()
+            .setTenant(server.tenant).build()).getStatesList()) {
+          lines.add(line(v));
+        }
+        if (lines.isEmpty()) {
+          System.out.println("No views in tenant " + server.tenant + ".");
+          return 0;
+        }
+        print(lines);
+      }
+      return 0;
+    }
+
+    static String[] line(ViewStatus s) {
+      String notes = "v" + s.getVersion() + (s.getServedVersion() > 0 && s.getServedVersion() != s.getVersion()
+          ? " (serving v" + s.getServedVersion() + ")" : "");
+      if (s.hasUpdate()) {
+        notes += "; updating to v" + s.getUpdate().getVersion() + " " + s.getUpdate().getPhase();
+      }
+      if (!s.getRolledBackTo().isEmpty()) {
+        notes += "; ROLLED BACK to " + s.getRolledBackTo();
+      }
+      return new String[] {s.getView(), "view", s.getPhase(), position(s.getPositionList()),
+          events(s.getEventsApplied(), s.getBackfillTargetEvents(), !s.getPhase().equals("BACKFILLING")),
+          String.format("%,d", s.getRows()), notes};
+    }
+
+    static String[] line(VirtualState v) {
+      String notes = "of " + v.getSourceView() + " v" + v.getTransformVersion() + ", "
+          + (v.getFullHistory() ? "earliest" : v.getStart()) + " .. " + v.getStop()
+          + (v.getFullHistory() ? "" : " (not full history)")
+          + (v.getRolledBackViewsCount() > 0 ? "; serves " + String.join(",", v.getRolledBackViewsList()) : "")
+          + (v.getError().isEmpty() ? "" : "; error: " + v.getError());
+      return new String[] {v.getName(), "virtual", v.getPhase(), position(v.getPositionList()),
+          events(v.getEventsApplied(), v.getTargetEvents(), v.getPhase().equals("COMPLETE")),
+          String.format("%,d", v.getRows()), notes};
+    }
+
+    private static String position(List<String> position) {
+      return position.isEmpty() ? "-" : String.join(",", position);
+    }
+
+    private static String events(long applied, long target, boolean done) {
+      return done ? String.format("%,d", applied) : String.format("%,d/%,d", applied, target);
+    }
+
+    private static void print(List<String[]> lines) {
+      String[] header = {"NAME", "KIND", "PHASE", "POSITION", "EVENTS", "ROWS", "NOTES"};
+      int[] width = new int[header.length];
+      List<String[]> all = new ArrayList<>();
+      all.add(header);
+      all.addAll(lines);
+      for (String[] l : all) {
+        for (int i = 0; i < l.length; i++) {
+          width[i] = Math.max(width[i], l[i].length());
+        }
+      }
+      for (String[] l : all) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < l.length; i++) {
+          boolean right = i == 4 || i == 5;
+          out.append(String.format("%" + (right ? "" : "-") + width[i] + "s", l[i])).append(i + 1 < l.length ? "  " : "");
+        }
+        System.out.println(out.toString().stripTrailing());
+      }
+    }
+  }
+
+  @Command(name = "drop", description = "Remove a virtual state (stopping its replay if it still runs). Views are"
+      + " removed with `streamfold transform delete`.")
+  static final class Drop implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Virtual state name, e.g. delays@12:5:-1:4.")
+    String name;
+
+    @Override
+    public Integer call() {
+      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+        try {
+          client.replays().dropVirtualState(VirtualStateRequest.newBuilder().setTenant(server.tenant).setName(name).build());
+        } catch (StatusRuntimeException e) {
+          if (e.getStatus().getCode() == Status.Code.NOT_FOUND && isView(client)) {
+            throw new CliException("'" + name + "' is a view, not a virtual state: remove it with"
+                + " `streamfold transform delete " + name + "`");
+          }
+          throw e;
+        }
+        System.out.println("Dropped virtual state " + server.tenant + "/" + name + ".");
+      }
+      return 0;
+    }
+
+    private boolean isView(StreamfoldClient client) {
+      try {
+        client.transforms().get(TransformCommand.request(server.tenant, name));
+        return true;
+      } catch (StatusRuntimeException e) {
+        return false;
+      }
     }
   }
 }

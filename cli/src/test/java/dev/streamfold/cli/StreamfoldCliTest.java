@@ -102,6 +102,81 @@ class StreamfoldCliTest {
   }
 
   @Test
+  void replayTakesExactlyOneStopAndBuildsItsRequest() {
+    ReplayCommand to = parse(ReplayCommand.class, "replay", "delays", "--to", "12:5:-1:4");
+    assertThat(to.request().getTo()).isEqualTo("12:5:-1:4");
+    assertThat(to.request().getBefore()).isFalse();
+    assertThat(to.request().getAs()).isEmpty();
+    assertThat(to.request().getFrom()).isEmpty();
+    assertThat(to.request().getDetach()).isFalse();
+    assertThat(to.request().getTenant()).isEqualTo("demo");
+
+    ReplayCommand before = parse(ReplayCommand.class, "replay", "delays", "--before", "2015-01-02T00:00:00Z",
+        "--from", "12:0:-1:-1", "--as", "window", "--no-wait", "--tenant", "acme");
+    assertThat(before.request().getTo()).isEqualTo("2015-01-02T00:00:00Z");
+    assertThat(before.request().getBefore()).isTrue();
+    assertThat(before.request().getFrom()).isEqualTo("12:0:-1:-1");
+    assertThat(before.request().getAs()).isEqualTo("window");
+    assertThat(before.request().getDetach()).isTrue();
+    assertThat(before.request().getTenant()).isEqualTo("acme");
+
+    assertThatThrownBy(() -> parse(ReplayCommand.class, "replay", "delays"))
+        .isInstanceOf(CommandLine.MissingParameterException.class).hasMessageContaining("--to").hasMessageContaining("--before");
+    assertThatThrownBy(() -> parse(ReplayCommand.class, "replay", "delays", "--to", "latest", "--before", "1:2:-1:-1"))
+        .isInstanceOf(CommandLine.MutuallyExclusiveArgsException.class);
+  }
+
+  @Test
+  void rollbackReusesThePositionFormStateOfAMessageId() {
+    RollbackCommand to = parse(RollbackCommand.class, "rollback", "delays", "--to", "12:5:-1:4");
+    assertThat(to.reusableState()).contains("delays@12:5:-1:4");
+    assertThat(parse(RollbackCommand.class, "rollback", "delays", "--to", "12:5:-1:4", "--as", "x").reusableState()).isEmpty();
+    assertThat(parse(RollbackCommand.class, "rollback", "delays", "--to", "latest").reusableState()).isEmpty();
+    assertThatThrownBy(() -> parse(RollbackCommand.class, "rollback", "delays", "--to", "2015-01-02").reusableState())
+        .isInstanceOf(CliException.class).hasMessageContaining("name the virtual state for this position with --as NAME");
+    RollbackCommand state = parse(RollbackCommand.class, "rollback", "delays", "--state", "yesterday");
+    assertThat(state.target.state).isEqualTo("yesterday");
+    assertThat(state.reusableState()).isEmpty();
+    assertThatThrownBy(() -> parse(RollbackCommand.class, "rollback", "delays", "--state", "s", "--as", "x").reusableState())
+        .isInstanceOf(CliException.class).hasMessageContaining("--as");
+    assertThatThrownBy(() -> parse(RollbackCommand.class, "rollback", "delays"))
+        .isInstanceOf(CommandLine.MissingParameterException.class);
+    assertThat(parse(RollbackCommand.Resume.class, "resume", "delays").view).isEqualTo("delays");
+  }
+
+  @Test
+  void viewListDropAndTransformUpdate() {
+    assertThat(parse(ViewCommand.ListViews.class, "view", "list", "--tenant", "acme").server.tenant).isEqualTo("acme");
+    assertThat(parse(ViewCommand.Drop.class, "view", "drop", "delays@12:5:-1:4").name).isEqualTo("delays@12:5:-1:4");
+    TransformCommand.Update u = parse(TransformCommand.Update.class, "transform", "update", "delays", "--sql",
+        "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", "--key", "origin", "--no-wait");
+    assertThat(u.name).isEqualTo("delays");
+    assertThat(u.keyColumns).containsExactly("origin");
+    assertThat(u.noWait).isTrue();
+    assertThatThrownBy(() -> parse(TransformCommand.Update.class, "transform", "update", "delays"))
+        .hasMessageContaining("--sql");
+  }
+
+  @Test
+  void statusShowsBothVersionsWhileAnUpdateRuns() {
+    var s = dev.streamfold.api.v1.ViewStatus.newBuilder().setTenant("demo").setView("delays").setPhase("LIVE")
+        .setEventsApplied(100).setBackfillTargetEvents(100).setRows(3).setVersion(1).setServedVersion(1)
+        .setJobState("RUNNING").setRolledBackTo("delays@1:2:-1:-1")
+        .setUpdate(dev.streamfold.api.v1.ViewUpdate.newBuilder().setVersion(2).setPhase("BACKFILLING")
+            .setEventsApplied(25).setBackfillTargetEvents(100).setJobState("RUNNING")).build();
+    String text = TransformCommand.describe(s);
+    assertThat(text).startsWith("View demo/delays: LIVE, 100 events applied (backfill target 100), 3 rows")
+        .contains("version 1 (served), job RUNNING")
+        .contains("update to version 2: BACKFILLING, 25 events applied (backfill target 100, 25%)")
+        .contains("ROLLED BACK to virtual state delays@1:2:-1:-1");
+    var line = ViewCommand.ListViews.line(dev.streamfold.api.v1.VirtualState.newBuilder().setName("delays@1:2:-1:-1")
+        .setSourceView("delays").setTransformVersion(1).setStop("to 1:2:-1:-1").setFullHistory(true).setPhase("COMPLETE")
+        .addPosition("1:2:-1:-1").setEventsApplied(3).setTargetEvents(3).setRows(2).build());
+    assertThat(line).containsExactly("delays@1:2:-1:-1", "virtual", "COMPLETE", "1:2:-1:-1", "3", "2",
+        "of delays v1, earliest .. to 1:2:-1:-1");
+  }
+
+  @Test
   void badAddressIsAUserError() {
     IngestCommand c = parse(IngestCommand.class, "ingest", "s", "f.csv", "--key", "k", "--server", "nohost");
     assertThatThrownBy(c.server::grpcTarget).isInstanceOf(CliException.class).hasMessageContaining("HOST:PORT");

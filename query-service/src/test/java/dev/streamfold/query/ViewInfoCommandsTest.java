@@ -7,6 +7,7 @@ import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewReader;
 import dev.streamfold.views.ViewSchema;
+import dev.streamfold.views.VirtualState;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -24,9 +25,14 @@ import org.junit.jupiter.api.Test;
 class ViewInfoCommandsTest {
   private static final Clock CLOCK = Clock.fixed(Instant.ofEpochMilli(10_000), ZoneOffset.UTC);
 
-  /** A view at position 5:20:-1:3 with 900 of 1,000 events applied. */
+  /**
+   * A view "totals" at position 5:20:-1:3 with 900 of 1,000 events applied, and its complete virtual state
+   * "totals@5:10:-1:-1" (at 5:10:-1:-1, 400 events, 2 rows); {@link #rolledBack} rolls the view back to it.
+   */
   private static final class OneView implements ViewReader {
+    static final ViewName STATE = new ViewName("acme", "totals@5:10:-1:-1");
     volatile List<String> position = List.of("5:20:-1:3");
+    volatile boolean rolledBack;
 
     @Override
     public Optional<Map<String, String>> row(ViewName name, String rowKey) {
@@ -40,18 +46,38 @@ class ViewInfoCommandsTest {
 
     @Override
     public Optional<ViewMetadata> metadata(ViewName name) {
-      return metadata(name, 2);
+      return rolledBack && name.view().equals("totals") ? metadata(STATE, 1) : liveMetadata(name);
+    }
+
+    @Override
+    public Optional<ViewMetadata> liveMetadata(ViewName name) {
+      return metadata(name, name.equals(STATE) ? 1 : 2);
+    }
+
+    @Override
+    public Optional<ViewName> rollbackTarget(ViewName name) {
+      return rolledBack && name.view().equals("totals") ? Optional.of(STATE) : Optional.empty();
+    }
+
+    @Override
+    public Optional<VirtualState> virtualState(ViewName name) {
+      return name.equals(STATE) ? Optional.of(new VirtualState(STATE, "totals", 2, "SELECT ...", "",
+          "to 5:10:-1:-1", 5_000)) : Optional.empty();
     }
 
     @Override
     public Optional<ViewMetadata> metadata(ViewName name, int version) {
-      return name.view().equals("totals") ? Optional.of(new ViewMetadata(2, ViewPhase.LIVE, 900, 800,
+      if (name.equals(STATE) && version == 1) {
+        return Optional.of(new ViewMetadata(1, ViewPhase.COMPLETE, 400, 400, "5:10:-1:-1", List.of("5:10:-1:-1"), 2,
+            8_000, ""));
+      }
+      return name.view().equals("totals") && version == 2 ? Optional.of(new ViewMetadata(2, ViewPhase.LIVE, 900, 800,
           "5:10:-1:-1", position, 3, 9_000, "")) : Optional.empty();
     }
 
     @Override
     public List<String> views(String tenant) {
-      return List.of("totals");
+      return List.of("totals", STATE.view());
     }
 
     @Override
@@ -83,13 +109,16 @@ class ViewInfoCommandsTest {
   @Test
   void infoReportsPositionProgressAndLag() {
     String reply = run(view -> OptionalLong.of(1_000), 3, "VIEW.INFO", "totals");
-    assertThat(reply).startsWith("%13\r\n")
+    assertThat(reply).startsWith("%19\r\n")
+        .contains("$4\r\nkind\r\n$4\r\nview\r\n")
         .contains("$5\r\nphase\r\n$4\r\nLIVE\r\n")
         .contains("$8\r\nposition\r\n*1\r\n$9\r\n5:20:-1:3\r\n")
         .contains("$14\r\nevents_applied\r\n:900\r\n")
         .contains("$10\r\nlag_events\r\n:100\r\n")
-        .contains("$18\r\nlast_commit_age_ms\r\n:1000\r\n");
-    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "totals")).startsWith("*26\r\n")
+        .contains("$18\r\nlast_commit_age_ms\r\n:1000\r\n")
+        .contains("$14\r\nrolled_back_to\r\n_\r\n")
+        .contains("$13\r\nlive_position\r\n*1\r\n$9\r\n5:20:-1:3\r\n");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "totals")).startsWith("*38\r\n")
         .contains("$10\r\nlag_events\r\n:0\r\n").contains("$13\r\nsource_events\r\n$-1\r\n");
   }
 
@@ -106,6 +135,50 @@ class ViewInfoCommandsTest {
     assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "5:19:-1:99", "0")).isEqualTo(":1\r\n");
     assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "5:20:-1:4", "0")).isEqualTo(":0\r\n");
     assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "6:0:-1:-1", "0")).isEqualTo(":0\r\n");
-    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.LIST")).isEqualTo("*1\r\n$6\r\ntotals\r\n");
+  }
+
+  @Test
+  void listShowsViewsAndVirtualStatesWithKindPositionAndSize() {
+    String reply = run(SourceEvents.UNKNOWN, 3, "VIEW.LIST");
+    assertThat(reply).startsWith("*2\r\n%8\r\n$4\r\nname\r\n$6\r\ntotals\r\n$4\r\nkind\r\n$4\r\nview\r\n")
+        .contains("$8\r\nposition\r\n*1\r\n$9\r\n5:20:-1:3\r\n$4\r\nrows\r\n:3\r\n$14\r\nevents_applied\r\n:900\r\n")
+        .contains("$17\r\ntotals@5:10:-1:-1\r\n$4\r\nkind\r\n$7\r\nvirtual\r\n$5\r\nphase\r\n$8\r\nCOMPLETE\r\n")
+        .contains("$11\r\nsource_view\r\n$6\r\ntotals\r\n$12\r\nfull_history\r\n:1\r\n");
+  }
+
+  @Test
+  void infoOnAVirtualStateShowsWhatItIs() {
+    String reply = run(SourceEvents.UNKNOWN, 3, "VIEW.INFO", "totals@5:10:-1:-1");
+    assertThat(reply).startsWith("%16\r\n")
+        .contains("$4\r\nkind\r\n$7\r\nvirtual\r\n$11\r\nsource_view\r\n$6\r\ntotals\r\n"
+            + "$17\r\ntransform_version\r\n:2\r\n$5\r\nstart\r\n$8\r\nearliest\r\n$4\r\nstop\r\n$13\r\nto 5:10:-1:-1\r\n"
+            + "$12\r\nfull_history\r\n:1\r\n$5\r\nphase\r\n$8\r\nCOMPLETE\r\n$8\r\nposition\r\n*1\r\n$10\r\n5:10:-1:-1\r\n")
+        .contains("$16\r\nrolled_back_view\r\n_\r\n");
+  }
+
+  @Test
+  void aRolledBackViewReportsWhatReadsReturnAndItsLiveState() {
+    reader.rolledBack = true;
+    String reply = run(SourceEvents.UNKNOWN, 3, "VIEW.INFO", "totals");
+    assertThat(reply).contains("$5\r\nphase\r\n$8\r\nCOMPLETE\r\n")
+        .contains("$8\r\nposition\r\n*1\r\n$10\r\n5:10:-1:-1\r\n")
+        .contains("$14\r\nrolled_back_to\r\n$17\r\ntotals@5:10:-1:-1\r\n")
+        .contains("$13\r\nlive_position\r\n*1\r\n$9\r\n5:20:-1:3\r\n");
+    assertThat(run(SourceEvents.UNKNOWN, 3, "VIEW.INFO", "totals@5:10:-1:-1"))
+        .contains("$16\r\nrolled_back_view\r\n$6\r\ntotals\r\n");
+  }
+
+  @Test
+  void waitOnARolledBackViewOrACompleteStateIsRefusedUnlessReached() {
+    reader.rolledBack = true;
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "5:10:-1:-1", "1000")).isEqualTo(":1\r\n");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "5:20:-1:3", "1000"))
+        .startsWith("-ERR view 'totals' is rolled back to virtual state 'totals@5:10:-1:-1' (position 5:10:-1:-1)")
+        .contains("resume the view first (streamfold resume totals)");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals@5:10:-1:-1", "5:11:-1:-1", "1000"))
+        .startsWith("-ERR virtual state 'totals@5:10:-1:-1' is COMPLETE at position 5:10:-1:-1: it never applies"
+            + " message ID 5:11:-1:-1");
+    reader.rolledBack = false;
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "5:20:-1:3", "0")).isEqualTo(":1\r\n");
   }
 }

@@ -669,8 +669,11 @@ public final class TransformManager implements AutoCloseable {
     }
     JobID id = replays.remove(target);
     if (id != null) {
+      // Wait for the job to end, not only for the cancel to be acknowledged: a late commit of the
+      // cancelled job must not land after the drop (and into a new state of the same name).
       try {
         cluster.cancelJob(id).get(60, TimeUnit.SECONDS);
+        cluster.requestJobResult(id).get(60, TimeUnit.SECONDS);
       } catch (Exception e) {
         LOG.warn("cancelling replay {} failed", target, e);
       }

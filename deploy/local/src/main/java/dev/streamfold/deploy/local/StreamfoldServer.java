@@ -6,8 +6,10 @@ import dev.streamfold.ledger.grpc.StreamAdminGrpcService;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
+import dev.streamfold.query.grpc.ViewGrpcService;
 import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.transforms.TransformOptions;
+import dev.streamfold.transforms.grpc.ReplayGrpcService;
 import dev.streamfold.transforms.grpc.TransformGrpcService;
 import dev.streamfold.views.ViewStore;
 import io.grpc.Server;
@@ -20,8 +22,9 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Streamfold server: gRPC ingestion and administration, the transform manager with its embedded
- * Flink MiniCluster, and the query-service (Redis protocol), in one JVM.
+ * The Streamfold server: gRPC ingestion and administration ({@code IngestService}, {@code StreamAdmin},
+ * {@code TransformService}, {@code ReplayService}), the transform manager with its embedded Flink
+ * MiniCluster, and the query-service (Redis protocol, and gRPC {@code ViewService}), in one JVM.
  */
 public final class StreamfoldServer implements AutoCloseable {
   private final ServerOptions options;
@@ -29,6 +32,8 @@ public final class StreamfoldServer implements AutoCloseable {
   private ViewStore views;
   private TransformManager transforms;
   private Server grpc;
+  private ReplayGrpcService replays;
+  private ViewGrpcService viewReads;
   private RespServer resp;
 
   public StreamfoldServer(ServerOptions options) {
@@ -55,10 +60,14 @@ public final class StreamfoldServer implements AutoCloseable {
     ServerBuilder<?> builder = grpcBuilder != null ? grpcBuilder
         : NettyServerBuilder.forAddress(new InetSocketAddress(options.bindHost(), options.grpcPort()));
     HealthStatusManager health = new HealthStatusManager();
+    replays = new ReplayGrpcService(transforms);
+    viewReads = new ViewGrpcService(views);
     grpc = builder
         .addService(new IngestGrpcService(ledger))
         .addService(new StreamAdminGrpcService(ledger))
         .addService(new TransformGrpcService(transforms))
+        .addService(replays)
+        .addService(viewReads)
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
         .build();
@@ -99,6 +108,12 @@ public final class StreamfoldServer implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       grpc.shutdownNow();
+    }
+    if (replays != null) {
+      replays.close();
+    }
+    if (viewReads != null) {
+      viewReads.close();
     }
     if (transforms != null) {
       transforms.close();

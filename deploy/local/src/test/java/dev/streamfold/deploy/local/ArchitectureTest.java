@@ -30,7 +30,8 @@ class ArchitectureTest {
   @Test
   void protobufStaysInTheContractAndTheServiceLayers() {
     noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
-            "dev.streamfold.transforms.grpc..", "dev.streamfold.deploy.local", "dev.streamfold.cli..")
+            "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..", "dev.streamfold.deploy.local",
+            "dev.streamfold.cli..")
         .should().dependOnClassesThat().resideInAnyPackage("dev.streamfold.api..", "com.google.protobuf..")
         .check(CLASSES);
   }
@@ -38,7 +39,8 @@ class ArchitectureTest {
   @Test
   void onlyTheServiceLayersAndTheCliImportGrpc() {
     noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
-            "dev.streamfold.transforms.grpc..", "dev.streamfold.deploy.local", "dev.streamfold.cli..")
+            "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..", "dev.streamfold.deploy.local",
+            "dev.streamfold.cli..")
         .should().dependOnClassesThat().resideInAPackage("io.grpc..")
         .check(CLASSES);
   }

@@ -1,0 +1,451 @@
+package dev.streamfold.bench;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.streamfold.api.v1.StreamInfo;
+import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.cli.ingest.StreamIngester;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+
+/**
+ * Benchmarks 2 (backfill) and 7 (memory). Makes sure stream {@value FlightEvents#STREAM} holds
+ * {@code --events} flights (default 3,000,000; appended over AppendStream from the Parquet file when
+ * missing), then measures:
+ * <ul>
+ *   <li>the raw Pulsar reader reading the stream's topic from earliest to its last message (the I/O floor);
+ *   <li>a single-threaded in-process group-by of the same payloads: JSON parse plus fold (the compute
+ *       floor), and the fold alone over already decoded (origin, delay) pairs;
+ *   <li>ours: {@code delays_by_origin} created over gRPC, from the Create call until the view is LIVE, with
+ *       the peak RSS of every process of the stack meanwhile; the view is checked against the floor's
+ *       group-by (every origin's flights and delayed counts over RESP);
+ *   <li>state size vs number of keys: views keyed by origin, by route (origin, destination) and by origin and
+ *       day, each backfilled over the same events: rows, Redis bytes of their rows (MEMORY USAGE), Flink
+ *       checkpoint bytes, peak server RSS.
+ * </ul>
+ * The last {@code delays_by_origin} repetition stays (named {@value #VIEW}) for the serving benchmark.
+ *
+ * <p>Flags: {@code --events N}, {@code --flights FILE}, {@code --warmup N} (1), {@code --reps N} (3) for
+ * our backfill; {@code --floor-reps N} (5) for the floors; {@code --state-keys true|false} (true);
+ * {@code --reader-queue N} (receiver queue of the raw reader, default 1,000, the client's default).
+ */
+final class BackfillBench {
+  static final String VIEW = "delays_by_origin";
+  static final Duration LIVE_TIMEOUT = Duration.ofMinutes(30);
+
+  private final BenchEnv env;
+  private final Report report;
+  private final Report memory;
+
+  BackfillBench(BenchEnv env) {
+    this.env = env;
+    this.report = new Report("2-backfill", env.resultsDir);
+    this.memory = new Report("7-memory", env.resultsDir);
+  }
+
+  void run() throws Exception {
+    long wanted = env.getLong("events", 3_000_000);
+    int warmup = env.getInt("warmup", 1);
+    int reps = env.getInt("reps", 3);
+    int floorReps = env.getInt("floor-reps", 5);
+    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant);
+        PulsarRaw raw = new PulsarRaw(env.stack().pulsarServiceUrl(), env.stack().pulsarAdminUrl())) {
+      StreamInfo stream = load(sf, wanted);
+      long target = stream.getEventCount();
+      report.detail("events", target);
+      memory.detail("events", target);
+      for (String old : List.of(VIEW, "state_by_route", "state_by_origin_day")) {
+        sf.deleteTransform(old);
+      }
+      for (int i = 1; i <= 20; i++) {
+        sf.deleteTransform(VIEW + "_b" + i);
+      }
+
+      // The I/O floor: the raw reader; its first run keeps the payloads for the compute floor.
+      List<byte[]> payloads = new ArrayList<>((int) target);
+      Stats.Series reader = new Stats.Series();
+      for (int rep = 0; rep < 1 + floorReps; rep++) {
+        long t0 = System.nanoTime();
+        long n = readAll(raw, stream.getTopic(), target, rep == 0 ? payloads : null);
+        double eps = n * 1e9 / (System.nanoTime() - t0);
+        System.out.printf("[2-backfill] raw reader %s: %,d events, %,.0f events/s%n", rep == 0 ? "warm-up" : "rep " + rep,
+            n, eps);
+        if (rep > 0) {
+          reader.add("events/s", eps);
+        }
+      }
+
+      // The compute floor, single-threaded, in this JVM.
+      Stats.Series floor = new Stats.Series();
+      Map<String, long[]> oracle = null;
+      String[] origins = new String[payloads.size()];
+      int[] delays = new int[payloads.size()];
+      for (int rep = 0; rep < 1 + floorReps; rep++) {
+        long t0 = System.nanoTime();
+        Map<String, long[]> groups = parseAndFold(payloads, origins, delays);
+        double parseEps = payloads.size() * 1e9 / (System.nanoTime() - t0);
+        t0 = System.nanoTime();
+        Map<String, long[]> again = fold(origins, delays);
+        double foldEps = payloads.size() * 1e9 / (System.nanoTime() - t0);
+        System.out.printf("[2-backfill] compute floor %s: parse+fold %,.0f events/s, fold of decoded %,.0f events/s"
+            + " (%d groups)%n", rep == 0 ? "warm-up" : "rep " + rep, parseEps, foldEps, again.size());
+        if (rep > 0) {
+          floor.add("parse+fold", parseEps);
+          floor.add("fold", foldEps);
+        }
+        oracle = groups;
+      }
+      payloads = null;
+
+      // Ours: create -> LIVE, with peak RSS of every process.
+      Stats.Series ours = new Stats.Series();
+      Map<String, List<Double>> rss = new LinkedHashMap<>();
+      List<Map<String, Object>> runs = new ArrayList<>();
+      for (int rep = 0; rep < warmup + reps; rep++) {
+        boolean measured = rep >= warmup;
+        boolean last = rep == warmup + reps - 1;
+        String name = last ? VIEW : VIEW + "_b" + (rep + 1);
+        if (measured && last) {
+          env.jfrStart("backfill");
+        }
+        Backfill b = backfill(sf, name, String.format(FlightEvents.DELAYS_BY_ORIGIN_SQL_TEMPLATE, FlightEvents.STREAM),
+            List.of("origin"));
+        if (measured && last) {
+          env.jfrStop("backfill");
+        }
+        int mismatches = check(name, oracle);
+        System.out.printf("[2-backfill] %s %s: %,d events in %.1f s = %,.0f events/s (create call %.1f s; from first"
+            + " commit %,.0f events/s); %d/%d origins differ from the floor's group-by; peak RSS MiB %s%n",
+            name, measured ? "rep " + (rep - warmup + 1) : "warm-up", b.events, b.seconds, b.eventsPerSecond(),
+            b.createSeconds, b.eventsPerSecondAfterFirstCommit(), mismatches, oracle.size(), fmt(b.peakRssMib));
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("view", name);
+        run.put("measured", measured);
+        run.put("events", b.events);
+        run.put("seconds", b.seconds);
+        run.put("createCallSeconds", b.createSeconds);
+        run.put("firstCommitSeconds", b.firstCommitSeconds);
+        run.put("peakRssMib", b.peakRssMib);
+        run.put("originsDifferingFromFloor", mismatches);
+        runs.add(run);
+        if (mismatches != 0) {
+          throw new IllegalStateException("view " + name + " differs from the plain group-by in " + mismatches + " origins");
+        }
+        if (measured) {
+          ours.add("events/s", b.eventsPerSecond());
+          ours.add("events/s after first commit", b.eventsPerSecondAfterFirstCommit());
+          ours.add("seconds", b.seconds);
+          b.peakRssMib.forEach((role, mib) -> rss.computeIfAbsent(role, k -> new ArrayList<>()).add(mib));
+        }
+        if (!last) {
+          sf.deleteTransform(name);
+        }
+      }
+      report.detail("runs", runs);
+      String what = String.format("%s over %,d flights, create -> LIVE", VIEW, target);
+      report.row(what, "events/s", true, ours.summary("events/s"), "raw Pulsar reader (I/O floor)",
+          reader.summary("events/s"), "ratio >= 0.5", ours.summary("events/s").median() >= 0.5 * reader.summary("events/s").median());
+      report.row(what, "events/s", true, ours.summary("events/s"), "1-thread JSON parse + group-by (compute floor)",
+          floor.summary("parse+fold"), null, null);
+      report.row(what, "events/s", true, ours.summary("events/s"), "1-thread group-by of decoded events",
+          floor.summary("fold"), null, null);
+      report.row(VIEW + ", from the first view commit to LIVE", "events/s", true,
+          ours.summary("events/s after first commit"), "raw Pulsar reader (I/O floor)", reader.summary("events/s"),
+          null, null);
+      report.row(what, "seconds", false, ours.summary("seconds"), null, null, null, null);
+      rss.forEach((role, values) -> memory.row("peak RSS of " + role + String.format(" during the backfill of %,d events",
+          target), "MiB", false, Stats.of(values), null, null, null, null));
+      report.write();
+
+      if (Boolean.parseBoolean(env.get("state-keys", "true"))) {
+        stateVsKeys(sf, target);
+      }
+      memory.write();
+    }
+  }
+
+  /** Make sure the flights stream holds at least {@code wanted} events; append the missing rows of the file. */
+  private StreamInfo load(Streamfold sf, long wanted) throws Exception {
+    sf.ensureStream(FlightEvents.STREAM, FlightEvents.COLUMNS);
+    StreamInfo info = sf.stream(FlightEvents.STREAM).orElseThrow();
+    long have = info.getEventCount();
+    if (have < wanted) {
+      Path parquet = Path.of(env.get("flights", env.dataDir.resolve("cache/flights-3m.parquet").toString()));
+      System.out.printf("[2-backfill] stream %s holds %,d events; appending rows %,d..%,d of %s over AppendStream ...%n",
+          FlightEvents.STREAM, have, have, wanted, parquet);
+      try (FlightEvents.Source source = FlightEvents.open(parquet)) {
+        for (long i = 0; i < have; i++) {
+          source.next();
+        }
+        long[] remaining = {wanted - have};
+        StreamIngester ingester = new StreamIngester(sf.ingestAsync(), env.tenant, FlightEvents.STREAM,
+            StreamIngester.DEFAULT_BATCH_EVENTS, StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS);
+        StreamIngester.Result result = ingester.ingest(() -> remaining[0]-- > 0 ? source.next() : null, acked -> {});
+        System.out.printf("[2-backfill] appended %,d flights in %.1f s (%,.0f events/s, Parquet decoding included)%n",
+            result.events(), result.elapsedNanos() / 1e9, result.eventsPerSecond());
+        report.detail("load", Map.of("events", result.events(), "seconds", result.elapsedNanos() / 1e9,
+            "eventsPerSecond", result.eventsPerSecond(), "path", "CLI StreamIngester (AppendStream, 2,000 per request)"));
+      }
+      info = sf.stream(FlightEvents.STREAM).orElseThrow();
+    } else if (have > wanted) {
+      System.out.printf("[2-backfill] note: stream %s holds %,d events (more than --events %,d); the backfill reads all%n",
+          FlightEvents.STREAM, have, wanted);
+    }
+    return info;
+  }
+
+  /** Read a topic from earliest until {@code target} messages; keep the payloads when {@code keep} is given. */
+  private long readAll(PulsarRaw raw, String topic, long target, List<byte[]> keep) throws Exception {
+    long n = 0;
+    try (Reader<byte[]> reader = raw.client.newReader(Schema.BYTES).topic(topic).startMessageId(MessageId.earliest)
+        .receiverQueueSize(env.getInt("reader-queue", 1000)).create()) {
+      while (n < target) {
+        Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
+        if (m == null) {
+          throw new IllegalStateException("raw reader: no message within 30 s after " + n + " of " + target);
+        }
+        byte[] data = m.getData();
+        if (keep != null) {
+          keep.add(data);
+        }
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Parse every payload with Jackson's streaming parser and fold it into origin -> {flights, delaySum, delayed}. */
+  static Map<String, long[]> parseAndFold(List<byte[]> payloads, String[] origins, int[] delays) throws IOException {
+    JsonFactory factory = new JsonFactory();
+    Map<String, long[]> groups = new HashMap<>();
+    for (int i = 0; i < payloads.size(); i++) {
+      String origin = null;
+      int delay = 0;
+      try (JsonParser p = factory.createParser(payloads.get(i))) {
+        p.nextToken();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String field = p.currentName();
+          p.nextToken();
+          if (field.equals("origin")) {
+            origin = p.getText();
+          } else if (field.equals("delay")) {
+            delay = p.getIntValue();
+          } else {
+            p.skipChildren();
+          }
+        }
+      }
+      long[] g = groups.computeIfAbsent(origin, k -> new long[3]);
+      g[0]++;
+      g[1] += delay;
+      if (delay >= 15) {
+        g[2]++;
+      }
+      origins[i] = origin;
+      delays[i] = delay;
+    }
+    return groups;
+  }
+
+  static Map<String, long[]> fold(String[] origins, int[] delays) {
+    Map<String, long[]> groups = new HashMap<>();
+    for (int i = 0; i < origins.length; i++) {
+      long[] g = groups.computeIfAbsent(origins[i], k -> new long[3]);
+      g[0]++;
+      g[1] += delays[i];
+      if (delays[i] >= 15) {
+        g[2]++;
+      }
+    }
+    return groups;
+  }
+
+  /** One backfill of ours. */
+  record Backfill(long events, double seconds, double createSeconds, double firstCommitSeconds,
+      long firstCommitEvents, Map<String, Double> peakRssMib, ViewStatus live) {
+    double eventsPerSecond() {
+      return events / seconds;
+    }
+
+    double eventsPerSecondAfterFirstCommit() {
+      return firstCommitSeconds < 0 || seconds <= firstCommitSeconds ? Double.NaN
+          : (events - firstCommitEvents) / (seconds - firstCommitSeconds);
+    }
+  }
+
+  private Backfill backfill(Streamfold sf, String name, String sql, List<String> keys) throws Exception {
+    try (RssSampler sampler = RssSampler.start(env.pids(), 100)) {
+      long t0 = System.nanoTime();
+      sf.createTransform(name, sql, keys);
+      double createSeconds = (System.nanoTime() - t0) / 1e9;
+      double[] firstCommit = {-1};
+      long[] firstEvents = {0};
+      ViewStatus live = sf.awaitLive(name, LIVE_TIMEOUT, 50, s -> {
+        if (firstCommit[0] < 0 && s.getEventsApplied() > 0) {
+          firstCommit[0] = (System.nanoTime() - t0) / 1e9;
+          firstEvents[0] = s.getEventsApplied();
+        }
+      });
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      return new Backfill(live.getEventsApplied(), seconds, createSeconds, firstCommit[0], firstEvents[0],
+          sampler.peaksMib(), live);
+    }
+  }
+
+  /** Compare every origin's flights and delayed counts, read over RESP from the query-service, with the floor's. */
+  private int check(String view, Map<String, long[]> oracle) {
+    RedisClient client = RedisClient.create("redis://127.0.0.1:" + env.respPort());
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      int mismatches = 0;
+      for (Map.Entry<String, long[]> e : oracle.entrySet()) {
+        Map<String, String> row = c.sync().hgetall(view + ":" + e.getKey());
+        if (!Long.toString(e.getValue()[0]).equals(row.get("flights"))
+            || !Long.toString(e.getValue()[2]).equals(row.get("delayed"))) {
+          mismatches++;
+        }
+      }
+      return mismatches;
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  /** Views with more keys over the same events: rows, Redis bytes, checkpoint bytes, peak server RSS. */
+  private void stateVsKeys(Streamfold sf, long target) throws Exception {
+    record Case(String view, String keysText, String sql, List<String> keys) {}
+    String aggregates = "COUNT(*) AS flights, AVG(CAST(delay AS DOUBLE)) AS avg_delay, "
+        + "SUM(CASE WHEN delay >= 15 THEN 1 ELSE 0 END) AS delayed";
+    List<Case> cases = List.of(
+        new Case(VIEW, "origin", null, List.of("origin")),
+        new Case("state_by_route", "origin, destination",
+            "SELECT origin, destination, " + aggregates + " FROM flights GROUP BY origin, destination",
+            List.of("origin", "destination")),
+        new Case("state_by_origin_day", "origin, flight_day",
+            "SELECT origin, flight_day, " + aggregates + " FROM (SELECT origin, delay, CAST(CAST(_event_time AS DATE) AS STRING)"
+                + " AS flight_day FROM flights) GROUP BY origin, flight_day", List.of("origin", "flight_day")));
+    List<Map<String, Object>> points = new ArrayList<>();
+    RedisClient client = RedisClient.create("redis://127.0.0.1:" + env.redisPort());
+    try (StatefulRedisConnection<String, String> redis = client.connect()) {
+      for (Case c : cases) {
+        Map<String, Double> peak = Map.of();
+        double seconds = Double.NaN;
+        if (c.sql != null) {
+          Backfill b = backfill(sf, c.view, c.sql, c.keys);
+          peak = b.peakRssMib;
+          seconds = b.seconds;
+        }
+        ViewStatus status = sf.status(c.view).orElseThrow();
+        String version = redis.sync().hget("sf:{" + env.tenant + ":" + c.view + "}:view", "served_version");
+        long[] rowsAndBytes = redisRowBytes(redis, "sf:{" + env.tenant + ":" + c.view + ":" + version + "}:r:*");
+        long checkpointBytes = checkpointBytes(c.view, version);
+        Map<String, Object> point = new LinkedHashMap<>();
+        point.put("view", c.view);
+        point.put("key", c.keysText);
+        point.put("rows", status.getRows());
+        point.put("redisRowKeys", rowsAndBytes[0]);
+        point.put("redisRowBytes", rowsAndBytes[1]);
+        point.put("redisBytesPerRow", rowsAndBytes[0] == 0 ? 0 : rowsAndBytes[1] / rowsAndBytes[0]);
+        point.put("checkpointBytes", checkpointBytes);
+        point.put("peakServerRssMib", peak.get("server"));
+        point.put("backfillSeconds", seconds);
+        points.add(point);
+        System.out.printf("[7-memory] %s (key %s): %,d rows, Redis %,d bytes (%,d per row), latest checkpoint %,d bytes,"
+            + " peak server RSS %s MiB%n", c.view, c.keysText, status.getRows(), rowsAndBytes[1],
+            rowsAndBytes[0] == 0 ? 0 : rowsAndBytes[1] / rowsAndBytes[0], checkpointBytes,
+            peak.containsKey("server") ? String.format("%.0f", peak.get("server")) : "(measured above)");
+        String what = String.format("state of a view keyed by %s (%,d rows)", c.keysText, status.getRows());
+        memory.row(what, "Redis bytes of the rows", false, Stats.of(List.of((double) rowsAndBytes[1])), null, null, null, null);
+        memory.row(what, "Flink checkpoint bytes", false, Stats.of(List.of((double) checkpointBytes)), null, null, null, null);
+        if (peak.containsKey("server")) {
+          memory.row(what, "peak server RSS during its backfill (MiB)", false, Stats.of(List.of(peak.get("server"))),
+              null, null, null, null);
+        }
+      }
+    } finally {
+      client.shutdown();
+    }
+    memory.detail("stateVsKeys", points);
+    for (Case c : cases) {
+      if (c.sql != null) {
+        sf.deleteTransform(c.view);
+      }
+    }
+  }
+
+  /** SCAN a pattern and sum MEMORY USAGE of the keys (pipelined). */
+  static long[] redisRowBytes(StatefulRedisConnection<String, String> redis, String pattern) throws Exception {
+    long keys = 0;
+    long bytes = 0;
+    ScanCursor cursor = ScanCursor.INITIAL;
+    do {
+      KeyScanCursor<String> page = redis.sync().scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
+      List<RedisFuture<Long>> sizes = new ArrayList<>();
+      for (String key : page.getKeys()) {
+        sizes.add(redis.async().memoryUsage(key));
+      }
+      for (RedisFuture<Long> f : sizes) {
+        Long v = f.get(30, TimeUnit.SECONDS);
+        bytes += v == null ? 0 : v;
+        keys++;
+      }
+      cursor = page;
+    } while (!cursor.isFinished());
+    return new long[] {keys, bytes};
+  }
+
+  /**
+   * Bytes of the newest completed retained checkpoint (a chk-N directory with its _metadata, which Flink writes
+   * last) of a view version. Retried when Flink deletes an old checkpoint during the walk.
+   */
+  private long checkpointBytes(String view, String version) throws IOException {
+    Path dir = env.dataDir.resolve("server/checkpoints").resolve(env.tenant).resolve(view).resolve("v" + version);
+    for (int attempt = 0; ; attempt++) {
+      try {
+        if (!Files.isDirectory(dir)) {
+          return 0;
+        }
+        Path newest;
+        try (Stream<Path> files = Files.find(dir, 2, (p, a) -> a.isDirectory()
+            && p.getFileName().toString().startsWith("chk-") && Files.exists(p.resolve("_metadata")))) {
+          newest = files.max((a, b) -> Long.compare(a.toFile().lastModified(), b.toFile().lastModified())).orElse(null);
+        }
+        if (newest == null) {
+          return 0;
+        }
+        try (Stream<Path> files = Files.walk(newest)) {
+          return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+      } catch (IOException | java.io.UncheckedIOException e) {
+        if (attempt >= 3) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static String fmt(Map<String, Double> mib) {
+    StringBuilder b = new StringBuilder();
+    mib.forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append(' ').append(String.format("%.0f", v)));
+    return b.toString();
+  }
+}

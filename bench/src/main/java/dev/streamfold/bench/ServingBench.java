@@ -1,0 +1,151 @@
+package dev.streamfold.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Benchmark 4, serving: {@code redis-benchmark} (Debian's redis-tools) with {@code -c 50} clients, without
+ * and with pipelining ({@code -P 16}), of GET, HGETALL and HGET on one row of view
+ * {@value BackfillBench#VIEW} through the query-service, against the same commands on the backing
+ * redis-server: HGETALL/HGET on the row's own hash ({@code sf:{tenant:view:version}:r:<key>}), and GET on a
+ * string key {@code bench:json:<view>:<key>} holding the JSON the query-service's GET returns (a view row
+ * is a hash in Redis, where GET would answer WRONGTYPE). The sides alternate; the request count of each
+ * case is sized from its warm-up run to take about {@code --seconds} (default 3) seconds.
+ *
+ * <p>Flags: {@code --view V} (default delays_by_origin), {@code --key K} (ATL), {@code --clients N} (50),
+ * {@code --pipeline N} (16), {@code --warmup N} (1), {@code --reps N} (3), {@code --redis-benchmark PATH}.
+ */
+final class ServingBench {
+  private final BenchEnv env;
+  private final Report report;
+
+  ServingBench(BenchEnv env) {
+    this.env = env;
+    this.report = new Report("4-serving", env.resultsDir);
+  }
+
+  void run() throws Exception {
+    String view = env.get("view", BackfillBench.VIEW);
+    String key = env.get("key", "ATL");
+    int clients = env.getInt("clients", 50);
+    int pipeline = env.getInt("pipeline", 16);
+    int warmup = env.getInt("warmup", 1);
+    int reps = env.getInt("reps", 3);
+    double seconds = Double.parseDouble(env.get("seconds", "3"));
+    String rowKey = view + ":" + key;
+    String backingRow;
+    String jsonKey = "bench:json:" + rowKey;
+    RedisClient qsClient = RedisClient.create("redis://127.0.0.1:" + env.respPort());
+    RedisClient redisClient = RedisClient.create("redis://127.0.0.1:" + env.redisPort());
+    try (StatefulRedisConnection<String, String> qs = qsClient.connect();
+        StatefulRedisConnection<String, String> redis = redisClient.connect()) {
+      String json = qs.sync().get(rowKey);
+      if (json == null) {
+        throw new IllegalStateException("the query-service has no row " + rowKey + " (run the backfill benchmark first)");
+      }
+      String version = redis.sync().hget("sf:{" + env.tenant + ":" + view + "}:view", "served_version");
+      backingRow = "sf:{" + env.tenant + ":" + view + ":" + version + "}:r:" + key;
+      if (!redis.sync().hgetall(backingRow).equals(qs.sync().hgetall(rowKey))) {
+        throw new IllegalStateException("backing row " + backingRow + " differs from " + rowKey + " as served");
+      }
+      redis.sync().set(jsonKey, json);
+      report.detail("rows", Map.of("queryService", rowKey, "backingHash", backingRow, "backingJsonString", jsonKey,
+          "jsonBytes", json.length()));
+    } finally {
+      qsClient.shutdown();
+      redisClient.shutdown();
+    }
+    report.detail("parameters", Map.of("clients", clients, "pipeline", pipeline, "warmup", warmup, "reps", reps,
+        "secondsPerRun", seconds));
+
+    List<String[][]> commands = List.of(
+        new String[][] {{"GET", rowKey}, {"GET", jsonKey}},
+        new String[][] {{"HGETALL", rowKey}, {"HGETALL", backingRow}},
+        new String[][] {{"HGET", rowKey, "flights"}, {"HGET", backingRow, "flights"}});
+    List<Map<String, Object>> runs = new ArrayList<>();
+    for (int p : new int[] {1, pipeline}) {
+      for (String[][] command : commands) {
+        Stats.Series ours = new Stats.Series();
+        Stats.Series base = new Stats.Series();
+        long[] requests = {0, 0};
+        String tag = command[0][0] + (p > 1 ? " -P " + p : "");
+        if (command[0][0].equals("HGETALL") && p == 1) {
+          env.jfrStart("serving-hgetall");
+        }
+        for (int rep = 0; rep < warmup + reps; rep++) {
+          for (int side = 0; side < 2; side++) {
+            boolean oursNow = (side == 0) == (rep % 2 == 0);
+            int port = oursNow ? env.respPort() : env.redisPort();
+            int idx = oursNow ? 0 : 1;
+            long n = requests[idx] == 0 ? (p == 1 ? 20_000 : 100_000) : requests[idx];
+            Result r = redisBenchmark(port, clients, p, n, command[idx]);
+            if (requests[idx] == 0) {
+              requests[idx] = Math.max(10_000, Math.min(5_000_000, (long) (r.rps * seconds)));
+            }
+            System.out.printf("[4-serving] %s %s %s: %,.0f req/s, p50 %.3f ms, p99 %.3f ms (%,d requests)%n", tag,
+                oursNow ? "query-service" : "redis-server", rep < warmup ? "warm-up" : "rep " + (rep - warmup + 1),
+                r.rps, r.p50Ms, r.p99Ms, n);
+            if (rep >= warmup) {
+              Stats.Series s = oursNow ? ours : base;
+              s.add("rps", r.rps);
+              s.add("p50", r.p50Ms);
+              s.add("p99", r.p99Ms);
+              Map<String, Object> run = new LinkedHashMap<>();
+              run.put("command", tag);
+              run.put("side", oursNow ? "query-service" : "redis-server");
+              run.put("requests", n);
+              run.put("rps", r.rps);
+              run.put("p50Ms", r.p50Ms);
+              run.put("p99Ms", r.p99Ms);
+              runs.add(run);
+            }
+          }
+        }
+        if (command[0][0].equals("HGETALL") && p == 1) {
+          env.jfrStop("serving-hgetall");
+        }
+        String caseName = String.format("%s on a view row, %d clients%s", command[0][0], clients,
+            p > 1 ? ", pipeline " + p : ", no pipelining");
+        String baseName = "backing redis-server, same command";
+        boolean rpsOk = ours.summary("rps").median() >= 0.7 * base.summary("rps").median();
+        report.row(caseName, "requests/s", true, ours.summary("rps"), baseName, base.summary("rps"), "ratio >= 0.7", rpsOk);
+        report.row(caseName, "latency p50 (ms)", false, ours.summary("p50"), baseName, base.summary("p50"), null, null);
+        report.row(caseName, "latency p99 (ms)", false, ours.summary("p99"), baseName, base.summary("p99"),
+            p == 1 ? "p99 <= 2 ms" : null, p == 1 ? ours.summary("p99").median() <= 2.0 : null);
+      }
+    }
+    report.detail("runs", runs);
+    report.write();
+  }
+
+  record Result(double rps, double p50Ms, double p99Ms) {}
+
+  private Result redisBenchmark(int port, int clients, int pipeline, long requests, String[] command)
+      throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of(env.get("redis-benchmark", "redis-benchmark"), "-h", "127.0.0.1",
+        "-p", Integer.toString(port), "-c", Integer.toString(clients), "-n", Long.toString(requests),
+        "-P", Integer.toString(pipeline), "--csv"));
+    cmd.addAll(List.of(command));
+    Process process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String out = new String(process.getInputStream().readAllBytes());
+    if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
+      throw new IllegalStateException("redis-benchmark failed: " + String.join(" ", cmd) + "\n" + out);
+    }
+    // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+    for (String line : out.split("\n")) {
+      if (line.startsWith("\"test\"") || line.isBlank()) {
+        continue;
+      }
+      String[] f = line.replace("\"", "").split(",");
+      int n = f.length;
+      return new Result(Double.parseDouble(f[n - 7]), Double.parseDouble(f[n - 4]), Double.parseDouble(f[n - 2]));
+    }
+    throw new IllegalStateException("no result line from: " + String.join(" ", cmd) + "\n" + out);
+  }
+}

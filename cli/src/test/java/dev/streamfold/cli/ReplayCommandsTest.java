@@ -1,0 +1,223 @@
+package dev.streamfold.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.streamfold.api.v1.DropVirtualStateResponse;
+import dev.streamfold.api.v1.GetTransformRequest;
+import dev.streamfold.api.v1.ReplayProgress;
+import dev.streamfold.api.v1.ReplayRequest;
+import dev.streamfold.api.v1.ReplayServiceGrpc;
+import dev.streamfold.api.v1.RollbackRequest;
+import dev.streamfold.api.v1.RollbackResponse;
+import dev.streamfold.api.v1.Transform;
+import dev.streamfold.api.v1.TransformServiceGrpc;
+import dev.streamfold.api.v1.UpdateTransformRequest;
+import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.api.v1.ViewUpdate;
+import dev.streamfold.api.v1.VirtualState;
+import dev.streamfold.api.v1.VirtualStateRequest;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The replay, rollback, view and update commands against a scripted gRPC server on loopback: what they send,
+ * what they print, and their one-line errors.
+ */
+class ReplayCommandsTest {
+  private static final VirtualState COMPLETE = VirtualState.newBuilder().setTenant("demo").setName("delays@1:2:-1:3")
+      .setSourceView("delays").setTransformVersion(1).setStop("to 1:2:-1:3").setFullHistory(true).setPhase("COMPLETE")
+      .setEventsApplied(4).setTargetEvents(4).addPosition("1:2:-1:3").setRows(2).build();
+
+  private final List<Object> received = new CopyOnWriteArrayList<>();
+  /** What GetVirtualState answers: a state, or NOT_FOUND when null. */
+  private volatile VirtualState existing;
+  /** The update's phase and error that Status reports. */
+  private volatile String updateError = "";
+  private Server server;
+  private String target;
+
+  private final class Replays extends ReplayServiceGrpc.ReplayServiceImplBase {
+    @Override
+    public void replay(ReplayRequest request, StreamObserver<ReplayProgress> response) {
+      received.add(request);
+      if (request.getTo().equals("9:9:-1:-1")) {
+        response.onError(Status.INVALID_ARGUMENT.withDescription("message ID 9:9:-1:-1 is not in stream demo/flights")
+            .asRuntimeException());
+        return;
+      }
+      response.onNext(ReplayProgress.newBuilder().setState(COMPLETE.toBuilder().setPhase("BACKFILLING")
+          .setEventsApplied(2).clearPosition()).build());
+      response.onNext(ReplayProgress.newBuilder().setState(COMPLETE).setElapsedMs(1_500).build());
+      response.onCompleted();
+    }
+
+    @Override
+    public void getVirtualState(VirtualStateRequest request, StreamObserver<VirtualState> response) {
+      received.add(request);
+      if (existing == null) {
+        response.onError(Status.NOT_FOUND.withDescription("virtual state '" + request.getName() + "' does not exist")
+            .asRuntimeException());
+      } else {
+        response.onNext(existing);
+        response.onCompleted();
+      }
+    }
+
+    @Override
+    public void rollback(RollbackRequest request, StreamObserver<RollbackResponse> response) {
+      received.add(request);
+      response.onNext(RollbackResponse.newBuilder().setState(COMPLETE).build());
+      response.onCompleted();
+    }
+
+    @Override
+    public void dropVirtualState(VirtualStateRequest request, StreamObserver<DropVirtualStateResponse> response) {
+      received.add(request);
+      response.onError(Status.NOT_FOUND.withDescription("virtual state '" + request.getName() + "' does not exist")
+          .asRuntimeException());
+    }
+  }
+
+  private final class Transforms extends TransformServiceGrpc.TransformServiceImplBase {
+    private int statusCalls;
+
+    @Override
+    public void get(GetTransformRequest request, StreamObserver<Transform> response) {
+      response.onNext(Transform.newBuilder().setName(request.getName()).build());
+      response.onCompleted();
+    }
+
+    @Override
+    public void update(UpdateTransformRequest request, StreamObserver<Transform> response) {
+      received.add(request);
+      response.onNext(Transform.newBuilder().setTenant("demo").setName(request.getName()).setVersion(2)
+          .addKeyColumns("origin").addColumns("origin").addColumns("n").build());
+      response.onCompleted();
+    }
+
+    @Override
+    public synchronized void status(GetTransformRequest request, StreamObserver<ViewStatus> response) {
+      statusCalls++;
+      ViewStatus.Builder s = ViewStatus.newBuilder().setTenant("demo").setView(request.getName()).setPhase("LIVE")
+          .setVersion(1).setServedVersion(1).setEventsApplied(10).setBackfillTargetEvents(10);
+      if (updateError.isEmpty() && statusCalls >= 3) {
+        s.setVersion(2).setServedVersion(2); // the update was swapped in
+      } else if (statusCalls >= 2) {
+        s.setUpdate(ViewUpdate.newBuilder().setVersion(2).setPhase(updateError.isEmpty() ? "BACKFILLING" : "FAILED")
+            .setEventsApplied(5).setBackfillTargetEvents(10).setError(updateError));
+      }
+      response.onNext(s.build());
+      response.onCompleted();
+    }
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(new Replays()).addService(new Transforms()).build().start();
+    target = "127.0.0.1:" + server.getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    server.shutdownNow();
+  }
+
+  /** Run the CLI; returns {exit code, stdout, the "error:" lines of stderr (progress bars left out)}. */
+  private String[] run(String... args) {
+    PrintStream stdout = System.out;
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      CommandLine cli = StreamfoldCli.commandLine();
+      String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+      all[args.length] = "--server";
+      all[args.length + 1] = target;
+      code = cli.execute(all);
+    } finally {
+      System.setOut(stdout);
+      System.setErr(stderr);
+    }
+    String errors = err.toString(StandardCharsets.UTF_8).lines().map(l -> l.substring(Math.max(0, l.lastIndexOf('\r') + 1)))
+        .filter(l -> l.startsWith("error: ")).collect(java.util.stream.Collectors.joining("\n"));
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), errors};
+  }
+
+  @Test
+  void replayFollowsTheProgressAndEndsWithOneLine() {
+    String[] r = run("replay", "delays", "--to", "1:2:-1:3");
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1]).startsWith("Virtual state delays@1:2:-1:3 COMPLETE at position 1:2:-1:3: 4 events applied, 2 rows, ")
+        .contains("(read rows as delays@1:2:-1:3:<key>)");
+    assertThat(received).singleElement().isInstanceOfSatisfying(ReplayRequest.class, q -> {
+      assertThat(q.getView()).isEqualTo("delays");
+      assertThat(q.getTo()).isEqualTo("1:2:-1:3");
+      assertThat(q.getBefore()).isFalse();
+    });
+  }
+
+  @Test
+  void replayErrorsAreOneLineWithTheStatusCode() {
+    String[] r = run("replay", "delays", "--before", "9:9:-1:-1");
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[2]).isEqualTo("error: INVALID_ARGUMENT: message ID 9:9:-1:-1 is not in stream demo/flights");
+  }
+
+  @Test
+  void rollbackToAMessageIdReplaysWhenNoStateExistsAndReusesAnExistingOne() {
+    String[] r = run("rollback", "delays", "--to", "1:2:-1:3");
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(received).hasSize(3);
+    assertThat(received.get(0)).isInstanceOf(VirtualStateRequest.class);
+    assertThat(received.get(1)).isInstanceOf(ReplayRequest.class);
+    assertThat(received.get(2)).isInstanceOfSatisfying(RollbackRequest.class, q -> assertThat(q.getState())
+        .isEqualTo("delays@1:2:-1:3"));
+    assertThat(r[1]).contains("Virtual state delays@1:2:-1:3 COMPLETE")
+        .contains("View delays rolled back to delays@1:2:-1:3: reads return its state at position 1:2:-1:3 (4 events, 2 rows).")
+        .contains("keeps its live state current underneath");
+
+    received.clear();
+    existing = COMPLETE;
+    r = run("rollback", "delays", "--to", "1:2:-1:3");
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(received).hasSize(2).noneMatch(q -> q instanceof ReplayRequest);
+    assertThat(r[1]).startsWith("Reusing virtual state delays@1:2:-1:3.");
+  }
+
+  @Test
+  void dropOfAViewPointsAtTransformDelete() {
+    String[] r = run("view", "drop", "delays");
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[2]).startsWith("error: 'delays' is a view, not a virtual state: remove it with `streamfold transform delete delays`");
+  }
+
+  @Test
+  void transformUpdateWaitsUntilServedOrReportsTheFailure() {
+    String[] r = run("transform", "update", "delays", "--sql", "SELECT origin, COUNT(*) AS n FROM f GROUP BY origin");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[1]).contains("Started version 2 of demo/delays (key origin, columns origin,n) beside the served version 1")
+        .contains("delays now serves version 2");
+
+    updateError = "job failed: boom";
+    String[] failed = run("transform", "update", "delays2", "--sql", "SELECT 1");
+    assertThat(failed[0]).isEqualTo("1");
+    assertThat(failed[2]).startsWith("error: the update of demo/delays2 to version 2 FAILED: job failed: boom; version 1"
+        + " is still served, untouched");
+  }
+}

@@ -1,0 +1,144 @@
+package dev.streamfold.query;
+
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewReader;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Read-your-writes: whether reads of a view reflect a message ID (the one Append returned). Shared by
+ * RESP's {@code VIEW.WAIT} and gRPC's {@code ViewService.GetRow}, so both answer alike:
+ * <ul>
+ *   <li>reached when the position of what reads return (the view's served version, or the virtual state it
+ *       is rolled back to) has, for the message ID's partition, an applied message at or after it;</li>
+ *   <li>not yet while a view (or a virtual state still replaying) has not reached it, also while a new
+ *       view serves no version yet;</li>
+ *   <li>refused ({@link Unreachable}) when it can never be reached by waiting: the view is rolled back to a
+ *       fixed earlier state (its job keeps the live state current underneath, but reads do not see it until
+ *       the view is resumed), or a virtual state is complete (or failed) before that message ID.</li>
+ * </ul>
+ */
+public final class ReadYourWrites {
+  private ReadYourWrites() {}
+
+  /** A wait that can never succeed; the message says why and what to do. */
+  public static final class Unreachable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Unreachable(String message) {
+      super(message);
+    }
+  }
+
+  /** No view or virtual state of that name. */
+  public static final class NoSuchView extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NoSuchView(ViewName name) {
+      super("no such view '" + name.view() + "' (VIEW.LIST lists the views and virtual states)");
+    }
+  }
+
+  /**
+   * Tell whether reads of a view reflect a message ID now.
+   *
+   * @param reader the views
+   * @param name a view or virtual state
+   * @param target the message ID, as {@link #parseMessageId} returns it
+   * @return true when reached, false when not yet (waiting may help)
+   * @throws NoSuchView if there is no such view or virtual state
+   * @throws Unreachable if waiting cannot help (rolled-back view, complete or failed virtual state)
+   */
+  public static boolean check(ViewReader reader, ViewName name, long[] target) {
+    Optional<ViewMetadata> served = reader.metadata(name);
+    if (served.isPresent() && reached(served.get().position(), target)) {
+      return true;
+    }
+    Optional<ViewName> rolledBack = reader.rollbackTarget(name);
+    if (rolledBack.isPresent()) {
+      throw new Unreachable("view '" + name.view() + "' is rolled back to virtual state '" + rolledBack.get().view()
+          + "' (position " + served.map(m -> String.join(",", m.position())).orElse("none")
+          + "): its reads return that fixed state, which never reaches message ID " + text(target)
+          + "; resume the view first (streamfold resume " + name.view() + ")");
+    }
+    if (served.isEmpty()) {
+      Optional<ViewMetadata> building = reader.virtualState(name).isPresent() ? reader.metadata(name, 1) : Optional.empty();
+      if (building.isPresent() && building.get().phase() == ViewPhase.FAILED) {
+        throw new Unreachable("virtual state '" + name.view() + "' FAILED (" + building.get().error()
+            + "): it never reaches message ID " + text(target));
+      }
+      if (building.isPresent() || reader.schema(name).isPresent()) {
+        return false; // a replay still running, or a new view whose first version is not served yet
+      }
+      throw new NoSuchView(name);
+    }
+    ViewPhase phase = served.get().phase();
+    if (phase == ViewPhase.COMPLETE || phase == ViewPhase.FAILED && reader.virtualState(name).isPresent()) {
+      throw new Unreachable("virtual state '" + name.view() + "' is " + phase + " at position "
+          + (served.get().position().isEmpty() ? "none (empty)" : String.join(",", served.get().position()))
+          + ": it never applies message ID " + text(target));
+    }
+    return false;
+  }
+
+  /**
+   * Tell whether a position has reached a message ID: some entry of the same partition is at or after it.
+   *
+   * @param position message ID texts, one per partition
+   * @param target {ledgerId, entryId, partition, batchIndex}
+   * @return true when reached
+   */
+  public static boolean reached(List<String> position, long[] target) {
+    for (String text : position) {
+      long[] at;
+      try {
+        at = parseMessageId(text);
+      } catch (IllegalArgumentException malformed) {
+        continue;
+      }
+      if (at[2] != target[2]) {
+        continue;
+      }
+      int c = Long.compare(at[0], target[0]);
+      if (c == 0) {
+        c = Long.compare(at[1], target[1]);
+      }
+      if (c == 0) {
+        c = Long.compare(at[3], target[3]);
+      }
+      if (c >= 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Parse a message ID text.
+   *
+   * @param text {@code ledgerId:entryId:partition:batchIndex}
+   * @return {ledgerId, entryId, partition, batchIndex}
+   * @throws IllegalArgumentException if it is not four integers separated by ':' (the message quotes it)
+   */
+  public static long[] parseMessageId(String text) {
+    String[] parts = text.split(":", -1);
+    if (parts.length != 4) {
+      throw new IllegalArgumentException("invalid message ID '" + text + "': expected ledgerId:entryId:partition:batchIndex");
+    }
+    long[] id = new long[4];
+    try {
+      for (int i = 0; i < 4; i++) {
+        id[i] = Long.parseLong(parts[i]);
+      }
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("invalid message ID '" + text + "': components must be integers");
+    }
+    return id;
+  }
+
+  private static String text(long[] id) {
+    return id[0] + ":" + id[1] + ":" + id[2] + ":" + id[3];
+  }
+}
