@@ -49,4 +49,21 @@ class EventValidatorTest {
         .hasMessageContaining("reserved");
     assertThatCode(() -> StreamColumn.checkDistinct(COLUMNS)).doesNotThrowAnyException();
   }
+
+  @Test
+  void checksInOneStreamingPass() {
+    assertThatCode(() -> EventValidator.check(0, event("k",
+        "{\"extra\":{\"deep\":[1,{\"delay\":\"x\"}]},\"delay\":5,\"date\":\"2015-01-01T06:05\"}"), COLUMNS))
+        .as("an undeclared field's nested value is skipped, even one named like a column")
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"delay\":1} {}"), COLUMNS))
+        .hasMessageContaining("payload_json").hasMessageContaining("content after the object");
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"delay\":2147483648}"), COLUMNS))
+        .hasMessageContaining("payload_json.delay").hasMessageContaining("32-bit integer");
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"delay\":{\"a\":1}}"), COLUMNS))
+        .hasMessageContaining("payload_json.delay").hasMessageContaining("got OBJECT");
+    String deep = "{\"a\":" + "[".repeat(10_000) + "]".repeat(10_000) + "}";
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", deep), COLUMNS))
+        .hasMessageContaining("payload_json").hasMessageContaining("not valid JSON");
+  }
 }
