@@ -1,5 +1,7 @@
 package dev.streamfold.transforms.job;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.ledger.StreamColumn;
@@ -8,6 +10,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
@@ -40,10 +43,38 @@ public final class PayloadParser implements Serializable {
 
   private final String[] names;
   private final String[] types;
+  /** Per declared column: whether it is parsed (columns no query reads stay NULL, unparsed). */
+  private final boolean[] read;
+  private transient Map<String, Integer> indexes;
 
+  /**
+   * A parser of every declared column.
+   *
+   * @param columns the stream's declared columns
+   */
   public PayloadParser(List<StreamColumn> columns) {
+    this(columns, null);
+  }
+
+  /**
+   * A parser of the declared columns some SQL reads; the others are NULL in every row, which saves
+   * parsing them (parsing was the largest cost of a backfill; BENCHMARKS.md).
+   *
+   * @param columns the stream's declared columns
+   * @param sql the SQL texts that will read the rows, or null to parse every column; a column is parsed
+   *     when its name appears in one of them as a word (outside string literals) or when one of them
+   *     selects {@code *}
+   */
+  public PayloadParser(List<StreamColumn> columns, List<String> sql) {
     names = columns.stream().map(StreamColumn::name).toArray(String[]::new);
     types = columns.stream().map(StreamColumn::type).toArray(String[]::new);
+    read = new boolean[names.length];
+    String code = sql == null ? null : String.join("\n", sql).replaceAll("'(?:[^']|'')*'", "''");
+    boolean star = code == null || java.util.regex.Pattern.compile("(?i)(SELECT|,|\\.)\\s*\\*").matcher(code).find();
+    for (int i = 0; i < names.length; i++) {
+      read[i] = star || java.util.regex.Pattern.compile("(?i)(^|[^A-Za-z0-9_])" + java.util.regex.Pattern.quote(names[i])
+          + "($|[^A-Za-z0-9_])").matcher(code).find();
+    }
   }
 
   /** The row type: declared columns, then {@code _key}, {@code _event_time}. */
@@ -139,20 +170,90 @@ public final class PayloadParser implements Serializable {
     if (withMessageId) {
       row.setField(names.length + 2, event.messageId);
     }
-    JsonNode node = null;
-    try {
-      node = JSON.readTree(event.payload);
-    } catch (Exception malformed) {
-      // ingestion rejects such payloads; a foreign writer's garbage becomes NULLs
-    }
-    if (node != null && node.isObject()) {
+    if (!parsePayload(event.payload, row)) {
       for (int i = 0; i < names.length; i++) {
-        row.setField(i, value(types[i], node.get(names[i])));
+        row.setField(i, null); // ingestion rejects such payloads; a foreign writer's garbage becomes NULLs
       }
     }
     row.setField(names.length, event.key);
     row.setField(names.length + 1, LocalDateTime.ofInstant(Instant.ofEpochMilli(event.eventTimeMs), ZoneOffset.UTC));
     return row;
+  }
+
+  /**
+   * Fill the declared columns that are read, in one streaming pass (the last occurrence of a repeated
+   * field wins, as in a JSON tree).
+   *
+   * @return false when the payload is not a JSON object
+   */
+  private boolean parsePayload(String payload, Row row) {
+    if (indexes == null) {
+      Map<String, Integer> map = new java.util.HashMap<>();
+      for (int i = 0; i < names.length; i++) {
+        if (read[i]) {
+          map.put(names[i], i);
+        }
+      }
+      indexes = map;
+    }
+    try (JsonParser parser = JSON.getFactory().createParser(payload)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return false;
+      }
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        Integer i = indexes.get(parser.currentName());
+        JsonToken token = parser.nextToken();
+        if (i == null) {
+          parser.skipChildren();
+          continue;
+        }
+        row.setField(i, value(types[i], token, parser));
+      }
+      return true;
+    } catch (Exception malformed) {
+      return false;
+    }
+  }
+
+  /** The SQL value of the current token of a column of {@code type}, or null when it does not fit. */
+  private static Object value(String type, JsonToken token, JsonParser parser) throws java.io.IOException {
+    if (token == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    switch (type) {
+      case "BOOLEAN":
+        return token.isBoolean() ? parser.getBooleanValue() : skip(parser);
+      case "INT":
+        return token == JsonToken.VALUE_NUMBER_INT && parser.getNumberType() == JsonParser.NumberType.INT
+            ? parser.getIntValue() : skip(parser);
+      case "BIGINT":
+        return token == JsonToken.VALUE_NUMBER_INT && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+            ? parser.getLongValue() : skip(parser);
+      case "DOUBLE":
+        return token.isNumeric() ? parser.getDoubleValue() : skip(parser);
+      case "TIMESTAMP":
+        if (token == JsonToken.VALUE_NUMBER_INT && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+          return LocalDateTime.ofInstant(Instant.ofEpochMilli(parser.getLongValue()), ZoneOffset.UTC);
+        }
+        if (token == JsonToken.VALUE_STRING) {
+          try {
+            return dev.streamfold.ledger.IsoDateTimes.parse(parser.getText());
+          } catch (RuntimeException e) {
+            return null;
+          }
+        }
+        return skip(parser);
+      default:
+        if (token.isScalarValue()) {
+          return parser.getText();
+        }
+        return JSON.readTree(parser).toString(); // an object or array in a STRING column: its JSON text
+    }
+  }
+
+  private static Object skip(JsonParser parser) throws java.io.IOException {
+    parser.skipChildren();
+    return null;
   }
 
   static Object value(String type, JsonNode v) {

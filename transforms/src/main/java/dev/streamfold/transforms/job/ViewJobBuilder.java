@@ -311,7 +311,10 @@ public final class ViewJobBuilder {
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
 
-    PayloadParser parser = new PayloadParser(streamColumns);
+    // Parse only the columns the SQL reads; pass records between chained operators without copies
+    // (every operator of this job builds new objects for what it keeps).
+    env.getConfig().enableObjectReuse();
+    PayloadParser parser = new PayloadParser(streamColumns, List.of(definition.sql()));
     PulsarSource<SourceEvent> source = sourceBuilder
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)

@@ -68,7 +68,9 @@ public final class TrainingSetJobBuilder {
     env.setParallelism(1);
     StreamTableEnvironment tableEnv = ViewJobBuilder.tableEnvironment(env, false);
 
-    PayloadParser parser = new PayloadParser(streamColumns);
+    List<String> sql = new java.util.ArrayList<>(List.of(eventProjectionSql));
+    featureViews.forEach(v -> sql.add(v.sql()));
+    PayloadParser parser = new PayloadParser(streamColumns, sql);
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : ViewJobBuilder.startCursor(List.of(bound.startId()));
     PulsarSource<SourceEvent> source = PulsarSource.builder()
