@@ -36,8 +36,12 @@ public record RespServerOptions(String host, int port, String defaultTenant, int
   public static final String DEFAULT_TENANT = "default";
   /** Netty I/O threads. */
   public static final int DEFAULT_WORKER_THREADS = 2;
-  /** Threads running (blocking) commands, shared by all connections. */
-  public static final int DEFAULT_COMMAND_THREADS = 8;
+  /**
+   * Threads running (blocking) commands, shared by all connections. A command waits on one Redis round
+   * trip, so this bounds the Redis calls in flight: with 8, 50 clients got a fifth of direct Redis's
+   * throughput and the threads were parked in lettuce (BENCHMARKS.md, serving profile).
+   */
+  public static final int DEFAULT_COMMAND_THREADS = 64;
 
   /**
    * Create options.

@@ -103,8 +103,9 @@ final class ViewCommands {
     for (Map.Entry<ViewName, List<Integer>> view : byView.entrySet()) {
       List<String> rowKeys = new ArrayList<>();
       view.getValue().forEach(i -> rowKeys.add(addresses.get(i).get().rowKey()));
-      List<Optional<Map<String, String>>> rows = reader.rows(view.getKey(), rowKeys);
-      ViewSchema schema = reader.schema(view.getKey()).orElse(null);
+      ViewReader.Rows read = reader.rowsWithSchema(view.getKey(), rowKeys);
+      List<Optional<Map<String, String>>> rows = read.rows();
+      ViewSchema schema = read.schema().orElse(null);
       for (int j = 0; j < rowKeys.size(); j++) {
         Optional<Map<String, String>> row = rows.get(j);
         if (row.isPresent()) {
@@ -138,11 +139,11 @@ final class ViewCommands {
     if (address.isEmpty()) {
       return null;
     }
-    Optional<Map<String, String>> row = reader.row(address.get().view(), address.get().rowKey());
+    ViewReader.Rows read = reader.rowsWithSchema(address.get().view(), List.of(address.get().rowKey()));
+    Optional<Map<String, String>> row = read.rows().get(0);
     if (row.isEmpty()) {
       return null;
     }
-    ViewSchema schema = reader.schema(address.get().view()).orElse(null);
-    return RowJson.render(row.get(), schema);
+    return RowJson.render(row.get(), read.schema().orElse(null));
   }
 }

@@ -35,6 +35,28 @@ public interface ViewReader {
   }
 
   /**
+   * Rows of one view read at one moment, with the shape of the version they were read from.
+   *
+   * @param schema the shape of the version (or virtual state) the rows come from; empty when the view
+   *     does not exist
+   * @param rows one entry per requested key, in order: the row, or empty when absent
+   */
+  record Rows(Optional<ViewSchema> schema, List<Optional<Map<String, String>>> rows) {}
+
+  /**
+   * Like {@link #rows}, also returning the shape of the version the rows were read from (for typed
+   * renderings such as JSON): one Redis round trip in {@link ViewStore}, where the shape is cached per
+   * version.
+   *
+   * @param name the view
+   * @param rowKeys the row keys
+   * @return the rows and their shape
+   */
+  default Rows rowsWithSchema(ViewName name, List<String> rowKeys) {
+    return new Rows(schema(name), rows(name, rowKeys));
+  }
+
+  /**
    * Read the shape of a view.
    *
    * @param name the view

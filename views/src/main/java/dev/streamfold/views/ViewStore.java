@@ -346,8 +346,13 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   private volatile String rowsScriptSha;
 
   @Override
-  @SuppressWarnings("unchecked")
   public List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
+    return rowsWithSchema(name, rowKeys).rows();
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Rows rowsWithSchema(ViewName name, List<String> rowKeys) {
     String[] args = new String[rowKeys.size() + 2];
     args[0] = name.tenant();
     args[1] = name.view();
@@ -368,20 +373,24 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
     if (replies.size() < 2) {
       rowKeys.forEach(k -> result.add(Optional.empty()));
-      return result;
+      return new Rows(viewSchema(name), result);
     }
     ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
     int version = Integer.parseInt(String.valueOf(replies.get(1)));
+    Optional<ViewSchema> schema = schema(source, version);
     for (int i = 0; i < rowKeys.size(); i++) {
       Object flat = i + 2 < replies.size() ? replies.get(i + 2) : null;
       Map<String, String> hash = pairs(flat);
-      result.add(hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(source, version, hash)));
+      result.add(hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(schema, hash)));
     }
-    return result;
+    return new Rows(schema, result);
   }
 
   private Map<String, String> inSchemaOrder(ViewName name, int version, Map<String, String> hash) {
-    Optional<ViewSchema> schema = schema(name, version);
+    return inSchemaOrder(schema(name, version), hash);
+  }
+
+  private static Map<String, String> inSchemaOrder(Optional<ViewSchema> schema, Map<String, String> hash) {
     if (schema.isEmpty()) {
       return hash;
     }
