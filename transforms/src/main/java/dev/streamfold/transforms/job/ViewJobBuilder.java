@@ -246,7 +246,8 @@ public final class ViewJobBuilder {
         .setSubscriptionName(subscription(definition));
     return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, null,
         new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
-            new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false));
+            new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
+        checkpointInterval);
   }
 
   /**
@@ -288,7 +289,7 @@ public final class ViewJobBuilder {
         .setSubscriptionName(subscription);
     return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, bound,
         new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThrough.toString(),
-            targetEvents, true));
+            targetEvents, true), checkpointInterval);
   }
 
   private static Configuration checkpointing(String checkpointDir, Duration checkpointInterval, boolean retain) {
@@ -306,10 +307,14 @@ public final class ViewJobBuilder {
 
   private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
       String topic, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
-      ReplayBound bound, RedisViewSink sink) {
+      ReplayBound bound, RedisViewSink sink, Duration checkpointInterval) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
+    // A mini-batch waits at most a quarter of the checkpoint interval (and 200 ms): the bundle is flushed
+    // at each barrier anyway, and a longer wait only delays the change past the next commit.
+    tableEnv.getConfig().set("table.exec.mini-batch.allow-latency",
+        Math.max(10, Math.min(200, checkpointInterval.toMillis() / 4)) + " ms");
 
     // Parse only the columns the SQL reads; pass records between chained operators without copies
     // (every operator of this job builds new objects for what it keeps).
