@@ -33,15 +33,22 @@ final class StreamCommand {
             + " TIMESTAMP); repeat or separate with commas.")
     List<String> columns = new ArrayList<>();
 
+    @Option(names = "--watermark-delay", paramLabel = "DURATION", defaultValue = "0s",
+        description = "Bounded out-of-orderness of event times for event-time windows, e.g. 0s, 500ms, 5s, 2m"
+            + " (default: ${DEFAULT-VALUE}); fixed at creation.")
+    String watermarkDelay;
+
     @Override
     public Integer call() {
       List<Column> parsed = parseColumns(columns);
+      long delayMs = dev.streamfold.ledger.Durations.parseMs(watermarkDelay);
       try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
         CreateStreamResponse response = client.admin().createStream(CreateStreamRequest.newBuilder()
-            .setTenant(server.tenant).setName(name).addAllColumns(parsed).build());
+            .setTenant(server.tenant).setName(name).addAllColumns(parsed).setWatermarkDelayMs(delayMs).build());
         StreamInfo s = response.getStream();
         System.out.println((response.getCreated() ? "Created" : "Exists:") + " stream " + s.getTenant() + "/"
-            + s.getName() + " (" + s.getTopic() + ") columns " + columns(s));
+            + s.getName() + " (" + s.getTopic() + ") columns " + columns(s)
+            + (s.getWatermarkDelayMs() > 0 ? ", watermark delay " + s.getWatermarkDelayMs() + " ms" : ""));
       }
       return 0;
     }

@@ -28,7 +28,24 @@ public interface Ledger extends AutoCloseable {
    * @throws LedgerException.StreamExists if it exists with other columns
    * @throws LedgerException.Unavailable if Pulsar fails
    */
-  boolean createStream(StreamRef stream, List<StreamColumn> columns);
+  default boolean createStream(StreamRef stream, List<StreamColumn> columns) {
+    return createStream(stream, columns, 0);
+  }
+
+  /**
+   * Create a stream (and its tenant when missing) with a watermark delay.
+   *
+   * @param stream the stream
+   * @param columns declared payload columns (may be empty)
+   * @param watermarkDelayMs bounded out-of-orderness of its event times, milliseconds, >= 0: event-time
+   *     windows over the stream close once an event {@code watermarkDelayMs} later than the window end has
+   *     been read (see the README, "Event-time windows"); fixed when the stream is created
+   * @return true when created, false when it existed with the same columns (its delay is kept)
+   * @throws IllegalArgumentException if the delay is negative
+   * @throws LedgerException.StreamExists if it exists with other columns
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs);
 
   /**
    * List a tenant's streams.

@@ -386,7 +386,7 @@ public final class TransformManager implements AutoCloseable {
     }
     JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), checkpointDir(definition).toUri().toString(),
-        options.checkpointInterval(), options.parallelism(), targetId, targetEvents, resumeFrom);
+        options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(
         SavepointRestoreSettings.forPath(path.toString(), true)));
     try {
@@ -563,7 +563,7 @@ public final class TransformManager implements AutoCloseable {
     Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
     JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(),
-        options.parallelism(), target, subscription, bound, readThrough, targetEvents);
+        options.parallelism(), target, subscription, bound, readThrough, targetEvents, info.watermarkDelayMs());
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -788,6 +788,10 @@ public final class TransformManager implements AutoCloseable {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()
             + "'; ledger order is defined within one stream, so features must read the label stream");
+      }
+      if (ViewJobBuilder.usesEventTimeWindows(view.sql())) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' uses event-time windows; windowed views are not supported as features yet");
       }
       List<String> columns = new java.util.ArrayList<>(view.columns().keySet());
       columnOf[f] = columns.indexOf(feature.column());

@@ -16,9 +16,19 @@ import java.util.Map;
  * @param rows rows currently in this version
  * @param updatedAtMs time of the last commit, epoch milliseconds (0 when none)
  * @param error failure cause when {@code phase} is FAILED, else ""
+ * @param eventsBehindWatermark events read with an event time below the watermark at that moment
+ *     (event-time views: an upper bound on the events a closed window did not count; 0 otherwise)
  */
 public record ViewMetadata(int version, ViewPhase phase, long eventsApplied, long backfillTargetEvents,
-    String backfillTargetMessageId, List<String> position, long rows, long updatedAtMs, String error) {
+    String backfillTargetMessageId, List<String> position, long rows, long updatedAtMs, String error,
+    long eventsBehindWatermark) {
+
+  /** Metadata of a view without event time. */
+  public ViewMetadata(int version, ViewPhase phase, long eventsApplied, long backfillTargetEvents,
+      String backfillTargetMessageId, List<String> position, long rows, long updatedAtMs, String error) {
+    this(version, phase, eventsApplied, backfillTargetEvents, backfillTargetMessageId, position, rows, updatedAtMs,
+        error, 0);
+  }
 
   static ViewMetadata fromHash(int version, Map<String, String> hash, long rows) {
     String pos = hash.getOrDefault("position", "");
@@ -30,6 +40,7 @@ public record ViewMetadata(int version, ViewPhase phase, long eventsApplied, lon
         pos.isEmpty() ? List.of() : List.of(pos.split(",")),
         rows,
         Long.parseLong(hash.getOrDefault("updated_at_ms", "0")),
-        hash.getOrDefault("error", ""));
+        hash.getOrDefault("error", ""),
+        Long.parseLong(hash.getOrDefault("events_behind_watermark", "0")));
   }
 }

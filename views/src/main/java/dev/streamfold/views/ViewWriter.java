@@ -74,9 +74,18 @@ public final class ViewWriter implements AutoCloseable {
    * @param position last applied message ID text per partition
    * @param backfillTargetEvents events in the stream when the job started
    * @param backfillTargetMessageId latest message ID text when the job started, "" when empty
+   * @param eventsBehindWatermark events read with an event time below the watermark so far (event-time
+   *     views; 0 otherwise)
    */
   public record Progress(ViewPhase phase, long eventsApplied, List<String> position,
-      long backfillTargetEvents, String backfillTargetMessageId) {}
+      long backfillTargetEvents, String backfillTargetMessageId, long eventsBehindWatermark) {
+
+    /** Progress of a view without event time. */
+    public Progress(ViewPhase phase, long eventsApplied, List<String> position, long backfillTargetEvents,
+        String backfillTargetMessageId) {
+      this(phase, eventsApplied, position, backfillTargetEvents, backfillTargetMessageId, 0);
+    }
+  }
 
   /**
    * Commit row changes and progress atomically, unless a commit with at least as many events applied
@@ -103,6 +112,7 @@ public final class ViewWriter implements AutoCloseable {
         "backfill_target_events", Long.toString(progress.backfillTargetEvents()),
         "backfill_target_message_id", progress.backfillTargetMessageId(),
         "updated_at_ms", Long.toString(nowMs),
+        "events_behind_watermark", Long.toString(progress.eventsBehindWatermark()),
         "error", ""};
     args.add(Integer.toString(meta.length / 2));
     args.addAll(List.of(meta));

@@ -39,6 +39,7 @@ final class Protos {
         .setName(info.ref().stream())
         .setTopic(info.ref().topic())
         .setEventCount(info.eventCount())
+        .setWatermarkDelayMs(info.watermarkDelayMs())
         .setLatestMessageId(info.latest().map(Object::toString).orElse(""));
     for (StreamColumn c : info.columns()) {
       b.addColumns(Column.newBuilder().setName(c.name()).setType(c.type()));

@@ -21,7 +21,8 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
   public void createStream(CreateStreamRequest request, StreamObserver<CreateStreamResponse> response) {
     GrpcReplies.reply(response, () -> {
         StreamRef stream = new StreamRef(request.getTenant(), request.getName());
-        boolean created = ledger.createStream(stream, Protos.columns(request.getColumnsList()));
+        boolean created = ledger.createStream(stream, Protos.columns(request.getColumnsList()),
+            request.getWatermarkDelayMs());
         return CreateStreamResponse.newBuilder()
           .setCreated(created).setStream(Protos.info(ledger.describe(stream))).build();
       }, LedgerStatus::toStatus);

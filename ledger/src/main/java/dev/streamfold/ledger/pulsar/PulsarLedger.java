@@ -48,6 +48,8 @@ public final class PulsarLedger implements Ledger {
   public static final String PRODUCER_NAME = "streamfold-appender";
   /** Topic property holding the stream's declared columns ({@link StreamColumn#encode}). */
   public static final String COLUMNS_PROPERTY = "streamfold.columns";
+  /** Topic property holding a stream's watermark delay, milliseconds (absent: 0). */
+  public static final String WATERMARK_DELAY_PROPERTY = "streamfold.watermark_delay_ms";
   /** How often the idempotency index's high-water mark is advanced, milliseconds. */
   public static final long HWM_INTERVAL_MS = 5_000;
 
@@ -134,7 +136,10 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
-  public boolean createStream(StreamRef stream, List<StreamColumn> columns) {
+  public boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs) {
+    if (watermarkDelayMs < 0) {
+      throw new IllegalArgumentException("watermark delay must be >= 0 ms, got " + watermarkDelayMs);
+    }
     StreamColumn.checkDistinct(columns);
     ensureTenant(stream.tenant());
     String requested = StreamColumn.encode(columns);
@@ -148,7 +153,8 @@ public final class PulsarLedger implements Ledger {
         return false;
       }
       try {
-        admin.topics().createNonPartitionedTopic(stream.topic(), Map.of(COLUMNS_PROPERTY, requested));
+        admin.topics().createNonPartitionedTopic(stream.topic(), Map.of(COLUMNS_PROPERTY, requested,
+            WATERMARK_DELAY_PROPERTY, Long.toString(watermarkDelayMs)));
       } catch (PulsarAdminException.ConflictException raced) {
         return false;
       }
@@ -199,7 +205,8 @@ public final class PulsarLedger implements Ledger {
       Optional<Message<byte[]>> last = lastMessage(stream);
       return new StreamInfo(stream, columns,
           last.map(m -> PulsarMessageIds.toText(m.getMessageId())),
-          last.map(m -> m.getSequenceId() + 1).orElse(0L));
+          last.map(m -> m.getSequenceId() + 1).orElse(0L),
+          Long.parseLong(props.getOrDefault(WATERMARK_DELAY_PROPERTY, "0")));
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot describe stream " + stream, e);
     }

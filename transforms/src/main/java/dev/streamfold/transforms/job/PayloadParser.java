@@ -103,6 +103,14 @@ public final class PayloadParser implements Serializable {
     return b.build();
   }
 
+  /**
+   * The SQL schema of event-time rows (views with event-time windows): {@link #schema()} with
+   * {@code _event_time} as the rowtime attribute and the {@link PositionTracker}'s watermarks.
+   */
+  public Schema eventTimeSchema() {
+    return Schema.newBuilder().fromSchema(schema()).watermark(EVENT_TIME_COLUMN, "SOURCE_WATERMARK()").build();
+  }
+
   /** The row type of ledger-clock rows: {@link #rowType()} then {@code _message_id}. */
   public RowTypeInfo ledgerClockRowType() {
     RowTypeInfo base = rowType();

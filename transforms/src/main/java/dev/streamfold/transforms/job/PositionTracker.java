@@ -43,6 +43,11 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
   private final PayloadParser parser;
   private final ReplayBound bound;
   private final boolean ledgerClock;
+  private final long watermarkDelayMs;
+  private transient ListState<Long> eventTimeState;
+  private transient long maxEventTimeMs;
+  private transient long watermarkMs;
+  private transient long eventsBehindWatermark;
   private transient boolean started;
   private transient boolean stopped;
   private transient Map<Integer, String> lastByPartition;
@@ -82,9 +87,28 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
    *     the point-in-time join of training sets; see {@code PointInTimeJoin})
    */
   public PositionTracker(PayloadParser parser, ReplayBound bound, boolean ledgerClock) {
+    this(parser, bound, ledgerClock, -1);
+  }
+
+  /**
+   * Track the position, optionally with event-time watermarks.
+   *
+   * @param parser turns event payloads into SQL rows
+   * @param bound the range to apply, or null for everything
+   * @param ledgerClock see {@link #PositionTracker(PayloadParser, ReplayBound, boolean)}
+   * @param watermarkDelayMs for event-time jobs (windows), the stream's bounded out-of-orderness in ms:
+   *     each row carries its event time as its Flink timestamp, and after each event whose event time
+   *     raises the maximum seen, a watermark of that maximum minus the delay follows. The watermarks are
+   *     a function of the events in ledger order only (never of wall-clock time or of when checkpoints
+   *     happen), so backfill, live tail and replay close the same windows at the same positions. Upstream
+   *     watermarks (a bounded source's final one) are not forwarded: a replay must not close the windows
+   *     its last event did not close. -1 for jobs without event time.
+   */
+  public PositionTracker(PayloadParser parser, ReplayBound bound, boolean ledgerClock, long watermarkDelayMs) {
     this.parser = parser;
     this.bound = bound;
     this.ledgerClock = ledgerClock;
+    this.watermarkDelayMs = watermarkDelayMs;
   }
 
   @Override
@@ -105,6 +129,13 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
     for (Long count : countState.get()) {
       eventsApplied += count;
     }
+    eventTimeState = context.getOperatorStateStore().getListState(
+        new ListStateDescriptor<>("event-time", Types.LONG));
+    List<Long> clock = new ArrayList<>();
+    eventTimeState.get().forEach(clock::add);
+    maxEventTimeMs = clock.size() == 3 ? clock.get(0) : Long.MIN_VALUE;
+    watermarkMs = clock.size() == 3 ? clock.get(1) : Long.MIN_VALUE;
+    eventsBehindWatermark = clock.size() == 3 ? clock.get(2) : 0;
     reuse = new StreamRecord<>(null);
     started = !lastByPartition.isEmpty(); // something applied: the start was reached
     stopped = false;
@@ -122,6 +153,19 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
     if (ledgerClock) {
       output.collect(reuse.replace(parser.toRow(event, true), event.sequenceId));
       output.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(event.sequenceId));
+    } else if (watermarkDelayMs >= 0) {
+      if (event.eventTimeMs < watermarkMs) {
+        eventsBehindWatermark++;
+      }
+      output.collect(reuse.replace(parser.toRow(event), event.eventTimeMs));
+      if (event.eventTimeMs > maxEventTimeMs) {
+        maxEventTimeMs = event.eventTimeMs;
+        long next = maxEventTimeMs - watermarkDelayMs;
+        if (next > watermarkMs) {
+          watermarkMs = next;
+          output.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(next));
+        }
+      }
     } else {
       output.collect(reuse.replace(parser.toRow(event)));
     }
@@ -168,6 +212,14 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
   }
 
   @Override
+  public void processWatermark(org.apache.flink.streaming.api.watermark.Watermark mark) throws Exception {
+    if (watermarkDelayMs >= 0) {
+      return; // this operator owns the event-time clock (see the constructor)
+    }
+    super.processWatermark(mark);
+  }
+
+  @Override
   public void prepareSnapshotPreBarrier(long checkpointId) {
     emitProgress();
   }
@@ -179,7 +231,7 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
 
   private void emitProgress() {
     output.collect(PROGRESS, new StreamRecord<>(
-        ViewChange.progress(String.join(",", lastByPartition.values()), eventsApplied)));
+        ViewChange.progress(String.join(",", lastByPartition.values()), eventsApplied, eventsBehindWatermark)));
   }
 
   @Override
@@ -187,5 +239,6 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
     super.snapshotState(context);
     positionState.update(new ArrayList<>(lastByPartition.values()));
     countState.update(List.of(eventsApplied));
+    eventTimeState.update(List.of(maxEventTimeMs, watermarkMs, eventsBehindWatermark));
   }
 }

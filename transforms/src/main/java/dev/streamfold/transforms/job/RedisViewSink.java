@@ -170,7 +170,7 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
         return List.of();
       }
       ViewCommit commit = new ViewCommit(new LinkedHashMap<>(upserts), new ArrayList<>(deletes),
-          progress.position, progress.eventsApplied);
+          progress.position, progress.eventsApplied, progress.eventsBehindWatermark);
       lastPosition = progress.position;
       lastEvents = progress.eventsApplied;
       upserts.clear();
@@ -213,7 +213,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
               : live ? ViewPhase.LIVE : phase(commit.position(), backfillTargetMessageId);
           List<String> position = commit.position().isEmpty() ? List.of() : List.of(commit.position().split(","));
           boolean applied = writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(phase,
-              commit.eventsApplied(), position, backfillTargetEvents, backfillTargetMessageId),
+              commit.eventsApplied(), position, backfillTargetEvents, backfillTargetMessageId,
+              commit.eventsBehindWatermark()),
               System.currentTimeMillis());
           if (!applied) {
             request.signalAlreadyCommitted();

@@ -19,6 +19,11 @@ public class ViewChange {
   public String position;
   /** Events applied so far (PROGRESS). */
   public long eventsApplied;
+  /**
+   * Events read with an event time below the watermark at that moment, so far (PROGRESS; event-time
+   * jobs only): an upper bound on the events a closed window did not count.
+   */
+  public long eventsBehindWatermark;
 
   public ViewChange() {}
 
@@ -38,10 +43,15 @@ public class ViewChange {
   }
 
   static ViewChange progress(String position, long eventsApplied) {
+    return progress(position, eventsApplied, 0);
+  }
+
+  static ViewChange progress(String position, long eventsApplied, long eventsBehindWatermark) {
     ViewChange c = new ViewChange();
     c.kind = PROGRESS;
     c.position = position;
     c.eventsApplied = eventsApplied;
+    c.eventsBehindWatermark = eventsBehindWatermark;
     return c;
   }
 }

@@ -12,6 +12,13 @@ import java.util.Map;
  * @param deletes row keys retracted and not re-inserted
  * @param position last applied message ID text per partition, comma-separated; "" when none
  * @param eventsApplied events folded into the view after this commit
+ * @param eventsBehindWatermark events read behind the watermark so far (event-time views; else 0)
  */
 public record ViewCommit(Map<String, Map<String, String>> upserts, List<String> deletes, String position,
-    long eventsApplied) {}
+    long eventsApplied, long eventsBehindWatermark) {
+
+  /** A commit of a view without event time. */
+  public ViewCommit(Map<String, Map<String, String>> upserts, List<String> deletes, String position, long eventsApplied) {
+    this(upserts, deletes, position, eventsApplied, 0);
+  }
+}

@@ -12,11 +12,12 @@ import java.util.Map;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Binary form of {@link ViewCommit} in checkpoints (version 1): position, events applied, deletes,
- * then upserts with their fields; strings as UTF-8 bytes after an int length.
+ * Binary form of {@link ViewCommit} in checkpoints (version 2): position, events applied, events behind
+ * the watermark, deletes, then upserts with their fields; strings as UTF-8 bytes after an int length.
+ * Version 1 (no events behind the watermark) is still read, so checkpoints taken before stay restorable.
  */
 public final class ViewCommitSerializer implements SimpleVersionedSerializer<ViewCommit> {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   @Override
   public int getVersion() {
@@ -29,6 +30,7 @@ public final class ViewCommitSerializer implements SimpleVersionedSerializer<Vie
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       writeString(out, commit.position());
       out.writeLong(commit.eventsApplied());
+      out.writeLong(commit.eventsBehindWatermark());
       out.writeInt(commit.deletes().size());
       for (String key : commit.deletes()) {
         writeString(out, key);
@@ -48,12 +50,13 @@ public final class ViewCommitSerializer implements SimpleVersionedSerializer<Vie
 
   @Override
   public ViewCommit deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION) {
-      throw new IOException("unknown view commit serializer version " + version + " (known: " + VERSION + ")");
+    if (version != 1 && version != VERSION) {
+      throw new IOException("unknown view commit serializer version " + version + " (known: 1, " + VERSION + ")");
     }
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
       String position = readString(in);
       long events = in.readLong();
+      long behind = version >= 2 ? in.readLong() : 0;
       int deleteCount = in.readInt();
       List<String> deletes = new ArrayList<>(deleteCount);
       for (int i = 0; i < deleteCount; i++) {
@@ -70,7 +73,7 @@ public final class ViewCommitSerializer implements SimpleVersionedSerializer<Vie
         }
         upserts.put(key, row);
       }
-      return new ViewCommit(upserts, deletes, position, events);
+      return new ViewCommit(upserts, deletes, position, events, behind);
     }
   }
 

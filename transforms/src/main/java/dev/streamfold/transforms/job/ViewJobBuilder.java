@@ -69,7 +69,7 @@ public final class ViewJobBuilder {
       throw new TransformException.InvalidSql("SQL is empty", null);
     }
     checkDeterministic(sql);
-    StreamTableEnvironment tableEnv = placeholderTables(streams);
+    StreamTableEnvironment tableEnv = placeholderTables(streams, usesEventTimeWindows(sql));
     Table table;
     String explained;
     try {
@@ -103,11 +103,15 @@ public final class ViewJobBuilder {
       }
     }
     checkOneRowPerKey(explained, keys, keyGiven);
+    if (usesEventTimeWindows(sql) && keys.stream().noneMatch(k -> k.equals("window_start") || k.equals("window_end"))) {
+      throw new TransformException.InvalidSql("a windowed view keeps one row per key and window, so its key must"
+          + " include window_start (or window_end), e.g. --key " + keys.get(0) + ",window_start; key now: " + keys, null);
+    }
     return new PlannedQuery(scanned.iterator().next(), columns, keys);
   }
 
   /** A table environment with a placeholder table per stream (declared columns and metadata columns). */
-  private static StreamTableEnvironment placeholderTables(Map<String, List<StreamColumn>> streams) {
+  private static StreamTableEnvironment placeholderTables(Map<String, List<StreamColumn>> streams, boolean eventTime) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
     StreamTableEnvironment tableEnv = tableEnvironment(env);
     for (Map.Entry<String, List<StreamColumn>> stream : streams.entrySet()) {
@@ -115,7 +119,8 @@ public final class ViewJobBuilder {
         StreamColumn.checkDistinct(stream.getValue());
         PayloadParser parser = new PayloadParser(stream.getValue());
         DataStream<Row> placeholder = env.fromSequence(0, 0).map(i -> new Row(0)).returns(parser.rowType());
-        tableEnv.createTemporaryView(quote(stream.getKey()), placeholder, parser.schema());
+        tableEnv.createTemporaryView(quote(stream.getKey()), placeholder,
+            eventTime ? parser.eventTimeSchema() : parser.schema());
       } catch (RuntimeException unusable) {
         // A stream whose declared columns SQL cannot take (e.g. created before names were checked) must
         // not break transformations over other streams; SQL over it says it does not exist.
@@ -136,7 +141,7 @@ public final class ViewJobBuilder {
    */
   public static LinkedHashMap<String, String> planColumns(String sql, Map<String, List<StreamColumn>> streams) {
     checkDeterministic(sql);
-    StreamTableEnvironment tableEnv = placeholderTables(streams);
+    StreamTableEnvironment tableEnv = placeholderTables(streams, usesEventTimeWindows(sql));
     Table table;
     try {
       table = tableEnv.sqlQuery(sql);
@@ -150,6 +155,22 @@ public final class ViewJobBuilder {
       columns.put(column.getName(), sqlType(column.getDataType().getLogicalType()));
     }
     return columns;
+  }
+
+  private static final Pattern WINDOW_TVF = Pattern.compile("(?i)\\b(TUMBLE|HOP|CUMULATE|SESSION)\\s*\\(");
+
+  /**
+   * Whether SQL uses event-time window table functions ({@code TUMBLE}, {@code HOP}, {@code CUMULATE},
+   * {@code SESSION}): its stream table then has {@code _event_time} as rowtime attribute, with watermarks
+   * from the {@link PositionTracker} (the stream's watermark delay).
+   *
+   * @param sql the SQL
+   * @return true when it calls a window function outside string literals and comments
+   */
+  public static boolean usesEventTimeWindows(String sql) {
+    String code = sql.replaceAll("'(?:[^']|'')*'", "''").replaceAll("`(?:[^`]|``)*`", "``")
+        .replaceAll("--[^\\n]*", " ").replaceAll("(?s)/\\*.*?\\*/", " ");
+    return WINDOW_TVF.matcher(code).find();
   }
 
   /** Functions whose value depends on when or where a query runs, not on the events. */
@@ -226,6 +247,7 @@ public final class ViewJobBuilder {
    * @param parallelism parallelism of the SQL operators
    * @param backfillTargetMessageId latest message ID text at job start, "" when the stream was empty
    * @param backfillTargetEvents events in the stream at job start
+   * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
    *     text per partition, at or before the checkpoint's); the source starts there, entry included,
    *     and the {@link PositionTracker} drops what it already applied. Empty: start from earliest.
@@ -234,7 +256,8 @@ public final class ViewJobBuilder {
    */
   public static JobGraph build(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
       String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
-      int parallelism, String backfillTargetMessageId, long backfillTargetEvents, List<String> resumeFrom) {
+      int parallelism, String backfillTargetMessageId, long backfillTargetEvents, long watermarkDelayMs,
+      List<String> resumeFrom) {
     Configuration conf = checkpointing(checkpointDir, checkpointInterval, true);
     conf.setString("restart-strategy.type", "fixed-delay");
     conf.setString("restart-strategy.fixed-delay.attempts", "5");
@@ -245,6 +268,7 @@ public final class ViewJobBuilder {
         .setStartCursor(startCursor(resumeFrom))
         .setSubscriptionName(subscription(definition));
     return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, null,
+        watermarkDelayMs,
         new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
             new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
         checkpointInterval);
@@ -271,12 +295,13 @@ public final class ViewJobBuilder {
    * @param bound the exact range applied
    * @param readThrough the last message ID the source reads (at or after the range's end)
    * @param targetEvents events the replay expects to apply (progress; an upper bound for time stops)
+   * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @return the job graph, not yet submitted
    */
   public static JobGraph buildReplay(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
       String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
       int parallelism, ViewName target, String subscription, ReplayBound bound, MessageIdText readThrough,
-      long targetEvents) {
+      long targetEvents, long watermarkDelayMs) {
     Configuration conf = checkpointing(checkpointDir, checkpointInterval, false);
     conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
@@ -288,7 +313,7 @@ public final class ViewJobBuilder {
         .setBoundedStopCursor(StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough)))
         .setSubscriptionName(subscription);
     return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, bound,
-        new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThrough.toString(),
+        watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThrough.toString(),
             targetEvents, true), checkpointInterval);
   }
 
@@ -307,7 +332,7 @@ public final class ViewJobBuilder {
 
   private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
       String topic, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
-      ReplayBound bound, RedisViewSink sink, Duration checkpointInterval) {
+      ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
@@ -320,6 +345,7 @@ public final class ViewJobBuilder {
     // (every operator of this job builds new objects for what it keeps).
     env.getConfig().enableObjectReuse();
     PayloadParser parser = new PayloadParser(streamColumns, List.of(definition.sql()));
+    boolean eventTime = usesEventTimeWindows(definition.sql());
     PulsarSource<SourceEvent> source = sourceBuilder
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
@@ -329,10 +355,12 @@ public final class ViewJobBuilder {
         .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
         .setParallelism(1)
         .uid("ledger-source-" + java.util.UUID.randomUUID())
-        .transform("position", parser.rowType(), new PositionTracker(parser, bound))
+        .transform("position", parser.rowType(),
+            new PositionTracker(parser, bound, false, eventTime ? watermarkDelayMs : -1))
         .setParallelism(1)
         .uid("position");
-    tableEnv.createTemporaryView(quote(definition.sourceStream()), rows, parser.schema());
+    tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
+        eventTime ? parser.eventTimeSchema() : parser.schema());
     Table result = tableEnv.sqlQuery(definition.sql());
     List<String> columns = new ArrayList<>(definition.columns().keySet());
     int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();

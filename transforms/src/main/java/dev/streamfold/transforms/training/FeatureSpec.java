@@ -1,7 +1,6 @@
 package dev.streamfold.transforms.training;
 
 import java.io.Serializable;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -55,29 +54,11 @@ public record FeatureSpec(String view, String column, String join, long ttlMs, S
    * @throws IllegalArgumentException if it does not parse or is negative
    */
   public static long parseTtl(String text) {
-    String t = text.trim();
-    Matcher m = Pattern.compile("(\\d+)(ms|s|m|h|d)").matcher(t);
-    long ms;
-    if (m.matches()) {
-      long n = Long.parseLong(m.group(1));
-      ms = switch (m.group(2)) {
-        case "ms" -> n;
-        case "s" -> n * 1000;
-        case "m" -> n * 60_000;
-        case "h" -> n * 3_600_000;
-        default -> n * 86_400_000;
-      };
-    } else {
-      try {
-        ms = Duration.parse(t).toMillis();
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("cannot read time-to-live '" + text + "': use e.g. 90s, 15m, 2h, 7d or PT2H");
-      }
+    try {
+      return dev.streamfold.ledger.Durations.parseMs(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("cannot read time-to-live '" + text + "': use e.g. 90s, 15m, 2h, 7d or PT2H");
     }
-    if (ms < 0) {
-      throw new IllegalArgumentException("time-to-live must not be negative: '" + text + "'");
-    }
-    return ms;
   }
 
   /** The feature as a user would write it. */

@@ -1,0 +1,175 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewStore;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The SQL semantics a view pins down (README, "SQL semantics"), each on real Pulsar, Redis and Flink:
+ * event-time windows with deterministic watermarks, late events, ordering of LAST_VALUE, retractions.
+ */
+class SqlSemanticsIT {
+  private static PulsarLedger ledger;
+  private static ViewStore views;
+  private static TransformManager manager;
+
+  @BeforeAll
+  static void start() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    views = ViewStore.connect(Testkit.redis().uri());
+    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
+        Testkit.workDir().resolve("semantics-transforms"), Duration.ofMillis(500), 1, 16, java.util.Set.of()));
+    manager.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (manager != null) {
+      manager.close();
+    }
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static long at(String time) {
+    return LocalDateTime.parse("2015-01-01T" + time).toInstant(ZoneOffset.UTC).toEpochMilli();
+  }
+
+  private static Appended click(StreamRef stream, String page, String time, Integer value) {
+    String payload = "{\"page\":\"" + page + "\"" + (value == null ? "" : ",\"v\":" + value) + "}";
+    return ledger.append(stream, List.of(new EventEnvelope(page, "click", at(time), payload, "", Map.of())))
+        .join().get(0);
+  }
+
+  private static ViewMetadata awaitApplied(ViewName name, long events) {
+    AtomicReference<ViewMetadata> last = new AtomicReference<>();
+    Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      ViewMetadata m = views.liveMetadata(name).orElse(null);
+      last.set(m);
+      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
+    });
+    return last.get();
+  }
+
+  private static Map<String, Map<String, String>> rows(ViewName name) {
+    return views.snapshot(name, views.servedVersion(name)).rows();
+  }
+
+  private static StreamRef clicks(String tenant, long watermarkDelayMs) {
+    StreamRef stream = new StreamRef(tenant, "clicks");
+    ledger.createStream(stream, List.of(new StreamColumn("page", "STRING"), new StreamColumn("v", "INT")), watermarkDelayMs);
+    return stream;
+  }
+
+  @Test
+  void tumblingWindowsCloseOnTheWatermarkOfTheEventsInLedgerOrder() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = clicks(tenant, 10_000);
+    assertThat(ledger.describe(stream).watermarkDelayMs()).isEqualTo(10_000);
+    String sql = "SELECT page, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(_event_time),"
+        + " INTERVAL '1' MINUTE)) GROUP BY page, window_start, window_end";
+    assertThatThrownBy(() -> manager.create(tenant, "per_minute", sql, List.of()))
+        .isInstanceOf(TransformException.InvalidSql.class).hasMessageContaining("window_start");
+    manager.create(tenant, "per_minute", sql, List.of("page", "window_start"));
+    ViewName view = new ViewName(tenant, "per_minute");
+
+    click(stream, "a", "00:00:05", null);
+    click(stream, "a", "00:00:30", null);
+    click(stream, "b", "00:00:40", null);
+    click(stream, "a", "00:01:05", null); // watermark 00:00:55: the first minute is still open
+    awaitApplied(view, 4);
+    assertThat(rows(view)).isEmpty();
+    Appended closing = click(stream, "a", "00:01:15", null); // watermark 00:01:05 closes the first minute
+    click(stream, "a", "00:00:50", null); // behind the watermark, its window closed: not counted, but counted as behind
+    click(stream, "a", "00:02:20", null); // watermark 00:02:10 closes the second minute
+    ViewMetadata meta = awaitApplied(view, 7);
+    assertThat(meta.eventsBehindWatermark()).isEqualTo(1);
+    assertThat(rows(view)).isEqualTo(Map.of(
+        "a|2015-01-01T00:00", Map.of("page", "a", "window_start", "2015-01-01T00:00", "n", "2"),
+        "b|2015-01-01T00:00", Map.of("page", "b", "window_start", "2015-01-01T00:00", "n", "1"),
+        "a|2015-01-01T00:01", Map.of("page", "a", "window_start", "2015-01-01T00:01", "n", "2")));
+
+    // A replay closes exactly the windows the live view had closed at that position: the end of a replay
+    // is not the end of time.
+    String state = manager.replay(tenant, "per_minute", Optional.empty(),
+        ReplayCursor.parse(closing.messageId().toString(), true), Optional.empty()).state().name().view();
+    Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> manager.virtualState(tenant, state).progress()
+        .map(m -> m.phase() == ViewPhase.COMPLETE || m.phase() == ViewPhase.FAILED).orElse(false));
+    assertThat(manager.virtualState(tenant, state).progress().orElseThrow().phase()).isEqualTo(ViewPhase.COMPLETE);
+    assertThat(views.snapshot(new ViewName(tenant, state), 1).rows()).isEqualTo(Map.of(
+        "a|2015-01-01T00:00", Map.of("page", "a", "window_start", "2015-01-01T00:00", "n", "2"),
+        "b|2015-01-01T00:00", Map.of("page", "b", "window_start", "2015-01-01T00:00", "n", "1")));
+  }
+
+  @Test
+  void lastValueFollowsLedgerOrderAndHavingRetractsRows() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = clicks(tenant, 0);
+    manager.create(tenant, "latest", "SELECT page, LAST_VALUE(v) AS v FROM clicks GROUP BY page", List.of());
+    manager.create(tenant, "rare", "SELECT page, COUNT(*) AS n FROM clicks GROUP BY page HAVING COUNT(*) < 3",
+        List.of());
+    manager.create(tenant, "counts", "SELECT page, COUNT(*) AS events, COUNT(v) AS with_v FROM clicks GROUP BY page",
+        List.of());
+    // Out of order in event time: the later event is appended first; LAST_VALUE takes the ledger's last.
+    click(stream, "a", "10:00:00", 2);
+    click(stream, "a", "09:00:00", 1);
+    click(stream, "b", "09:00:00", null);
+    click(stream, "a", "11:00:00", null);
+    for (String v : List.of("latest", "rare", "counts")) {
+      awaitApplied(new ViewName(tenant, v), 4);
+    }
+    assertThat(rows(new ViewName(tenant, "latest"))).isEqualTo(Map.of(
+        "a", Map.of("page", "a", "v", "1"), "b", Map.of("page", "b")));
+    assertThat(rows(new ViewName(tenant, "rare"))).as("a reached 3 events: its row is deleted")
+        .isEqualTo(Map.of("b", Map.of("page", "b", "n", "1")));
+    assertThat(rows(new ViewName(tenant, "counts"))).as("COUNT(*) counts NULLs, COUNT(v) does not").isEqualTo(Map.of(
+        "a", Map.of("page", "a", "events", "3", "with_v", "2"), "b", Map.of("page", "b", "events", "1", "with_v", "0")));
+    // Live and replay agree on both.
+    String state = manager.replay(tenant, "latest", Optional.empty(), ReplayCursor.latest(), Optional.of("latest_replayed"))
+        .state().name().view();
+    Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> manager.virtualState(tenant, state).progress()
+        .map(m -> m.phase() == ViewPhase.COMPLETE).orElse(false));
+    assertThat(views.snapshot(new ViewName(tenant, state), 1).rows()).isEqualTo(rows(new ViewName(tenant, "latest")));
+  }
+
+  @Test
+  void eventsWithANullKeyFoldIntoTheEmptyKeyRow() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = clicks(tenant, 0);
+    manager.create(tenant, "by_v", "SELECT v, COUNT(*) AS n FROM clicks GROUP BY v", List.of());
+    click(stream, "a", "10:00:00", 1);
+    click(stream, "b", "10:00:00", null);
+    click(stream, "c", "10:00:00", null);
+    awaitApplied(new ViewName(tenant, "by_v"), 3);
+    List<String> keys = new ArrayList<>(rows(new ViewName(tenant, "by_v")).keySet());
+    assertThat(keys).containsExactlyInAnyOrder("1", "");
+    assertThat(rows(new ViewName(tenant, "by_v")).get("")).isEqualTo(Map.of("n", "2"));
+  }
+}
