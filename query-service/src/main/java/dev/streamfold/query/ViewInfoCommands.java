@@ -97,6 +97,7 @@ final class ViewInfoCommands {
     add(fields, "last_commit_ms", Replies.integer(m.updatedAtMs()));
     add(fields, "last_commit_age_ms", Replies.integer(m.updatedAtMs() == 0 ? -1 : Math.max(0, now - m.updatedAtMs())));
     add(fields, "error", Replies.bulk(m.error()));
+    add(fields, "events_behind_watermark", Replies.integer(m.eventsBehindWatermark()));
     add(fields, "rolled_back_to", replies.bulkOrNil(rolledBackTo.map(ViewName::view).orElse(null)));
     add(fields, "live_version", live == null ? replies.nil() : Replies.integer(live.version()));
     add(fields, "live_phase", live == null ? replies.nil() : Replies.bulk(live.phase().name()));
