@@ -109,7 +109,7 @@ class ViewInfoCommandsTest {
   @Test
   void infoReportsPositionProgressAndLag() {
     String reply = run(view -> OptionalLong.of(1_000), 3, "VIEW.INFO", "totals");
-    assertThat(reply).startsWith("%19\r\n")
+    assertThat(reply).startsWith("%20\r\n")
         .contains("$4\r\nkind\r\n$4\r\nview\r\n")
         .contains("$5\r\nphase\r\n$4\r\nLIVE\r\n")
         .contains("$8\r\nposition\r\n*1\r\n$9\r\n5:20:-1:3\r\n")
@@ -117,8 +117,9 @@ class ViewInfoCommandsTest {
         .contains("$10\r\nlag_events\r\n:100\r\n")
         .contains("$18\r\nlast_commit_age_ms\r\n:1000\r\n")
         .contains("$14\r\nrolled_back_to\r\n_\r\n")
+        .contains("$23\r\nevents_behind_watermark\r\n:0\r\n")
         .contains("$13\r\nlive_position\r\n*1\r\n$9\r\n5:20:-1:3\r\n");
-    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "totals")).startsWith("*38\r\n")
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "totals")).startsWith("*40\r\n")
         .contains("$10\r\nlag_events\r\n:0\r\n").contains("$13\r\nsource_events\r\n$-1\r\n");
   }
 
