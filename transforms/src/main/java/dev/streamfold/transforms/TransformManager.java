@@ -878,12 +878,17 @@ public final class TransformManager implements AutoCloseable {
       String cause = error != null ? error.getMessage()
           : result.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse("");
       long[] progress = trainingProgress(scratch);
+      // The range ends at the last event folded (for --before and event-time stops, not the stop cursor).
+      String lastRead = trainingLastMessageId(scratch);
+      TrainingSetStatus ended = new TrainingSetStatus(started.name(), started.phase(), started.eventsRead(),
+          started.targetEvents(), started.rows(), started.output(), started.manifest(), lastRead,
+          started.startedAtMs(), 0, "");
       try {
-        trainingSets.put(key, finishTrainingSet(spec, started, views, columns, progress[0], progress[1], cause));
+        trainingSets.put(key, finishTrainingSet(spec, ended, views, columns, progress[0], progress[1], cause));
       } catch (RuntimeException e) {
         LOG.warn("cannot finish training set {}", key, e);
         trainingSets.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],
-            started.targetEvents(), progress[1], started.output(), started.manifest(), started.stopMessageId(),
+            started.targetEvents(), progress[1], started.output(), started.manifest(), lastRead,
             started.startedAtMs(), System.currentTimeMillis(), "cannot write the manifest: " + e.getMessage()));
       } finally {
         trainingScratch.remove(key);
@@ -914,8 +919,12 @@ public final class TransformManager implements AutoCloseable {
     manifest.put("entity", spec.entity());
     manifest.put("label", spec.label());
     manifest.put("where", spec.where());
-    manifest.put("range", Map.of("from", "earliest", "to", started.stopMessageId(),
-        "stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"), "events", events));
+    Map<String, Object> range = new LinkedHashMap<>();
+    range.put("from", "earliest");
+    range.put("to", started.stopMessageId());
+    range.put("stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"));
+    range.put("events", events);
+    manifest.put("range", range);
     List<Map<String, Object>> features = new java.util.ArrayList<>();
     for (FeatureSpec f : spec.features()) {
       TransformDefinition view = views.stream().filter(v -> v.name().equals(f.view())).findFirst().orElseThrow();
@@ -932,7 +941,10 @@ public final class TransformManager implements AutoCloseable {
     manifest.put("features", features);
     List<Map<String, String>> cols = new java.util.ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
-      cols.add(Map.of("name", columns.names().get(i), "type", columns.types().get(i)));
+      Map<String, String> column = new LinkedHashMap<>();
+      column.put("name", columns.names().get(i));
+      column.put("type", columns.types().get(i));
+      cols.add(column);
     }
     manifest.put("columns", cols);
     manifest.put("rows", rows);
@@ -961,6 +973,18 @@ public final class TransformManager implements AutoCloseable {
       return new long[] {node.path("events").asLong(), node.path("rows").asLong()};
     } catch (IOException | RuntimeException e) {
       return new long[] {0, 0};
+    }
+  }
+
+  /** The last message ID a build folded, from its progress file; "" before its first event. */
+  private static String trainingLastMessageId(Path scratch) {
+    try {
+      Path file = scratch.resolve("progress.json");
+      return Files.exists(file)
+          ? new com.fasterxml.jackson.databind.ObjectMapper().readTree(Files.readString(file)).path("last_message_id").asText("")
+          : "";
+    } catch (IOException | RuntimeException e) {
+      return "";
     }
   }
 

@@ -248,7 +248,7 @@ class TrainingSetIT {
     StreamRef stream = flightsStream(tenant);
     manager.create(tenant, "origin_counts", "SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin", List.of());
     // The feature row of origin XXX changes once, at 10:00:00; label events (origin LBL, destination XXX) come later.
-    append(stream, List.of(
+    List<Appended> ttlIds = append(stream, List.of(
         new Flights.Flight("2015-01-01T10:00:00", 0, 1, "XXX", "YYY"),
         new Flights.Flight("2015-01-01T10:00:59", 0, 1, "LBL", "XXX"),
         new Flights.Flight("2015-01-01T10:01:00", 0, 1, "LBL", "XXX"),
@@ -267,6 +267,16 @@ class TrainingSetIT {
     assertThat(rows.get(3).get("origin_counts__flights").asLong()).isEqualTo(1);
     // The same column without a TTL, under its own name.
     assertThat(rows).extracting(r -> r.get("all_flights").asLong()).containsExactly(1L, 1L, 1L, 1L);
+
+    // The range of a set built --before a message ID ends at the event before it, and the status and
+    // manifest say so: rebuilding --to that ID gives the same set.
+    TrainingSetStatus before = build(spec(tenant, "ttl_before", "distance", "origin = 'LBL'",
+        List.of("origin_counts.flights@destination/60s"), ReplayCursor.parse(ttlIds.get(3).messageId().toString(), false),
+        "ttl-before.jsonl"));
+    assertThat(before.rows()).isEqualTo(2);
+    assertThat(before.stopMessageId()).isEqualTo(ttlIds.get(2).messageId().toString());
+    assertThat(JSON.readTree(Files.readString(Path.of(before.manifest()))).at("/range/to").asText())
+        .isEqualTo(ttlIds.get(2).messageId().toString());
   }
 
   @Test

@@ -1,6 +1,9 @@
 package dev.streamfold.transforms.grpc;
 
 import dev.streamfold.api.v1.DropVirtualStateResponse;
+import dev.streamfold.api.v1.ExportTrainingSetRequest;
+import dev.streamfold.api.v1.ExportTrainingSetResponse;
+import dev.streamfold.api.v1.GetTrainingSetRequest;
 import dev.streamfold.api.v1.ListVirtualStatesRequest;
 import dev.streamfold.api.v1.ListVirtualStatesResponse;
 import dev.streamfold.api.v1.ReplayProgress;
@@ -10,6 +13,7 @@ import dev.streamfold.api.v1.ResumeRequest;
 import dev.streamfold.api.v1.ResumeResponse;
 import dev.streamfold.api.v1.RollbackRequest;
 import dev.streamfold.api.v1.RollbackResponse;
+import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.VirtualState;
 import dev.streamfold.api.v1.VirtualStateRequest;
 import dev.streamfold.ledger.grpc.GrpcReplies;
@@ -17,6 +21,7 @@ import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.transforms.VirtualStateStatus;
+import dev.streamfold.transforms.training.TrainingSetStatus;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewPhase;
 import io.grpc.Status;
@@ -25,6 +30,7 @@ import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,18 +41,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * gRPC {@code ReplayService} over the {@link TransformManager}: replays into virtual states (streaming their
- * progress), lists, describes and drops them, rolls views back and resumes them. Owns one daemon thread
- * that polls the progress of watched replays; close it with the server.
+ * progress), lists, describes and drops them, rolls views back and resumes them; builds point-in-time
+ * training sets (streaming their progress, then optionally their rows). Owns one daemon thread that polls
+ * the progress of watched replays and builds, and daemon threads that read finished training sets back;
+ * close it with the server.
  */
 public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImplBase implements AutoCloseable {
   /** Interval between two progress messages of a {@code Replay} stream. */
   public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofMillis(200);
+  /** Interval between two progress messages of an {@code ExportTrainingSet} stream. */
+  public static final Duration TRAINING_SET_PROGRESS_INTERVAL = Duration.ofMillis(250);
   private static final Logger LOG = LoggerFactory.getLogger(ReplayGrpcService.class);
 
   private final TransformManager manager;
   private final Duration progressInterval;
   private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "replay-progress");
+    t.setDaemon(true);
+    return t;
+  });
+  private final ExecutorService rowSenders = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "training-set-rows");
     t.setDaemon(true);
     return t;
   });
@@ -202,10 +217,39 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
         .setResumed(manager.resume(request.getTenant(), request.getView())).build());
   }
 
-  /** Stop watching replays (the replays themselves go on in the manager). */
+  @Override
+  public void exportTrainingSet(ExportTrainingSetRequest request, StreamObserver<ExportTrainingSetResponse> response) {
+    TrainingSetExport.run(manager, poller, rowSenders, TRAINING_SET_PROGRESS_INTERVAL, request, response);
+  }
+
+  @Override
+  public void getTrainingSet(GetTrainingSetRequest request, StreamObserver<TrainingSetProgress> response) {
+    reply(response, () -> {
+      TrainingSetStatus status;
+      try {
+        status = manager.trainingSet(request.getTenant(), request.getName());
+      } catch (TransformException.InvalidTrainingSet unknown) {
+        throw new TrainingSetNotFound(unknown.getMessage());
+      }
+      long end = status.finishedAtMs() > 0 ? status.finishedAtMs() : System.currentTimeMillis();
+      return TrainingSetExport.progress(status, Math.max(0, end - status.startedAtMs()));
+    });
+  }
+
+  /** GetTrainingSet of a name with no build since the server started: NOT_FOUND, with the manager's message. */
+  private static final class TrainingSetNotFound extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    TrainingSetNotFound(String message) {
+      super(message);
+    }
+  }
+
+  /** Stop watching replays and training-set builds (they go on in the manager) and stop streaming rows. */
   @Override
   public void close() {
     poller.shutdownNow();
+    rowSenders.shutdownNow();
   }
 
   /**
@@ -251,6 +295,9 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
   }
 
   static io.grpc.StatusRuntimeException toStatus(RuntimeException e) {
+    if (e instanceof TrainingSetNotFound) {
+      return Status.NOT_FOUND.withDescription(e.getMessage()).asRuntimeException();
+    }
     return TransformStatus.toStatus(e);
   }
 

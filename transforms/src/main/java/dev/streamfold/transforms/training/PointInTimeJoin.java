@@ -45,8 +45,9 @@ import org.apache.flink.types.RowKind;
  * job fails rather than write a wrong row.
  *
  * <p>The file is written to a temporary name beside the output and renamed when the input ends; a
- * failed job leaves no output file. Progress ({@code events}, {@code rows}) is written about every
- * 500 ms to a JSON progress file.
+ * failed job leaves no output file. Progress ({@code events}, {@code rows}, {@code last_message_id}: the
+ * last event folded, the exact end of the set's range) is written about every 500 ms to a JSON progress
+ * file, and once more at the end.
  */
 public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implements MultipleInputStreamOperator<Void>,
     BoundedMultiInput {
@@ -63,6 +64,7 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
   private long events;
   private long rows;
   private long lastEventRank = Long.MIN_VALUE;
+  private String lastMessageId = "";
   private boolean eventSeen;
   private long currentEventTimeMs;
   private long lastProgressMs;
@@ -166,6 +168,7 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     lastEventRank = p.rank();
     events++;
     Row r = p.row();
+    lastMessageId = (String) r.getField(TrainingSetPlan.MESSAGE_ID);
     currentEventTimeMs = ((LocalDateTime) r.getField(TrainingSetPlan.EVENT_TIME)).toInstant(ZoneOffset.UTC).toEpochMilli();
     if (!Boolean.TRUE.equals(r.getField(TrainingSetPlan.IS_LABEL))) {
       return;
@@ -235,7 +238,12 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     try {
       Path progress = Path.of(plan.progressFile());
       Path tmp = progress.resolveSibling(progress.getFileName() + ".tmp");
-      Files.writeString(tmp, JSON.writeValueAsString(Map.of("events", events, "rows", rows, "done", done)));
+      Map<String, Object> progress = new java.util.LinkedHashMap<>();
+      progress.put("events", events);
+      progress.put("rows", rows);
+      progress.put("last_message_id", lastMessageId);
+      progress.put("done", done);
+      Files.writeString(tmp, JSON.writeValueAsString(progress));
       Files.move(tmp, progress, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

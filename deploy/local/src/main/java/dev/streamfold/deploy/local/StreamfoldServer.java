@@ -89,6 +89,14 @@ public final class StreamfoldServer implements AutoCloseable {
     return grpc.getPort();
   }
 
+  /**
+   * The transform manager, for integration tests in this package (e.g. closing it stops every view's job
+   * while ingestion and the query-service keep serving).
+   */
+  TransformManager transforms() {
+    return transforms;
+  }
+
   /** The Redis-protocol port of the query-service. */
   public int respPort() {
     return resp.port();

@@ -1,0 +1,241 @@
+package dev.streamfold.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.api.v1.ExportTrainingSetRequest;
+import dev.streamfold.api.v1.ExportTrainingSetResponse;
+import dev.streamfold.api.v1.GetTrainingSetRequest;
+import dev.streamfold.api.v1.ReplayServiceGrpc;
+import dev.streamfold.api.v1.TrainingSetDone;
+import dev.streamfold.api.v1.TrainingSetHeader;
+import dev.streamfold.api.v1.TrainingSetProgress;
+import dev.streamfold.api.v1.TrainingSetRow;
+import dev.streamfold.api.v1.TrainingSetRows;
+import dev.streamfold.api.v1.TrainingSetValue;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code streamfold training-set} against a scripted gRPC server: feature splitting, the request, the output. */
+class TrainingSetCommandTest {
+  private static final TrainingSetProgress RUNNING = TrainingSetProgress.newBuilder().setName("delayed")
+      .setPhase("RUNNING").setEventsRead(50).setTargetEvents(100).setRows(20).setOutput("/d/delayed.parquet")
+      .setManifest("/d/delayed.parquet.manifest.json").setStopMessageId("7:99:-1:-1").build();
+
+  private final List<Object> received = new CopyOnWriteArrayList<>();
+  private Server server;
+  private String target;
+
+  private final class Replays extends ReplayServiceGrpc.ReplayServiceImplBase {
+    @Override
+    public void exportTrainingSet(ExportTrainingSetRequest request, StreamObserver<ExportTrainingSetResponse> response) {
+      received.add(request);
+      if (request.getFeaturesList().contains("nope.x")) {
+        response.onError(Status.NOT_FOUND.withDescription("transformation 'nope' does not exist in tenant 'demo'")
+            .asRuntimeException());
+        return;
+      }
+      if (request.getFeaturesList().contains("v.broken")) {
+        response.onNext(ExportTrainingSetResponse.newBuilder().setProgress(RUNNING).build());
+        response.onError(Status.ABORTED.withDescription("training set 'delayed' FAILED: boom").asRuntimeException());
+        return;
+      }
+      response.onNext(ExportTrainingSetResponse.newBuilder().setProgress(RUNNING).build());
+      if (request.getDetach()) {
+        response.onCompleted();
+        return;
+      }
+      response.onNext(ExportTrainingSetResponse.newBuilder().setProgress(RUNNING.toBuilder().setPhase("COMPLETE")
+          .setEventsRead(100).setRows(40)).build());
+      if (request.getStreamRows()) {
+        response.onNext(ExportTrainingSetResponse.newBuilder().setHeader(TrainingSetHeader.newBuilder()
+            .addColumns("message_id").addColumns("event_time").addColumns("entity").addColumns("label")
+            .addColumns("delays_by_origin__avg_delay").addTypes("STRING").addTypes("TIMESTAMP").addTypes("STRING")
+            .addTypes("BOOLEAN").addTypes("DOUBLE")).build());
+        response.onNext(ExportTrainingSetResponse.newBuilder().setRows(TrainingSetRows.newBuilder()
+            .addRows(row("7:0:-1:-1", 1_420_070_400_000L, "ATL", true, null))
+            .addRows(row("7:1:-1:-1", 1_420_070_460_000L, "LAS", false, 12.3456789))).build());
+      }
+      response.onNext(ExportTrainingSetResponse.newBuilder().setDone(TrainingSetDone.newBuilder().setName("delayed")
+          .setRows(40).setEventsRead(100).setSeconds(2.0).setRowsPerSecond(20).setOutput("/d/delayed.parquet")
+          .setManifest("/d/delayed.parquet.manifest.json").setStopMessageId("7:99:-1:-1").setRowsStreamed(2)).build());
+      response.onCompleted();
+    }
+
+    @Override
+    public void getTrainingSet(GetTrainingSetRequest request, StreamObserver<TrainingSetProgress> response) {
+      received.add(request);
+      response.onNext(RUNNING.toBuilder().setElapsedMs(1_500).build());
+      response.onCompleted();
+    }
+  }
+
+  private static TrainingSetRow row(String id, long time, String entity, boolean label, Double avg) {
+    return TrainingSetRow.newBuilder()
+        .addValues(TrainingSetValue.newBuilder().setStringValue(id))
+        .addValues(TrainingSetValue.newBuilder().setInt64Value(time))
+        .addValues(TrainingSetValue.newBuilder().setStringValue(entity))
+        .addValues(TrainingSetValue.newBuilder().setBoolValue(label))
+        .addValues(avg == null ? TrainingSetValue.newBuilder().setIsNull(true) : TrainingSetValue.newBuilder().setDoubleValue(avg))
+        .build();
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(new Replays()).build().start();
+    target = "127.0.0.1:" + server.getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    server.shutdownNow();
+  }
+
+  /** Run the CLI; returns {exit code, stdout, the "error:" lines of stderr (progress bars left out)}. */
+  private String[] run(String... args) {
+    PrintStream stdout = System.out;
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+      all[args.length] = "--server";
+      all[args.length + 1] = target;
+      code = StreamfoldCli.commandLine().execute(all);
+    } finally {
+      System.setOut(stdout);
+      System.setErr(stderr);
+    }
+    String errors = err.toString(StandardCharsets.UTF_8).lines().map(l -> l.substring(Math.max(0, l.lastIndexOf('\r') + 1)))
+        .filter(l -> l.startsWith("error: ")).collect(java.util.stream.Collectors.joining("\n"));
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), errors};
+  }
+
+  @Test
+  void featuresSplitAtTopLevelCommasOnly() {
+    assertThat(TrainingSetCommand.splitTopLevel("a.x, b.y ,c.z")).containsExactly("a.x", "b.y", "c.z");
+    assertThat(TrainingSetCommand.splitTopLevel("a.x,r=b.y@CONCAT(origin, '>', destination)/2h,c.z"))
+        .containsExactly("a.x", "r=b.y@CONCAT(origin, '>', destination)/2h", "c.z");
+    assertThat(TrainingSetCommand.splitTopLevel("a.x@'a,b',b.y@\"c,d\",c.z@`e,f`"))
+        .containsExactly("a.x@'a,b'", "b.y@\"c,d\"", "c.z@`e,f`");
+    assertThat(TrainingSetCommand.splitTopLevel("a.x@COALESCE(f(a, b), 'it''s, ok'),b.y"))
+        .containsExactly("a.x@COALESCE(f(a, b), 'it''s, ok')", "b.y");
+    assertThat(TrainingSetCommand.splitTopLevel("a.x,,b.y,")).containsExactly("a.x", "b.y");
+    assertThat(TrainingSetCommand.splitTopLevel("a.x@origin || '>' || destination"))
+        .containsExactly("a.x@origin || '>' || destination");
+    assertThatThrownBy(() -> TrainingSetCommand.splitTopLevel("a.x@f(a, b")).isInstanceOf(CliException.class)
+        .hasMessage("--features: unclosed '(' in 'a.x@f(a, b'");
+    assertThatThrownBy(() -> TrainingSetCommand.splitTopLevel("a.x@'a,b")).hasMessage("--features: unclosed ' in 'a.x@'a,b'");
+    assertThatThrownBy(() -> TrainingSetCommand.splitTopLevel("a.x),b")).hasMessageStartingWith("--features: unbalanced ')'");
+  }
+
+  @Test
+  void commandLinesAreQuotedForTheShell() {
+    assertThat(TrainingSetCommand.commandLine(List.of("training-set", "create", "d", "--label", "delay >= 15",
+        "--features", "a.x,r=b.y@origin || '>' || destination", "--to", "1:2:-1:3")))
+        .isEqualTo("streamfold training-set create d --label 'delay >= 15' --features"
+            + " 'a.x,r=b.y@origin || '\\''>'\\'' || destination' --to 1:2:-1:3");
+  }
+
+  @Test
+  void createSendsTheRequestShowsTheFirstRowsAndEndsWithOneLine() {
+    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--where", "distance > 100",
+        "--features", "delays_by_origin.avg_delay,route=delays_by_route.avg_delay@CONCAT(origin, '>', destination)",
+        "--feature", "x=delays_by_origin.flights/2h", "--out", "sets/delayed.parquet", "--head", "2");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(received).singleElement().isInstanceOfSatisfying(ExportTrainingSetRequest.class, q -> {
+      assertThat(q.getTenant()).isEqualTo("demo");
+      assertThat(q.getName()).isEqualTo("delayed");
+      assertThat(q.getLabelStream()).isEqualTo("flights");
+      assertThat(q.getEntity()).isEqualTo("origin");
+      assertThat(q.getLabel()).isEqualTo("delay >= 15");
+      assertThat(q.getWhere()).isEqualTo("distance > 100");
+      assertThat(q.getFeaturesList()).containsExactly("delays_by_origin.avg_delay",
+          "route=delays_by_route.avg_delay@CONCAT(origin, '>', destination)", "x=delays_by_origin.flights/2h");
+      assertThat(q.getTo()).isEmpty();
+      assertThat(q.getOut()).isEqualTo(Path.of("sets/delayed.parquet").toAbsolutePath().normalize().toString());
+      assertThat(q.getStreamRows()).isTrue();
+      assertThat(q.getMaxRows()).isEqualTo(2);
+      assertThat(q.getDetach()).isFalse();
+      assertThat(q.getCommand()).startsWith("streamfold training-set create delayed --label-stream flights --entity origin"
+          + " --label 'delay >= 15' --where 'distance > 100' --features").contains("--head 2 --server " + target);
+    });
+    assertThat(r[1]).isEqualTo("""
+        message_id  event_time            entity  label  delays_by_origin__avg_delay
+        7:0:-1:-1   2015-01-01T00:00:00Z  ATL     true   null
+        7:1:-1:-1   2015-01-01T00:01:00Z  LAS     false  12.3457
+        Training set delayed: 40 rows from 100 events in 2.0 s (20 rows/s), up to message ID 7:99:-1:-1 → \
+        /d/delayed.parquet (manifest /d/delayed.parquet.manifest.json)
+        """);
+  }
+
+  @Test
+  void headZeroStreamsNoRowsAndToIsPassedOn() {
+    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "a.x", "--head", "0", "--to", "7:50:-1:-1");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[1]).startsWith("Training set delayed: 40 rows");
+    assertThat(received).singleElement().isInstanceOfSatisfying(ExportTrainingSetRequest.class, q -> {
+      assertThat(q.getStreamRows()).isFalse();
+      assertThat(q.getTo()).isEqualTo("7:50:-1:-1");
+      assertThat(q.getOut()).isEmpty();
+    });
+  }
+
+  @Test
+  void noWaitReturnsOnceRegisteredAndStatusFollows() {
+    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "a.x", "--no-wait");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[1]).isEqualTo("Building training set delayed (RUNNING, 100 events to read) into /d/delayed.parquet;"
+        + " follow it with: streamfold training-set status delayed\n");
+    assertThat((ExportTrainingSetRequest) received.get(0)).satisfies(q -> assertThat(q.getDetach()).isTrue());
+
+    r = run("training-set", "status", "delayed");
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1]).isEqualTo("Training set delayed RUNNING: 50 of 100 events read, 20 rows, 1.5 s, output"
+        + " /d/delayed.parquet, manifest /d/delayed.parquet.manifest.json\n");
+  }
+
+  @Test
+  void errorsAreOneLine() {
+    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--features", "nope.x");
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[2]).isEqualTo("error: NOT_FOUND: transformation 'nope' does not exist in tenant 'demo'");
+
+    r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--features", "v.broken");
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[2]).isEqualTo("error: ABORTED: training set 'delayed' FAILED: boom");
+
+    r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin", "--label", "x");
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[2]).isEqualTo("error: give at least one feature: --features VIEW.column,... or --feature VIEW.column");
+
+    r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin", "--label", "x",
+        "--features", "a.x@f(b");
+    assertThat(r[2]).isEqualTo("error: --features: unclosed '(' in 'a.x@f(b'");
+
+    CommandLine cli = StreamfoldCli.commandLine();
+    cli.setErr(new java.io.PrintWriter(new java.io.StringWriter()));
+    assertThat(cli.execute("training-set", "create", "delayed", "--entity", "origin")).isEqualTo(2);
+  }
+}
