@@ -238,12 +238,12 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     try {
       Path progress = Path.of(plan.progressFile());
       Path tmp = progress.resolveSibling(progress.getFileName() + ".tmp");
-      Map<String, Object> progress = new java.util.LinkedHashMap<>();
-      progress.put("events", events);
-      progress.put("rows", rows);
-      progress.put("last_message_id", lastMessageId);
-      progress.put("done", done);
-      Files.writeString(tmp, JSON.writeValueAsString(progress));
+      Map<String, Object> fields = new java.util.LinkedHashMap<>();
+      fields.put("events", events);
+      fields.put("rows", rows);
+      fields.put("last_message_id", lastMessageId);
+      fields.put("done", done);
+      Files.writeString(tmp, JSON.writeValueAsString(fields));
       Files.move(tmp, progress, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
