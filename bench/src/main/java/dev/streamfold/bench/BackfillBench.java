@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.streamfold.api.v1.StreamInfo;
 import dev.streamfold.api.v1.ViewStatus;
-import dev.streamfold.cli.ingest.StreamIngester;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -186,32 +185,7 @@ final class BackfillBench {
 
   /** Make sure the flights stream holds at least {@code wanted} events; append the missing rows of the file. */
   private StreamInfo load(Streamfold sf, long wanted) throws Exception {
-    sf.ensureStream(FlightEvents.STREAM, FlightEvents.COLUMNS);
-    StreamInfo info = sf.stream(FlightEvents.STREAM).orElseThrow();
-    long have = info.getEventCount();
-    if (have < wanted) {
-      Path parquet = Path.of(env.get("flights", env.dataDir.resolve("cache/flights-3m.parquet").toString()));
-      System.out.printf("[2-backfill] stream %s holds %,d events; appending rows %,d..%,d of %s over AppendStream ...%n",
-          FlightEvents.STREAM, have, have, wanted, parquet);
-      try (FlightEvents.Source source = FlightEvents.open(parquet)) {
-        for (long i = 0; i < have; i++) {
-          source.next();
-        }
-        long[] remaining = {wanted - have};
-        StreamIngester ingester = new StreamIngester(sf.ingestAsync(), env.tenant, FlightEvents.STREAM,
-            StreamIngester.DEFAULT_BATCH_EVENTS, StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS);
-        StreamIngester.Result result = ingester.ingest(() -> remaining[0]-- > 0 ? source.next() : null, acked -> {});
-        System.out.printf("[2-backfill] appended %,d flights in %.1f s (%,.0f events/s, Parquet decoding included)%n",
-            result.events(), result.elapsedNanos() / 1e9, result.eventsPerSecond());
-        report.detail("load", Map.of("events", result.events(), "seconds", result.elapsedNanos() / 1e9,
-            "eventsPerSecond", result.eventsPerSecond(), "path", "CLI StreamIngester (AppendStream, 2,000 per request)"));
-      }
-      info = sf.stream(FlightEvents.STREAM).orElseThrow();
-    } else if (have > wanted) {
-      System.out.printf("[2-backfill] note: stream %s holds %,d events (more than --events %,d); the backfill reads all%n",
-          FlightEvents.STREAM, have, wanted);
-    }
-    return info;
+    return FlightEvents.ensureLoaded(env, sf, FlightEvents.STREAM, wanted, report);
   }
 
   /** Read a topic from earliest until {@code target} messages; keep the payloads when {@code keep} is given. */
@@ -314,7 +288,16 @@ final class BackfillBench {
 
   /** Compare every origin's flights and delayed counts, read over RESP from the query-service, with the floor's. */
   private int check(String view, Map<String, long[]> oracle) {
-    RedisClient client = RedisClient.create("redis://127.0.0.1:" + env.respPort());
+    return check(env.respPort(), view, oracle);
+  }
+
+  /**
+   * Compare every origin's flights and delayed counts of a view (or virtual state) read over RESP with a group-by.
+   *
+   * @return the number of origins that differ (a missing row counts)
+   */
+  static int check(int respPort, String view, Map<String, long[]> oracle) {
+    RedisClient client = RedisClient.create("redis://127.0.0.1:" + respPort);
     try (StatefulRedisConnection<String, String> c = client.connect()) {
       int mismatches = 0;
       for (Map.Entry<String, long[]> e : oracle.entrySet()) {

@@ -82,13 +82,31 @@ final class BenchEnv {
   /** Pids of the stack's processes by role: server, pulsar, redis, s3 (the server's may be overridden by --server-pid). */
   Map<String, Long> pids() {
     Map<String, Long> pids = new LinkedHashMap<>();
-    pids.put("server", serverPidOverride != 0 ? serverPidOverride : getLong("server-pid", stack().server().pid()));
+    pids.put("server", serverPidOverride != 0 ? serverPidOverride : getLong("server-pid", restartedServerPid()
+        .orElse(stack().server().pid())));
     pids.put("pulsar", stack().pulsar().pid());
     pids.put("redis", stack().redis().pid());
     if (stack().s3() != null) {
       pids.put("s3", stack().s3().pid());
     }
     return pids;
+  }
+
+  /**
+   * The pid in {@code <data dir>/bench-server.pid} when that process is alive: a server the freshness benchmark
+   * restarted (stack.json still names the first one, which is gone).
+   */
+  java.util.Optional<Long> restartedServerPid() {
+    try {
+      Path file = dataDir.resolve("bench-server.pid");
+      if (!Files.exists(file)) {
+        return java.util.Optional.empty();
+      }
+      long pid = Long.parseLong(Files.readString(file).trim());
+      return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(ProcessHandle::pid);
+    } catch (IOException | NumberFormatException e) {
+      return java.util.Optional.empty();
+    }
   }
 
   long serverPid() {

@@ -29,6 +29,10 @@ final class Report {
     this.resultsDir = resultsDir;
   }
 
+  String benchmark() {
+    return benchmark;
+  }
+
   /**
    * Add a row and print it.
    *

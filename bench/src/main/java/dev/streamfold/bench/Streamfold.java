@@ -7,6 +7,7 @@ import dev.streamfold.api.v1.DeleteTransformRequest;
 import dev.streamfold.api.v1.GetTransformRequest;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.ListStreamsRequest;
+import dev.streamfold.api.v1.ReplayServiceGrpc;
 import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.StreamInfo;
 import dev.streamfold.api.v1.TransformServiceGrpc;
@@ -39,6 +40,11 @@ final class Streamfold implements AutoCloseable {
 
   IngestServiceGrpc.IngestServiceBlockingStub ingestBlocking() {
     return IngestServiceGrpc.newBlockingStub(channel);
+  }
+
+  /** Replay stub without a deadline (a Replay call streams until the state is complete; give it one per call). */
+  ReplayServiceGrpc.ReplayServiceBlockingStub replay() {
+    return ReplayServiceGrpc.newBlockingStub(channel);
   }
 
   StreamAdminGrpc.StreamAdminBlockingStub admin() {

@@ -14,7 +14,8 @@ import java.util.stream.Stream;
 /**
  * Merge the results files of a run ({@code <results dir>/<n>-<benchmark>.json}) into {@code results.json}
  * (with the machine it ran on and the command) and a Markdown table {@code summary.md}, and print the table.
- * Flags: {@code --results DIR}, {@code --command TEXT} (the command line that ran the benchmarks).
+ * Flags: {@code --results DIR}, {@code --command TEXT} (the command line that ran the benchmarks), {@code --build
+ * TEXT} (what was built: commit and uncommitted files).
  */
 final class Summary {
   private Summary() {}
@@ -36,6 +37,7 @@ final class Summary {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("machine", machine);
     doc.put("command", flags.getOrDefault("command", ""));
+    doc.put("build", flags.getOrDefault("build", "?"));
     doc.put("generatedAtMs", System.currentTimeMillis());
     doc.put("benchmarks", parts);
     Report.JSON.writeValue(dir.resolve("results.json").toFile(), doc);
@@ -67,7 +69,8 @@ final class Summary {
     head.append("Machine: ").append(machine.get("cpus")).append(" CPUs (").append(machine.get("cpuModel")).append("), ")
         .append(machine.get("memTotalGiB")).append(" GiB RAM, ").append(machine.get("jdk")).append(", ")
         .append(machine.get("os")).append("; load average at start ").append(machine.get("loadAverageAtStart"))
-        .append(", at the end ").append(String.format("%.2f", (Double) machine.get("loadAverageAtSummary"))).append("\n\n");
+        .append(", at the end ").append(String.format("%.2f", (Double) machine.get("loadAverageAtSummary"))).append("\n")
+        .append("Build: ").append(flags.getOrDefault("build", "?")).append("\n\n");
     Files.writeString(dir.resolve("summary.md"), head + md.toString());
     System.out.println();
     System.out.print(head);
