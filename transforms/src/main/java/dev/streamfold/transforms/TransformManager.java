@@ -119,7 +119,9 @@ public final class TransformManager implements AutoCloseable {
       conf.set(RestOptions.BIND_PORT, "0");
       conf.set(CoreOptions.TMP_DIRS, tmp.toString());
       conf.set(TaskManagerOptions.NUM_TASK_SLOTS, options.taskSlots());
-      conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(64));
+      // Window aggregations take managed memory per slot (their record buffers); 2 MiB per slot made
+      // them fail ("minBucketMemorySize is not valid"). Reserved lazily, so idle slots cost nothing.
+      conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(Math.max(64, 16L * options.taskSlots())));
       conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(128));
       conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(128));
       cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
@@ -402,7 +404,7 @@ public final class TransformManager implements AutoCloseable {
         return; // cancelled or replaced on purpose
       }
       String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse(null);
+          : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse(null);
       if (cause != null) {
         LOG.error("view job {} v{} failed: {}", name, definition.version(), cause);
         failures.put(key, cause);
@@ -531,6 +533,15 @@ public final class TransformManager implements AutoCloseable {
           + " --to a message ID or latest gets the default name <view>@<message ID>)");
     });
     ViewName target = new ViewName(tenant, name);
+    if (target.isPositionForm()) {
+      // The position form is a promise: VIEW@ID is VIEW's full history up to and including ID.
+      String expected = from.isEmpty() && to.inclusive() && stop.isPresent() ? view + "@" + stop.get().messageId() : null;
+      if (!name.equals(expected)) {
+        throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
+            + " which only names a full-history replay of that view --to that message ID"
+            + (expected == null ? "" : " (here: " + expected + ")") + "; choose a plain name with --as");
+      }
+    }
     if (views.virtualState(target).isPresent() || views.schema(target).isPresent()
         || catalog.get(tenant, name).isPresent()) {
       throw new TransformException.VirtualStateExists(tenant, name);
@@ -579,7 +590,7 @@ public final class TransformManager implements AutoCloseable {
           return; // dropped on purpose
         }
         String cause = error != null ? error.getMessage()
-            : result.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse(null);
+            : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse(null);
         if (cause == null) {
           long applied = views.metadata(target, 1).map(ViewMetadata::eventsApplied).orElse(-1L);
           if (expected >= 0 && applied != expected) {
@@ -605,6 +616,20 @@ public final class TransformManager implements AutoCloseable {
       }
     }, housekeeping);
     return virtualState(tenant, name);
+  }
+
+  /**
+   * The most telling line of a failed job's stack trace: its deepest cause ("Recovery is suppressed by
+   * ..." on top says only that Flink gave up), e.g. {@code IllegalArgumentException: ...}.
+   */
+  static String rootCause(String stackTrace) {
+    String cause = stackTrace.split("\n")[0];
+    for (String line : stackTrace.split("\n")) {
+      if (line.startsWith("Caused by: ")) {
+        cause = line.substring("Caused by: ".length());
+      }
+    }
+    return cause.trim();
   }
 
   /** The event at {@code id}, or an error naming the stream and its valid range. */
@@ -706,6 +731,12 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException.Conflict("virtual state '" + state + "' starts " + status.state().start()
           + ", not at the earliest event: it is not the view as of any position");
     }
+    if (!status.state().sql().equals(definition.sql())) {
+      throw new TransformException.Conflict("virtual state '" + state + "' was replayed with other SQL (transformation"
+          + " version " + status.state().transformVersion() + ") than view '" + view + "' serves now (version "
+          + definition.version() + "); replay it with the current SQL under another name"
+          + " (streamfold replay " + view + " --to <message ID> --as NAME) and roll back to that");
+    }
     ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);
     if (phase != ViewPhase.COMPLETE) {
       throw new TransformException.Conflict("virtual state '" + state + "' is " + phase
@@ -768,10 +799,10 @@ public final class TransformManager implements AutoCloseable {
     String table = ViewJobBuilder.quote(spec.labelStream());
     String entity = requireExpression("--entity", spec.entity());
     String label = requireExpression("--label", spec.label());
-    checkExpression("--entity", "CAST((" + entity + ") AS STRING)", table, streams);
-    String labelType = checkExpression("--label", label, table, streams);
+    checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
+    String labelType = checkExpression("--label", label, label, table, streams);
     String where = spec.where().isEmpty() ? "TRUE" : spec.where();
-    checkExpression("--where", "CAST((" + where + ") AS BOOLEAN)", table, streams);
+    checkExpression("--where", where, "CAST((" + where + ") AS BOOLEAN)", table, streams);
 
     List<TransformDefinition> views = new java.util.ArrayList<>();
     List<String> viewNames = new java.util.ArrayList<>();
@@ -799,8 +830,14 @@ public final class TransformManager implements AutoCloseable {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' has no column '" + feature.column() + "'; its columns: " + columns);
       }
+      if (List.of("message_id", "event_time", "entity", "label").contains(feature.name())) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
+            + feature.name() + "' is taken by the training set's own columns (message_id, event_time, entity, label);"
+            + " name the feature, e.g. " + feature.column() + "_feature=" + feature.view() + "." + feature.column());
+      }
       if (featureTypes.put(feature.name(), view.columns().get(feature.column())) != null) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + " is requested twice");
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
+            + feature.name() + "' is used by another feature; give one of them another name (name=VIEW.column)");
       }
       if (!viewNames.contains(view.name())) {
         viewNames.add(view.name());
@@ -808,7 +845,7 @@ public final class TransformManager implements AutoCloseable {
       }
       viewOf[f] = viewNames.indexOf(view.name());
       String join = feature.join().isEmpty() ? entity : feature.join();
-      checkExpression("feature " + feature.describe() + " join", "CAST((" + join + ") AS STRING)", table, streams);
+      checkExpression("feature " + feature.describe() + " join", join, "CAST((" + join + ") AS STRING)", table, streams);
       if (!joins.contains(join)) {
         joins.add(join);
       }
@@ -876,7 +913,7 @@ public final class TransformManager implements AutoCloseable {
     TrainingSetStatus started = status;
     cluster.requestJobResult(graph.getJobID()).whenCompleteAsync((result, error) -> {
       String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> t.getFullStringifiedStackTrace().split("\n")[0]).orElse("");
+          : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse("");
       long[] progress = trainingProgress(scratch);
       // The range ends at the last event folded (for --before and event-time stops, not the stop cursor).
       String lastRead = trainingLastMessageId(scratch);
@@ -1020,12 +1057,12 @@ public final class TransformManager implements AutoCloseable {
   }
 
   /** Plan {@code SELECT expression FROM table}; return its SQL type, or fail naming the field. */
-  private static String checkExpression(String field, String expression, String table,
+  private static String checkExpression(String field, String asWritten, String expression, String table,
       Map<String, List<StreamColumn>> streams) {
     try {
       return ViewJobBuilder.planColumns("SELECT " + expression + " AS `v` FROM " + table, streams).get("v");
     } catch (TransformException.InvalidSql e) {
-      throw new TransformException.InvalidTrainingSet(field + ": invalid expression '" + expression + "': " + e.getMessage());
+      throw new TransformException.InvalidTrainingSet(field + ": invalid expression '" + asWritten + "': " + e.getMessage());
     }
   }
 

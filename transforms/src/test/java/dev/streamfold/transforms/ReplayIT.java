@@ -297,6 +297,11 @@ class ReplayIT {
     assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(),
         ReplayCursor.parse("2015-01-03", true), Optional.empty()))
         .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("--as");
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(),
+        ReplayCursor.parse(ids.get(3).messageId().toString(), true), Optional.of("counts@" + ids.get(5).messageId())))
+        .as("a position-form name must say where the state stops")
+        .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("position form")
+        .hasMessageContaining("counts@" + ids.get(3).messageId());
     assertThat(manager.virtualStates(tenant)).extracting(s -> s.state().name().view())
         .contains("empty", "to_jan3", latestName);
     assertThat(manager.dropVirtualState(tenant, "empty")).isTrue();
@@ -425,6 +430,7 @@ class ReplayIT {
       }
     });
     ingest.start();
+    manager.replay(tenant, "delays", Optional.empty(), ReplayCursor.latest(), Optional.of("before_update"));
     String newSql = "SELECT origin, COUNT(*) AS n, MAX(delay) AS max_delay FROM flights GROUP BY origin";
     TransformDefinition next = manager.update(tenant, "delays", newSql, List.of());
     assertThat(next.version()).isEqualTo(2);
@@ -451,5 +457,9 @@ class ReplayIT {
     assertThat(views.snapshot(live, 2).rows()).isEqualTo(expected);
     assertThat(views.row(live, "ATL").orElseThrow().keySet()).containsExactly("origin", "n", "max_delay");
     assertThat(manager.status(tenant, "delays").definition().sql()).isEqualTo(newSql);
+    awaitComplete(tenant, "before_update");
+    assertThatThrownBy(() -> manager.rollback(tenant, "delays", "before_update"))
+        .as("a state of the old SQL does not silently replace the new version's rows")
+        .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("other SQL");
   }
 }

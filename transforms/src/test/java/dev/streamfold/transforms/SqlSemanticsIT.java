@@ -41,7 +41,8 @@ class SqlSemanticsIT {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     views = ViewStore.connect(Testkit.redis().uri());
     manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("semantics-transforms"), Duration.ofMillis(500), 1, 16, java.util.Set.of()));
+        Testkit.workDir().resolve("semantics-transforms"), Duration.ofMillis(500), 1,
+        TransformOptions.DEFAULT_TASK_SLOTS, java.util.Set.of())); // the server's slots: window buffers need managed memory per slot
     manager.start();
   }
 

@@ -288,6 +288,15 @@ class TrainingSetIT {
         List.of("origin_counts.nope"), ReplayCursor.latest(), "x.jsonl")))
         .isInstanceOf(TransformException.InvalidTrainingSet.class).hasMessageContaining("no column 'nope'")
         .hasMessageContaining("[origin, flights]");
+    assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "x", "delay >= 15", "",
+        List.of("label=origin_counts.flights"), ReplayCursor.latest(), "x.jsonl")))
+        .isInstanceOf(TransformException.InvalidTrainingSet.class).hasMessageContaining("'label' is taken");
+    assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "x", "delay >= 15", "",
+        List.of("a=origin_counts.flights", "a=origin_counts.origin"), ReplayCursor.latest(), "x.jsonl")))
+        .isInstanceOf(TransformException.InvalidTrainingSet.class).hasMessageContaining("'a' is used by another feature");
+    assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "x", "nope > 1", "",
+        List.of("origin_counts.flights"), ReplayCursor.latest(), "x.jsonl")))
+        .isInstanceOf(TransformException.InvalidTrainingSet.class).hasMessageContaining("'nope > 1'");
     assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "x", "delay >= ", "",
         List.of("origin_counts.flights"), ReplayCursor.latest(), "x.jsonl")))
         .isInstanceOf(TransformException.InvalidTrainingSet.class).hasMessageContaining("--label");

@@ -73,8 +73,8 @@ public final class TrainingSetJobBuilder {
     PayloadParser parser = new PayloadParser(streamColumns, sql);
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : ViewJobBuilder.startCursor(List.of(bound.startId()));
-    PulsarSource<SourceEvent> source = PulsarSource.builder()
-        .setDeserializationSchema(new LedgerEventDeserializer())
+    PulsarSource<SourceEvent> source = ViewJobBuilder.fetchPromptly(PulsarSource.builder()
+        .setDeserializationSchema(new LedgerEventDeserializer()))
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
         .setTopics(topic)
