@@ -42,7 +42,9 @@ class SqlSemanticsIT {
     views = ViewStore.connect(Testkit.redis().uri());
     manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
         Testkit.workDir().resolve("semantics-transforms"), Duration.ofMillis(500), 1,
-        TransformOptions.DEFAULT_TASK_SLOTS, java.util.Set.of())); // the server's slots: window buffers need managed memory per slot
+        TransformOptions.DEFAULT_TASK_SLOTS, // the server's slots: window buffers need managed memory per slot
+        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
+        java.util.Set.of(Testkit.uniqueName("none"))));
     manager.start();
   }
 

@@ -56,7 +56,9 @@ class TrainingSetIT {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     views = ViewStore.connect(Testkit.redis().uri());
     manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("training-transforms"), Duration.ofMillis(500), 1, 16, java.util.Set.of()));
+        Testkit.workDir().resolve("training-transforms"), Duration.ofMillis(500), 1, 16,
+        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
+        java.util.Set.of(Testkit.uniqueName("none"))));
     manager.start();
     out = Files.createDirectories(Testkit.workDir().resolve("training-out"));
   }

@@ -36,7 +36,9 @@ class ViewJobIT {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     views = ViewStore.connect(Testkit.redis().uri());
     manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("transforms"), Duration.ofMillis(500), 1, 8, java.util.Set.of()));
+        Testkit.workDir().resolve("transforms"), Duration.ofMillis(500), 1, 8,
+        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
+        java.util.Set.of(Testkit.uniqueName("none"))));
     manager.start();
   }
 
