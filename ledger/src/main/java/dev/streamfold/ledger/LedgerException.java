@@ -54,4 +54,11 @@ public class LedgerException extends RuntimeException {
       super(message + ": " + (cause == null ? "" : cause.getMessage()), cause);
     }
   }
+
+  /** An artifact (e.g. a transformation's jar) the tenant's ledger does not hold. */
+  public static final class ArtifactNotFound extends LedgerException {
+    public ArtifactNotFound(String tenant, String sha256) {
+      super("artifact sha256:" + sha256 + " is not stored in the ledger of tenant '" + tenant + "'");
+    }
+  }
 }

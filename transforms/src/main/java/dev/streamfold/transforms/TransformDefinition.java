@@ -6,19 +6,30 @@ import java.util.Map;
 
 /**
  * A transformation as the catalog stores it (JSON in the tenant's {@code system/transforms} compacted
- * topic, keyed by name).
+ * topic, keyed by name): Flink SQL, or a Java fold ({@link dev.streamfold.transforms.fold.Transformation})
+ * from a jar kept in the ledger.
  *
  * @param tenant tenant name
  * @param name transformation name, also its view's name
- * @param sql Flink SQL over one stream
- * @param sourceStream the stream the SQL reads
+ * @param sql Flink SQL over one stream; null for a Java transformation
+ * @param sourceStream the stream the transformation reads
  * @param keyColumns the view's row-key columns, in order
  * @param columns result column name to SQL type, in result order
  * @param version the view version the current job fills (1, 2, ...; a rebuild takes the next)
  * @param createdAtMs creation time, epoch milliseconds
+ * @param foldClass the Java transformation's class; null for SQL
+ * @param jarSha256 SHA-256 (lower-case hex) of the jar holding {@code foldClass}, stored in the ledger
+ *     (see {@code Ledger.putArtifact}); null for SQL
  */
 public record TransformDefinition(String tenant, String name, String sql, String sourceStream,
-    List<String> keyColumns, LinkedHashMap<String, String> columns, int version, long createdAtMs) {
+    List<String> keyColumns, LinkedHashMap<String, String> columns, int version, long createdAtMs,
+    String foldClass, String jarSha256) {
+
+  /** A SQL transformation. */
+  public TransformDefinition(String tenant, String name, String sql, String sourceStream, List<String> keyColumns,
+      LinkedHashMap<String, String> columns, int version, long createdAtMs) {
+    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, null, null);
+  }
 
   /**
    * Return a copy with another version.
@@ -27,7 +38,22 @@ public record TransformDefinition(String tenant, String name, String sql, String
    * @return the copy
    */
   public TransformDefinition withVersion(int newVersion) {
-    return new TransformDefinition(tenant, name, sql, sourceStream, keyColumns, columns, newVersion, createdAtMs);
+    return new TransformDefinition(tenant, name, sql, sourceStream, keyColumns, columns, newVersion, createdAtMs,
+        foldClass, jarSha256);
+  }
+
+  /** Whether this is a Java transformation (a fold from a jar) rather than SQL. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean isFold() {
+    return foldClass != null;
+  }
+
+  /**
+   * What the transformation computes, as one text: the SQL, or {@code fold <class> (jar sha256:<hex>)}.
+   * Two versions with equal logic give equal views; virtual states record it.
+   */
+  public String logic() {
+    return isFold() ? "fold " + foldClass + " (jar sha256:" + jarSha256 + ")" : sql;
   }
 
   /** Result columns with their types, in order. */

@@ -67,4 +67,11 @@ public class TransformException extends RuntimeException {
       super(message);
     }
   }
+
+  /** A Java transformation that cannot run: jar or class missing, wrong shape, state type not serializable. */
+  public static final class InvalidFold extends TransformException {
+    public InvalidFold(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 }

@@ -16,6 +16,7 @@ import dev.streamfold.transforms.training.TrainingSetPlan;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;
 import dev.streamfold.transforms.training.TrainingSetWriter;
+import dev.streamfold.transforms.fold.FoldClasses;
 import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -124,6 +125,9 @@ public final class TransformManager implements AutoCloseable {
       conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(Math.max(64, 16L * options.taskSlots())));
       conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(128));
       conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(128));
+      // Java transformations' jars get their own (child-first) class loader; the SPI they implement must
+      // be the server's copy even if a jar bundles one.
+      conf.setString("classloader.parent-first-patterns.additional", "dev.streamfold.transforms.fold.");
       cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
           .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.taskSlots()).build());
       cluster.start();
@@ -218,6 +222,14 @@ public final class TransformManager implements AutoCloseable {
    * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
    */
   public synchronized TransformDefinition create(String tenant, String name, String sql, List<String> keyColumns) {
+    checkNewName(tenant, name);
+    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streamColumns(tenant), keyColumns);
+    return startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
+        plan.keyColumns(), plan.columns(), 1, System.currentTimeMillis()));
+  }
+
+  /** Check a new transformation's name is free (a view name, not a virtual state's). */
+  private void checkNewName(String tenant, String name) {
     ViewName viewName = new ViewName(tenant, name);
     if (viewName.isPositionForm()) {
       throw new IllegalArgumentException("invalid transformation name '" + name + "': '@' marks virtual states");
@@ -228,9 +240,121 @@ public final class TransformManager implements AutoCloseable {
     if (views.virtualState(viewName).isPresent()) {
       throw new TransformException.VirtualStateExists(tenant, name);
     }
-    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streamColumns(tenant), keyColumns);
-    TransformDefinition definition = new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
-        plan.keyColumns(), plan.columns(), 1, System.currentTimeMillis());
+  }
+
+  /**
+   * Validate a Java transformation, store its jar in the tenant's ledger (kept forever, so the view can be
+   * rebuilt or replayed years later), store the transformation in the catalog and start its job
+   * (backfill from earliest, then tail). The class is loaded and checked before anything is stored or
+   * started (see {@link FoldClasses#inspect}).
+   *
+   * @param tenant tenant name
+   * @param name transformation and view name
+   * @param stream the stream it folds
+   * @param jar the jar holding the class (its dependencies included; Flink, Jackson and Streamfold's
+   *     {@code transforms} classes are provided)
+   * @param className the {@link dev.streamfold.transforms.fold.Transformation} class
+   * @return the stored definition (version 1)
+   * @throws IllegalArgumentException if the name is malformed or the jar is empty or too large
+   * @throws TransformException.AlreadyExists if the name is taken
+   * @throws TransformException.InvalidFold if the class cannot run; nothing was stored or started
+   * @throws dev.streamfold.ledger.LedgerException.StreamNotFound if the stream does not exist
+   * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
+   */
+  public synchronized TransformDefinition createFold(String tenant, String name, String stream, byte[] jar,
+      String className) {
+    checkNewName(tenant, name);
+    return startNew(foldDefinition(tenant, name, stream, jar, className, 1));
+  }
+
+  /**
+   * Start the next version of a transformation as a Java transformation (a SQL transformation may become
+   * one, and back); otherwise exactly like {@link #update}.
+   *
+   * @return the new version's definition
+   * @throws TransformException.NotFound if the transformation does not exist
+   * @throws TransformException.InvalidFold if the class cannot run; nothing changed
+   */
+  public synchronized TransformDefinition updateFold(String tenant, String name, String stream, byte[] jar,
+      String className) {
+    get(tenant, name);
+    return startUpdate(foldDefinition(tenant, name, stream, jar, className, nextVersion(tenant, name)));
+  }
+
+  private TransformDefinition foldDefinition(String tenant, String name, String stream, byte[] jar, String className,
+      int version) {
+    ledger.describe(new StreamRef(tenant, stream)); // StreamNotFound first
+    if (jar == null || jar.length == 0) {
+      throw new TransformException.InvalidFold("the jar is empty", null);
+    }
+    Path dir = options.dataDir().toAbsolutePath().resolve("jars").resolve(tenant);
+    Path upload;
+    try {
+      Files.createDirectories(dir);
+      upload = Files.createTempFile(dir, "upload-", ".jar");
+      Files.write(upload, jar);
+    } catch (IOException e) {
+      throw new TransformException("cannot write the jar under " + dir + ": " + e.getMessage(), e);
+    }
+    try {
+      FoldClasses.Shape shape = FoldClasses.inspect(upload, className);
+      String sha256 = ledger.putArtifact(tenant, jar);
+      Files.move(upload, dir.resolve(sha256 + ".jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      LOG.info("stored jar sha256:{} ({} bytes) of {}/{} in the ledger", sha256, jar.length, tenant, name);
+      return new TransformDefinition(tenant, name, null, stream, List.of(shape.keyColumn()), shape.viewColumns(),
+          version, System.currentTimeMillis(), className, sha256);
+    } catch (IOException e) {
+      throw new TransformException("cannot keep the jar under " + dir + ": " + e.getMessage(), e);
+    } finally {
+      try {
+        Files.deleteIfExists(upload);
+      } catch (IOException ignored) {
+        // a leftover upload file is harmless
+      }
+    }
+  }
+
+  /**
+   * The local copy of a Java transformation's jar, fetched from the ledger when missing (a new server, a
+   * wiped data directory).
+   */
+  private Path jarFile(TransformDefinition definition) {
+    Path dir = options.dataDir().toAbsolutePath().resolve("jars").resolve(definition.tenant());
+    Path file = dir.resolve(definition.jarSha256() + ".jar");
+    if (Files.isRegularFile(file)) {
+      return file;
+    }
+    byte[] jar = ledger.artifact(definition.tenant(), definition.jarSha256());
+    try {
+      Files.createDirectories(dir);
+      Path temp = Files.createTempFile(dir, "fetch-", ".jar");
+      Files.write(temp, jar);
+      Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new TransformException("cannot keep the jar of " + definition.name() + " under " + dir + ": "
+          + e.getMessage(), e);
+    }
+    LOG.info("fetched jar sha256:{} of {}/{} from the ledger", definition.jarSha256(), definition.tenant(),
+        definition.name());
+    return file;
+  }
+
+  /** Attach the jars of Java transformations to a job graph (Flink ships them to the tasks' class loader). */
+  private void attachJars(JobGraph graph, List<TransformDefinition> definitions) {
+    for (TransformDefinition definition : definitions) {
+      if (definition.isFold()) {
+        org.apache.flink.core.fs.Path jar = new org.apache.flink.core.fs.Path(jarFile(definition).toUri());
+        if (!graph.getUserJars().contains(jar)) {
+          graph.addJar(jar);
+        }
+      }
+    }
+  }
+
+  private TransformDefinition startNew(TransformDefinition definition) {
+    ViewName viewName = viewName(definition);
     views.drop(viewName);
     deleteCheckpoints(definition);
     catalog.put(definition);
@@ -267,11 +391,17 @@ public final class TransformManager implements AutoCloseable {
    * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
    */
   public synchronized TransformDefinition update(String tenant, String name, String sql, List<String> keyColumns) {
-    TransformDefinition current = get(tenant, name);
+    get(tenant, name);
     ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streamColumns(tenant), keyColumns);
+    return startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
+        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), System.currentTimeMillis()));
+  }
+
+  private TransformDefinition startUpdate(TransformDefinition next) {
+    String tenant = next.tenant();
+    String name = next.name();
+    TransformDefinition current = get(tenant, name);
     updates.get(tenant, name).ifPresent(this::abandonUpdate);
-    TransformDefinition next = new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
-        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), System.currentTimeMillis());
     updates.put(next);
     managed.add(viewName(current));
     try {
@@ -389,6 +519,7 @@ public final class TransformManager implements AutoCloseable {
     JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), checkpointDir(definition).toUri().toString(),
         options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
+    attachJars(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(
         SavepointRestoreSettings.forPath(path.toString(), true)));
     try {
@@ -552,7 +683,7 @@ public final class TransformManager implements AutoCloseable {
     boolean exact = stop.isPresent() && from.map(c -> c.kind() == ReplayCursor.Kind.MESSAGE).orElse(true);
     long targetEvents = Math.max(0, end - first);
     MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
-    VirtualState state = new VirtualState(target, view, definition.version(), definition.sql(),
+    VirtualState state = new VirtualState(target, view, definition.version(), definition.logic(),
         from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
         System.currentTimeMillis());
     views.defineVirtualState(state, schema(definition));
@@ -575,6 +706,7 @@ public final class TransformManager implements AutoCloseable {
     JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(),
         options.parallelism(), target, subscription, bound, readThrough, targetEvents, info.watermarkDelayMs());
+    attachJars(graph, List.of(definition));
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -731,7 +863,7 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException.Conflict("virtual state '" + state + "' starts " + status.state().start()
           + ", not at the earliest event: it is not the view as of any position");
     }
-    if (!status.state().sql().equals(definition.sql())) {
+    if (!status.state().sql().equals(definition.logic())) {
       throw new TransformException.Conflict("virtual state '" + state + "' was replayed with other SQL (transformation"
           + " version " + status.state().transformVersion() + ") than view '" + view + "' serves now (version "
           + definition.version() + "); replay it with the current SQL under another name"
@@ -820,7 +952,7 @@ public final class TransformManager implements AutoCloseable {
             + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()
             + "'; ledger order is defined within one stream, so features must read the label stream");
       }
-      if (ViewJobBuilder.usesEventTimeWindows(view.sql())) {
+      if (!view.isFold() && ViewJobBuilder.usesEventTimeWindows(view.sql())) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' uses event-time windows; windowed views are not supported as features yet");
       }
@@ -903,6 +1035,7 @@ public final class TransformManager implements AutoCloseable {
     String subscription = "streamfold-training-" + run;
     JobGraph graph = TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
         ledger.serviceUrl(), ledger.adminUrl(), projection.toString(), views, subscription, bound, readThrough, plan);
+    attachJars(graph, views);
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -972,7 +1105,7 @@ public final class TransformManager implements AutoCloseable {
       entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
       entry.put("ttl_ms", f.ttlMs());
       entry.put("transform_version", view.version());
-      entry.put("sql", view.sql());
+      entry.put(view.isFold() ? "fold" : "sql", view.logic());
       features.add(entry);
     }
     manifest.put("features", features);

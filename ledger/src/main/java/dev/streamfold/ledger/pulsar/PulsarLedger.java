@@ -58,6 +58,7 @@ public final class PulsarLedger implements Ledger {
   private final PulsarAdmin admin;
   private final Map<StreamRef, StreamAppender> appenders = new ConcurrentHashMap<>();
   private final Map<String, PulsarSystemTable> tables = new ConcurrentHashMap<>();
+  private final PulsarArtifacts artifacts;
   private final Set<String> provisioned = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "ledger-idempotency-hwm");
@@ -69,6 +70,7 @@ public final class PulsarLedger implements Ledger {
     this.options = options;
     this.client = client;
     this.admin = admin;
+    this.artifacts = new PulsarArtifacts(client, admin);
     scheduler.scheduleWithFixedDelay(() -> appenders.values().forEach(StreamAppender::advanceHighWaterMark),
         HWM_INTERVAL_MS, HWM_INTERVAL_MS, TimeUnit.MILLISECONDS);
   }
@@ -247,6 +249,18 @@ public final class PulsarLedger implements Ledger {
     ensureTenant(tenant);
     String topic = "persistent://" + tenant + "/" + StreamRef.SYSTEM_NAMESPACE + "/" + table;
     return tables.computeIfAbsent(topic, t -> new PulsarSystemTable(client, t));
+  }
+
+  @Override
+  public String putArtifact(String tenant, byte[] content) {
+    ensureTenant(tenant);
+    return artifacts.put(tenant, content);
+  }
+
+  @Override
+  public byte[] artifact(String tenant, String sha256) {
+    StreamRef.checkTenant(tenant);
+    return artifacts.read(tenant, sha256);
   }
 
   @Override

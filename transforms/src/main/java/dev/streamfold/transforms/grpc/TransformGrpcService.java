@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.grpc;
 
 import dev.streamfold.api.v1.CreateTransformRequest;
+import dev.streamfold.api.v1.JavaTransformation;
 import dev.streamfold.api.v1.DeleteTransformRequest;
 import dev.streamfold.api.v1.DeleteTransformResponse;
 import dev.streamfold.api.v1.GetTransformRequest;
@@ -32,8 +33,15 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
 
   @Override
   public void create(CreateTransformRequest request, StreamObserver<Transform> response) {
-    reply(response, () -> proto(manager.create(request.getTenant(), request.getName(), request.getSql(),
-        request.getKeyColumnsList())));
+    reply(response, () -> {
+      if (request.hasFold()) {
+        JavaTransformation fold = fold(request.getSql(), request.getFold());
+        return proto(manager.createFold(request.getTenant(), request.getName(), fold.getStream(),
+            fold.getJar().toByteArray(), fold.getClassName()));
+      }
+      return proto(manager.create(request.getTenant(), request.getName(), request.getSql(),
+          request.getKeyColumnsList()));
+    });
   }
 
   @Override
@@ -67,8 +75,29 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
 
   @Override
   public void update(UpdateTransformRequest request, StreamObserver<Transform> response) {
-    reply(response, () -> proto(manager.update(request.getTenant(), request.getName(), request.getSql(),
-        request.getKeyColumnsList())));
+    reply(response, () -> {
+      if (request.hasFold()) {
+        JavaTransformation fold = fold(request.getSql(), request.getFold());
+        return proto(manager.updateFold(request.getTenant(), request.getName(), fold.getStream(),
+            fold.getJar().toByteArray(), fold.getClassName()));
+      }
+      return proto(manager.update(request.getTenant(), request.getName(), request.getSql(),
+          request.getKeyColumnsList()));
+    });
+  }
+
+  /** A Java transformation request must not also carry SQL, and must name its stream and class. */
+  private static JavaTransformation fold(String sql, JavaTransformation fold) {
+    if (!sql.isBlank()) {
+      throw new IllegalArgumentException("give either sql or fold, not both");
+    }
+    if (fold.getStream().isBlank()) {
+      throw new IllegalArgumentException("fold.stream is empty: name the stream the Java transformation folds");
+    }
+    if (fold.getClassName().isBlank()) {
+      throw new IllegalArgumentException("fold.class_name is empty: name the Transformation class in the jar");
+    }
+    return fold;
   }
 
   private static <T> void reply(StreamObserver<T> response, Supplier<T> call) {
@@ -88,7 +117,8 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
 
   static Transform proto(TransformDefinition d) {
     return Transform.newBuilder()
-        .setTenant(d.tenant()).setName(d.name()).setSql(d.sql()).setSourceStream(d.sourceStream())
+        .setTenant(d.tenant()).setName(d.name()).setSql(d.isFold() ? "" : d.sql()).setSourceStream(d.sourceStream())
+        .setFoldClass(d.isFold() ? d.foldClass() : "").setJarSha256(d.isFold() ? d.jarSha256() : "")
         .addAllKeyColumns(d.keyColumns()).addAllColumns(d.columns().keySet())
         .setVersion(d.version()).setCreatedAtMs(d.createdAtMs())
         .build();
@@ -115,7 +145,8 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
   }
 
   static ViewUpdate proto(ViewStatus.Update u) {
-    ViewUpdate.Builder b = ViewUpdate.newBuilder().setVersion(u.definition().version()).setSql(u.definition().sql())
+    ViewUpdate.Builder b = ViewUpdate.newBuilder().setVersion(u.definition().version())
+        .setSql(u.definition().logic())
         .addAllKeyColumns(u.definition().keyColumns()).addAllColumns(u.definition().columns().keySet())
         .setJobState(u.jobState()).setError(u.error()).setPhase(phase(u.progress(), u.jobState()));
     u.progress().ifPresent(m -> b.setEventsApplied(m.eventsApplied()).setBackfillTargetEvents(m.backfillTargetEvents())

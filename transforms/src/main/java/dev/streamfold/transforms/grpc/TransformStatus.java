@@ -15,7 +15,7 @@ final class TransformStatus {
    * Map an error to a gRPC status exception; the description is the error's message.
    *
    * @param e the error
-   * @return INVALID_ARGUMENT for bad SQL, cursors, replay ranges, names or training-set requests; NOT_FOUND for an unknown
+   * @return INVALID_ARGUMENT for bad SQL or Java transformations, cursors, replay ranges, names or training-set requests; NOT_FOUND for an unknown
    *     transformation or virtual state; ALREADY_EXISTS for a taken name; FAILED_PRECONDITION for an
    *     operation refused in the current state ({@link TransformException.Conflict}); UNAVAILABLE for
    *     ledger (Pulsar) and Redis failures; the ledger's own mapping for its other errors; INTERNAL otherwise
@@ -26,7 +26,8 @@ final class TransformStatus {
     }
     Status status;
     if (e instanceof TransformException.InvalidSql || e instanceof TransformException.InvalidReplay
-        || e instanceof TransformException.InvalidTrainingSet || e instanceof IllegalArgumentException) {
+        || e instanceof TransformException.InvalidTrainingSet
+        || e instanceof TransformException.InvalidFold || e instanceof IllegalArgumentException) {
       status = Status.INVALID_ARGUMENT;
     } else if (e instanceof TransformException.NotFound || e instanceof TransformException.VirtualStateNotFound) {
       status = Status.NOT_FOUND;

@@ -19,7 +19,8 @@ public final class LedgerEventDeserializer implements PulsarDeserializationSchem
         message.hasKey() ? message.getKey() : "",
         message.getEventTime() > 0 ? message.getEventTime() : message.getPublishTime(),
         message.getSequenceId(),
-        value == null ? "" : new String(value, StandardCharsets.UTF_8)));
+        value == null ? "" : new String(value, StandardCharsets.UTF_8),
+        message.getProperty(dev.streamfold.ledger.EventEnvelope.TYPE_PROPERTY)));
   }
 
   @Override

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.ledger.StreamColumn;
-import java.io.Serializable;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -25,7 +24,7 @@ import org.apache.flink.types.Row;
  * missing field, JSON null or a value that does not fit the column type is SQL NULL (ingestion already
  * rejects wrongly typed values of declared columns).
  */
-public final class PayloadParser implements Serializable {
+public final class PayloadParser implements EventConverter<Row> {
   /** Metadata column holding the event key. */
   public static final String KEY_COLUMN = "_key";
   /** Metadata column holding the event time as TIMESTAMP(3), UTC. */
@@ -161,6 +160,11 @@ public final class PayloadParser implements Serializable {
    * @param event the event
    * @return the row; all payload columns NULL when the payload is not a JSON object
    */
+  @Override
+  public Row convert(SourceEvent event, boolean ledgerClock) {
+    return ledgerClock ? toRow(event, true) : toRow(event);
+  }
+
   public Row toRow(SourceEvent event) {
     return toRow(event, false);
   }

@@ -15,7 +15,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.types.Row;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -32,15 +31,15 @@ import org.apache.flink.util.OutputTag;
  * included: the Pulsar connector's own resume seeks past the whole batched entry of its last message
  * ID and would lose the rest of the batch.
  */
-public final class PositionTracker extends AbstractStreamOperator<Row>
-    implements OneInputStreamOperator<SourceEvent, Row>, BoundedOneInput {
+public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
+    implements OneInputStreamOperator<SourceEvent, OUT>, BoundedOneInput {
   /** Side output carrying {@link ViewChange#PROGRESS} records to the view sink. */
   public static final OutputTag<ViewChange> PROGRESS =
       new OutputTag<>("progress", TypeInformation.of(ViewChange.class));
 
   private static final long serialVersionUID = 1L;
 
-  private final PayloadParser parser;
+  private final EventConverter<OUT> parser;
   private final ReplayBound bound;
   private final boolean ledgerClock;
   private final long watermarkDelayMs;
@@ -54,48 +53,48 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
   private transient long eventsApplied;
   private transient ListState<String> positionState;
   private transient ListState<Long> countState;
-  private transient StreamRecord<Row> reuse;
+  private transient StreamRecord<OUT> reuse;
   private transient Map<Integer, MessageIdText> resumeAfter;
 
   /**
    * Track the position of an unbounded view job.
    *
-   * @param parser turns event payloads into SQL rows
+   * @param parser turns events into the records handed on (SQL rows, or the events themselves)
    */
-  public PositionTracker(PayloadParser parser) {
+  public PositionTracker(EventConverter<OUT> parser) {
     this(parser, null);
   }
 
   /**
    * Track the position of a job that applies only a range of the ledger (a replay).
    *
-   * @param parser turns event payloads into SQL rows
+   * @param parser turns events into the records handed on (SQL rows, or the events themselves)
    * @param bound the range to apply, or null for everything
    */
-  public PositionTracker(PayloadParser parser, ReplayBound bound) {
+  public PositionTracker(EventConverter<OUT> parser, ReplayBound bound) {
     this(parser, bound, false);
   }
 
   /**
    * Track the position, optionally running a ledger clock.
    *
-   * @param parser turns event payloads into SQL rows
+   * @param parser turns events into the records handed on (SQL rows, or the events themselves)
    * @param bound the range to apply, or null for everything
    * @param ledgerClock when true, each row carries its event's sequence id (its ordinal in the stream) as
    *     its Flink timestamp, and a watermark of that sequence id follows each row: downstream, every
    *     record between two watermarks of one channel was caused by the one event after the first (used by
    *     the point-in-time join of training sets; see {@code PointInTimeJoin})
    */
-  public PositionTracker(PayloadParser parser, ReplayBound bound, boolean ledgerClock) {
+  public PositionTracker(EventConverter<OUT> parser, ReplayBound bound, boolean ledgerClock) {
     this(parser, bound, ledgerClock, -1);
   }
 
   /**
    * Track the position, optionally with event-time watermarks.
    *
-   * @param parser turns event payloads into SQL rows
+   * @param parser turns events into the records handed on (SQL rows, or the events themselves)
    * @param bound the range to apply, or null for everything
-   * @param ledgerClock see {@link #PositionTracker(PayloadParser, ReplayBound, boolean)}
+   * @param ledgerClock see {@link #PositionTracker(EventConverter, ReplayBound, boolean)}
    * @param watermarkDelayMs for event-time jobs (windows), the stream's bounded out-of-orderness in ms:
    *     each row carries its event time as its Flink timestamp, and after each event whose event time
    *     raises the maximum seen, a watermark of that maximum minus the delay follows. The watermarks are
@@ -104,7 +103,7 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
    *     watermarks (a bounded source's final one) are not forwarded: a replay must not close the windows
    *     its last event did not close. -1 for jobs without event time.
    */
-  public PositionTracker(PayloadParser parser, ReplayBound bound, boolean ledgerClock, long watermarkDelayMs) {
+  public PositionTracker(EventConverter<OUT> parser, ReplayBound bound, boolean ledgerClock, long watermarkDelayMs) {
     this.parser = parser;
     this.bound = bound;
     this.ledgerClock = ledgerClock;
@@ -151,13 +150,13 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
       return;
     }
     if (ledgerClock) {
-      output.collect(reuse.replace(parser.toRow(event, true), event.sequenceId));
+      output.collect(reuse.replace(parser.convert(event, true), event.sequenceId));
       output.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(event.sequenceId));
     } else if (watermarkDelayMs >= 0) {
       if (event.eventTimeMs < watermarkMs) {
         eventsBehindWatermark++;
       }
-      output.collect(reuse.replace(parser.toRow(event), event.eventTimeMs));
+      output.collect(reuse.replace(parser.convert(event, false), event.eventTimeMs));
       if (event.eventTimeMs > maxEventTimeMs) {
         maxEventTimeMs = event.eventTimeMs;
         long next = maxEventTimeMs - watermarkDelayMs;
@@ -167,7 +166,7 @@ public final class PositionTracker extends AbstractStreamOperator<Row>
         }
       }
     } else {
-      output.collect(reuse.replace(parser.toRow(event)));
+      output.collect(reuse.replace(parser.convert(event, false)));
     }
     lastByPartition.put(partitionOf(event.messageId), event.messageId);
     eventsApplied++;

@@ -15,6 +15,8 @@ public class SourceEvent {
   public long sequenceId;
   /** Payload JSON object text. */
   public String payload;
+  /** Event type, "" when none. */
+  public String type = "";
 
   public SourceEvent() {}
 
@@ -24,5 +26,10 @@ public class SourceEvent {
     this.eventTimeMs = eventTimeMs;
     this.sequenceId = sequenceId;
     this.payload = payload;
+  }
+
+  public SourceEvent(String messageId, String key, long eventTimeMs, long sequenceId, String payload, String type) {
+    this(messageId, key, eventTimeMs, sequenceId, payload);
+    this.type = type == null ? "" : type;
   }
 }

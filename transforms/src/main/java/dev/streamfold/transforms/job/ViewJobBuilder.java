@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.pulsar.source.PulsarSource;
 import org.apache.flink.connector.pulsar.source.PulsarSourceBuilder;
@@ -354,34 +355,50 @@ public final class ViewJobBuilder {
     tableEnv.getConfig().set("table.exec.mini-batch.allow-latency",
         Math.max(10, Math.min(200, checkpointInterval.toMillis() / 4)) + " ms");
 
-    // Parse only the columns the SQL reads; pass records between chained operators without copies
-    // (every operator of this job builds new objects for what it keeps).
+    // Pass records between chained operators without copies (every operator of this job builds new
+    // objects for what it keeps).
     env.getConfig().enableObjectReuse();
-    PayloadParser parser = new PayloadParser(streamColumns, List.of(definition.sql()));
-    boolean eventTime = usesEventTimeWindows(definition.sql());
     PulsarSource<SourceEvent> source = fetchPromptly(sourceBuilder)
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
         .setTopics(topic)
         .build();
-    SingleOutputStreamOperator<Row> rows = env
+    DataStream<SourceEvent> read = env
         .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
         .setParallelism(1)
-        .uid("ledger-source-" + java.util.UUID.randomUUID())
-        .transform("position", parser.rowType(),
-            new PositionTracker(parser, bound, false, eventTime ? watermarkDelayMs : -1))
-        .setParallelism(1)
-        .uid("position");
-    tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
-        eventTime ? parser.eventTimeSchema() : parser.schema());
-    Table result = tableEnv.sqlQuery(definition.sql());
+        .uid("ledger-source-" + java.util.UUID.randomUUID());
     List<String> columns = new ArrayList<>(definition.columns().keySet());
     int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();
-    DataStream<ViewChange> changes = tableEnv.toChangelogStream(result)
+    DataStream<Row> result;
+    DataStream<ViewChange> progress;
+    if (definition.isFold()) {
+      env.getConfig().disableGenericTypes(); // states were checked for Kryo at creation; never fall back
+      SingleOutputStreamOperator<SourceEvent> events = read
+          .transform("position", TypeInformation.of(SourceEvent.class),
+              new PositionTracker<>(EventConverter.EVENTS, bound, false, -1))
+          .setParallelism(1)
+          .uid("position");
+      result = FoldStage.changelog(events, definition, parallelism);
+      progress = events.getSideOutput(PositionTracker.PROGRESS);
+    } else {
+      // Parse only the columns the SQL reads.
+      PayloadParser parser = new PayloadParser(streamColumns, List.of(definition.sql()));
+      boolean eventTime = usesEventTimeWindows(definition.sql());
+      SingleOutputStreamOperator<Row> rows = read
+          .transform("position", parser.rowType(),
+              new PositionTracker<>(parser, bound, false, eventTime ? watermarkDelayMs : -1))
+          .setParallelism(1)
+          .uid("position");
+      tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
+          eventTime ? parser.eventTimeSchema() : parser.schema());
+      result = tableEnv.toChangelogStream(tableEnv.sqlQuery(definition.sql()));
+      progress = rows.getSideOutput(PositionTracker.PROGRESS);
+    }
+    DataStream<ViewChange> changes = result
         .map(new ChangelogToViewChange(keyIndexes))
         .returns(ViewChange.class)
         .name("changelog to view changes");
-    changes.union(rows.getSideOutput(PositionTracker.PROGRESS))
+    changes.union(progress)
         .sinkTo(sink)
         .setParallelism(1)
         .name("view " + definition.name())

@@ -4,6 +4,8 @@ import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.pulsar.PulsarMessageIds;
 import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.job.EventConverter;
+import dev.streamfold.transforms.job.FoldStage;
 import dev.streamfold.transforms.job.LedgerEventDeserializer;
 import dev.streamfold.transforms.job.PayloadParser;
 import dev.streamfold.transforms.job.PositionTracker;
@@ -12,6 +14,7 @@ import dev.streamfold.transforms.job.SourceEvent;
 import dev.streamfold.transforms.job.ViewJobBuilder;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.pulsar.source.PulsarSource;
@@ -33,6 +36,7 @@ import org.apache.flink.types.Row;
  *   -&gt; event projection (entity, label, is_label, event time, message ID, join keys) ---------&gt; PointInTimeJoin -&gt; file
  *   -&gt; feature view 1's SQL (same SQL as its view job, no mini-batches) -&gt; changelog ------^
  *   -&gt; feature view 2's SQL ... ------------------------------------------------------------^
+ *   -&gt; PositionTracker (events, ledger clock) -&gt; Java transformation's fold ({@link FoldStage}) --^
  * </pre>
  * Everything runs with parallelism 1: the ledger clock needs one channel per input (see
  * {@link PointInTimeJoin}). The job does not checkpoint or restart: a failure fails the export and
@@ -69,10 +73,41 @@ public final class TrainingSetJobBuilder {
     StreamTableEnvironment tableEnv = ViewJobBuilder.tableEnvironment(env, false);
 
     List<String> sql = new java.util.ArrayList<>(List.of(eventProjectionSql));
-    featureViews.forEach(v -> sql.add(v.sql()));
+    featureViews.stream().filter(v -> !v.isFold()).forEach(v -> sql.add(v.sql()));
     PayloadParser parser = new PayloadParser(streamColumns, sql);
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : ViewJobBuilder.startCursor(List.of(bound.startId()));
+    DataStream<SourceEvent> read = source(env, topic, serviceUrl, adminUrl, start, readThrough, subscription);
+    SingleOutputStreamOperator<Row> rows = read
+        .transform("position + ledger clock", parser.ledgerClockRowType(), new PositionTracker<>(parser, bound, true));
+    tableEnv.createTemporaryView(ViewJobBuilder.quote(stream), rows, parser.ledgerClockSchema());
+
+    DataStream<Row> eventsOut = tableEnv.toDataStream(tableEnv.sqlQuery(eventProjectionSql));
+    MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
+        new PointInTimeJoinFactory(plan), Types.VOID, 1);
+    join.addInput(eventsOut.getTransformation());
+    DataStream<SourceEvent> events = null;
+    for (TransformDefinition view : featureViews) {
+      DataStream<Row> changes;
+      if (view.isFold()) {
+        if (events == null) { // Java transformations read whole events, on the same ledger clock
+          events = read.transform("position + ledger clock (events)", TypeInformation.of(SourceEvent.class),
+                  new PositionTracker<>(EventConverter.EVENTS, bound, true));
+        }
+        changes = FoldStage.changelog(events, view, 1);
+      } else {
+        changes = tableEnv.toChangelogStream(tableEnv.sqlQuery(view.sql()));
+      }
+      join.addInput(changes.getTransformation());
+    }
+    env.addOperator(join);
+    new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
+    return env.getStreamGraph().getJobGraph();
+  }
+
+  /** The bounded ledger source of the range. */
+  private static DataStream<SourceEvent> source(StreamExecutionEnvironment env, String topic, String serviceUrl,
+      String adminUrl, StartCursor start, MessageIdText readThrough, String subscription) {
     PulsarSource<SourceEvent> source = ViewJobBuilder.fetchPromptly(PulsarSource.builder()
         .setDeserializationSchema(new LedgerEventDeserializer()))
         .setServiceUrl(serviceUrl)
@@ -82,21 +117,6 @@ public final class TrainingSetJobBuilder {
         .setBoundedStopCursor(StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough)))
         .setSubscriptionName(subscription)
         .build();
-    SingleOutputStreamOperator<Row> rows = env
-        .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
-        .transform("position + ledger clock", parser.ledgerClockRowType(), new PositionTracker(parser, bound, true));
-    tableEnv.createTemporaryView(ViewJobBuilder.quote(stream), rows, parser.ledgerClockSchema());
-
-    DataStream<Row> eventsOut = tableEnv.toDataStream(tableEnv.sqlQuery(eventProjectionSql));
-    MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
-        new PointInTimeJoinFactory(plan), Types.VOID, 1);
-    join.addInput(eventsOut.getTransformation());
-    for (TransformDefinition view : featureViews) {
-      DataStream<Row> changes = tableEnv.toChangelogStream(tableEnv.sqlQuery(view.sql()));
-      join.addInput(changes.getTransformation());
-    }
-    env.addOperator(join);
-    new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
-    return env.getStreamGraph().getJobGraph();
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic);
   }
 }

@@ -21,7 +21,7 @@ class PositionTrackerTest {
   }
 
   private static OneInputStreamOperatorTestHarness<SourceEvent, Row> harness() throws Exception {
-    return new OneInputStreamOperatorTestHarness<>(new PositionTracker(PARSER));
+    return new OneInputStreamOperatorTestHarness<>(new PositionTracker<>(PARSER));
   }
 
   private static List<Long> rows(OneInputStreamOperatorTestHarness<SourceEvent, Row> harness) {
