@@ -1,0 +1,83 @@
+package dev.streamfold.transforms.fold;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.transforms.TransformException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What {@link FoldClasses#inspect} accepts and refuses, before anything is stored or started. */
+class FoldClassesTest {
+  @TempDir
+  static Path dir;
+  private static Path jar;
+
+  /** A jar of the compiled {@link TestFolds} classes. */
+  @BeforeAll
+  static void buildJar() throws IOException, URISyntaxException {
+    Path classes = Path.of(TestFolds.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path pkg = classes.resolve("dev/streamfold/transforms/fold");
+    jar = dir.resolve("folds.jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+        Stream<Path> files = Files.list(pkg)) {
+      for (Path file : (Iterable<Path>) files.filter(f -> f.getFileName().toString().startsWith("TestFolds"))::iterator) {
+        out.putNextEntry(new JarEntry("dev/streamfold/transforms/fold/" + file.getFileName()));
+        Files.copy(file, (OutputStream) out);
+        out.closeEntry();
+      }
+    }
+  }
+
+  @Test
+  void acceptsAFoldAndReportsItsColumnsKeyFirst() {
+    FoldClasses.Shape shape = FoldClasses.inspect(jar, TestFolds.Sum.class.getName());
+    assertThat(shape.viewColumns()).containsExactly(java.util.Map.entry("group", "STRING"),
+        java.util.Map.entry("sum", "BIGINT"), java.util.Map.entry("events", "INT"),
+        java.util.Map.entry("last", "ARRAY<DOUBLE>"), java.util.Map.entry("at", "TIMESTAMP"),
+        java.util.Map.entry("even", "BOOLEAN"), java.util.Map.entry("label", "STRING"));
+    assertThat(shape.stateType()).contains("PojoType");
+  }
+
+  @Test
+  void refusesAStateFlinkWouldSerializeWithKryo() {
+    assertThatThrownBy(() -> FoldClasses.inspect(jar, TestFolds.KryoState.class.getName()))
+        .isInstanceOf(TransformException.InvalidFold.class)
+        .hasMessageContaining("Kryo").hasMessageContaining("items");
+  }
+
+  @Test
+  void refusesMissingClassesWrongTypesAndBadShapes() {
+    assertThatThrownBy(() -> FoldClasses.inspect(jar, "com.acme.Missing"))
+        .isInstanceOf(TransformException.InvalidFold.class).hasMessage("class com.acme.Missing is not in the jar");
+    assertThatThrownBy(() -> FoldClasses.inspect(jar, TestFolds.class.getName()))
+        .hasMessageContaining("does not implement " + Transformation.class.getName());
+    assertThatThrownBy(() -> FoldClasses.inspect(jar, TestFolds.NoDefaultConstructor.class.getName()))
+        .hasMessageContaining("has no public no-argument constructor");
+    assertThatThrownBy(() -> FoldClasses.inspect(jar, TestFolds.UndeclaredColumnBase.class.getName()))
+        .hasMessageContaining("must be public and not abstract");
+    assertThatThrownBy(() -> FoldClasses.inspect(jar, TestFolds.KeyTwice.class.getName()))
+        .hasMessageContaining("column 'n' is declared twice (or is the key column)");
+    assertThatThrownBy(() -> FoldClasses.inspect(dir.resolve("none.jar"), TestFolds.Sum.class.getName()))
+        .hasMessageContaining("does not exist");
+    assertThatThrownBy(() -> FoldClasses.inspect(jar, " "))
+        .hasMessageContaining("no class given");
+  }
+
+  @Test
+  void columnTypesAreChecked() {
+    assertThatThrownBy(() -> new Column("x", "MAP<STRING,STRING>"))
+        .hasMessageContaining("column 'x' has unsupported type 'MAP<STRING,STRING>'");
+    assertThatThrownBy(() -> new Column("a b", "BIGINT")).hasMessageContaining("invalid column name 'a b'");
+    assertThat(new Column("x", "array<bigint>").type()).isEqualTo("ARRAY<BIGINT>");
+  }
+}

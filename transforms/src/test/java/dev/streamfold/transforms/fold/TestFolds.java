@@ -1,0 +1,103 @@
+package dev.streamfold.transforms.fold;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Transformations for the fold tests. */
+public final class TestFolds {
+  private TestFolds() {}
+
+  /** Sums {@code n} per {@code group}; an event with {@code "delete":true} deletes its group's row. */
+  public static final class Sum implements Transformation<Sum.State> {
+    public static final class State {
+      public long sum;
+      public long events;
+      public State() {}
+    }
+
+    @Override public String keyColumn() { return "group"; }
+    @Override public List<Column> columns() {
+      return List.of(Column.bigint("sum"), Column.integer("events"), Column.array("last", "DOUBLE"),
+          Column.timestamp("at"), Column.bool("even"), Column.string("label"));
+    }
+    @Override public String key(Event event) { return event.string("group"); }
+    @Override public State initial() { return new State(); }
+    @Override public State apply(State state, Event event) {
+      if (Boolean.TRUE.equals(event.bool("delete"))) {
+        return null;
+      }
+      if ("boom".equals(event.string("group"))) {
+        throw new IllegalStateException("boom");
+      }
+      state.sum += event.longValue("n");
+      state.events++;
+      return state;
+    }
+    @Override public Map<String, ?> row(State state) {
+      Map<String, Object> row = new HashMap<>();
+      row.put("sum", state.sum);
+      row.put("events", state.events);
+      row.put("last", new double[] {state.sum / 2.0});
+      row.put("at", state.sum);
+      row.put("even", state.sum % 2 == 0);
+      row.put("label", null);
+      return row;
+    }
+    @Override public Class<State> stateClass() { return State.class; }
+  }
+
+  /** A state Flink can only serialize with Kryo (a List field). */
+  public static final class KryoState implements Transformation<KryoState.State> {
+    public static final class State {
+      public java.util.List<Object> items = new java.util.ArrayList<>();
+      public State() {}
+    }
+
+    @Override public String keyColumn() { return "k"; }
+    @Override public List<Column> columns() { return List.of(Column.bigint("n")); }
+    @Override public String key(Event event) { return event.key(); }
+    @Override public State initial() { return new State(); }
+    @Override public State apply(State state, Event event) { return state; }
+    @Override public Map<String, ?> row(State state) { return Map.of("n", state.items.size()); }
+    @Override public Class<State> stateClass() { return State.class; }
+  }
+
+  /** Returns a column it did not declare. */
+  public static final class UndeclaredColumn implements Transformation<Long> {
+    @Override public String keyColumn() { return "k"; }
+    @Override public List<Column> columns() { return List.of(Column.bigint("n")); }
+    @Override public String key(Event event) { return event.key(); }
+    @Override public Long initial() { return 0L; }
+    @Override public Long apply(Long state, Event event) { return state + 1; }
+    @Override public Map<String, ?> row(Long state) { return Map.of("m", state); }
+    @Override public Class<Long> stateClass() { return Long.class; }
+  }
+
+  /** Declares its key column among the others. */
+  public static final class KeyTwice implements Transformation<Long> {
+    @Override public String keyColumn() { return "n"; }
+    @Override public List<Column> columns() { return List.of(Column.bigint("n")); }
+    @Override public String key(Event event) { return event.key(); }
+    @Override public Long initial() { return 0L; }
+    @Override public Long apply(Long state, Event event) { return state + 1; }
+    @Override public Map<String, ?> row(Long state) { return Map.of("n", state); }
+    @Override public Class<Long> stateClass() { return Long.class; }
+  }
+
+  /** No public no-argument constructor. */
+  public static final class NoDefaultConstructor extends UndeclaredColumnBase {
+    public NoDefaultConstructor(int x) {}
+  }
+
+  /** A base for the class above. */
+  public abstract static class UndeclaredColumnBase implements Transformation<Long> {
+    @Override public String keyColumn() { return "k"; }
+    @Override public List<Column> columns() { return List.of(Column.bigint("n")); }
+    @Override public String key(Event event) { return event.key(); }
+    @Override public Long initial() { return 0L; }
+    @Override public Long apply(Long state, Event event) { return state; }
+    @Override public Map<String, ?> row(Long state) { return Map.of("n", state); }
+    @Override public Class<Long> stateClass() { return Long.class; }
+  }
+}
