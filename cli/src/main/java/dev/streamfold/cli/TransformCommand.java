@@ -29,8 +29,10 @@ final class TransformCommand {
   /** Interval between two status polls. */
   static final Duration POLL_INTERVAL = Duration.ofMillis(500);
 
-  @Command(name = "create", description = "Create a SQL transformation; its Flink job backfills the view from the"
-      + " earliest event, then follows new events (phase LIVE).")
+  @Command(name = "create", description = {"Create a transformation, Flink SQL (--sql) or a Java fold (--jar --class"
+      + " --stream); its Flink job backfills the view from the earliest event, then follows new events (phase LIVE).",
+      "A Java transformation implements dev.streamfold.transforms.fold.Transformation; the jar is stored in the"
+          + " tenant's ledger, so the view can be rebuilt and replayed later (template: the examples module)."})
   static final class Create implements Callable<Integer> {
     @Mixin
     ServerOptions server = new ServerOptions();
@@ -38,9 +40,12 @@ final class TransformCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "Transformation name, also the view name.")
     String name;
 
-    @Option(names = "--sql", paramLabel = "SQL", required = true,
+    @Option(names = "--sql", paramLabel = "SQL",
         description = "Flink SQL over one stream, e.g. \"SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin\".")
     String sql;
+
+    @Mixin
+    FoldOptions fold = new FoldOptions();
 
     @Option(names = "--key", paramLabel = "COLUMN", split = ",",
         description = "Row key columns (default: the first result column).")
@@ -56,11 +61,18 @@ final class TransformCommand {
     @Override
     public Integer call() throws InterruptedException {
       try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
-        Transform t = client.transforms().create(CreateTransformRequest.newBuilder().setTenant(server.tenant)
-            .setName(name).setSql(sql).addAllKeyColumns(keyColumns).build());
+        CreateTransformRequest.Builder request = CreateTransformRequest.newBuilder().setTenant(server.tenant)
+            .setName(name).addAllKeyColumns(keyColumns);
+        if (fold.given(sql)) {
+          request.setFold(fold.request());
+        } else {
+          request.setSql(sql);
+        }
+        Transform t = client.transforms().create(request.build());
         System.out.println("Created transformation " + t.getTenant() + "/" + t.getName() + " v" + t.getVersion()
             + " over stream " + t.getSourceStream() + ", key " + String.join(",", t.getKeyColumnsList())
-            + ", columns " + String.join(",", t.getColumnsList()));
+            + ", columns " + String.join(",", t.getColumnsList())
+            + (t.getFoldClass().isEmpty() ? "" : " (Java: " + t.getFoldClass() + ", jar sha256:" + t.getJarSha256() + ")"));
         if (await) {
           ViewStatus status = awaitLive(client, server.tenant, name, Duration.ofSeconds(timeoutS));
           System.out.println(describe(status));
@@ -84,9 +96,12 @@ final class TransformCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "Transformation name.")
     String name;
 
-    @Option(names = "--sql", paramLabel = "SQL", required = true,
+    @Option(names = "--sql", paramLabel = "SQL",
         description = "The new Flink SQL (may add, drop or retype columns).")
     String sql;
+
+    @Mixin
+    FoldOptions fold = new FoldOptions();
 
     @Option(names = "--key", paramLabel = "COLUMN", split = ",",
         description = "Row key columns (default: the first result column).")
@@ -104,8 +119,14 @@ final class TransformCommand {
     public Integer call() throws InterruptedException {
       try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
         ViewStatus before = client.transforms().status(request(server.tenant, name));
-        Transform t = client.transforms().update(UpdateTransformRequest.newBuilder().setTenant(server.tenant)
-            .setName(name).setSql(sql).addAllKeyColumns(keyColumns).build());
+        UpdateTransformRequest.Builder request = UpdateTransformRequest.newBuilder().setTenant(server.tenant)
+            .setName(name).addAllKeyColumns(keyColumns);
+        if (fold.given(sql)) {
+          request.setFold(fold.request());
+        } else {
+          request.setSql(sql);
+        }
+        Transform t = client.transforms().update(request.build());
         System.out.println("Started version " + t.getVersion() + " of " + t.getTenant() + "/" + t.getName()
             + " (key " + String.join(",", t.getKeyColumnsList()) + ", columns " + String.join(",", t.getColumnsList())
             + ") beside the served version " + before.getServedVersion() + "; it is served once LIVE.");
@@ -179,7 +200,8 @@ final class TransformCommand {
         System.out.printf("%-24s %-16s %3s  %-16s %s%n", "NAME", "STREAM", "V", "KEY", "SQL");
         for (Transform t : list) {
           System.out.printf("%-24s %-16s %3d  %-16s %s%n", t.getName(), t.getSourceStream(), t.getVersion(),
-              String.join(",", t.getKeyColumnsList()), t.getSql());
+              String.join(",", t.getKeyColumnsList()),
+              t.getFoldClass().isEmpty() ? t.getSql() : "(Java) " + t.getFoldClass() + " sha256:" + t.getJarSha256());
         }
       }
       return 0;
@@ -222,6 +244,63 @@ final class TransformCommand {
             : "No transformation " + server.tenant + "/" + name + " to delete.");
       }
       return 0;
+    }
+  }
+
+  /** {@code --jar --class --stream}: a Java transformation instead of {@code --sql}. */
+  static final class FoldOptions {
+    /** gRPC's default maximum inbound message size (4 MiB), less room for the rest of the request. */
+    static final long MAX_JAR_BYTES = 4L * 1024 * 1024 - 64 * 1024;
+
+    @Option(names = "--jar", paramLabel = "FILE",
+        description = "A jar with a Java transformation (with --class and --stream instead of --sql).")
+    java.nio.file.Path jar;
+
+    @Option(names = "--class", paramLabel = "CLASS",
+        description = "The class in --jar implementing dev.streamfold.transforms.fold.Transformation.")
+    String className;
+
+    @Option(names = "--stream", paramLabel = "STREAM", description = "The stream the Java transformation folds.")
+    String stream;
+
+    /**
+     * Whether a Java transformation is asked for; checks that exactly one of --sql and --jar is given.
+     *
+     * @throws CliException naming the missing or conflicting options
+     */
+    boolean given(String sql) {
+      boolean java = jar != null || className != null || stream != null;
+      if (sql != null && java) {
+        throw new CliException("give either --sql or --jar/--class/--stream, not both");
+      }
+      if (sql == null && !java) {
+        throw new CliException("give the transformation: --sql SQL, or --jar FILE --class CLASS --stream STREAM");
+      }
+      if (java && (jar == null || className == null || stream == null)) {
+        throw new CliException("a Java transformation needs --jar, --class and --stream; missing: "
+            + (jar == null ? "--jar " : "") + (className == null ? "--class " : "") + (stream == null ? "--stream" : "")
+            .trim());
+      }
+      return java;
+    }
+
+    dev.streamfold.api.v1.JavaTransformation request() {
+      if (!java.nio.file.Files.isRegularFile(jar)) {
+        throw new CliException("--jar " + jar + ": no such file");
+      }
+      try {
+        long size = java.nio.file.Files.size(jar);
+        if (size > MAX_JAR_BYTES) {
+          throw new CliException("--jar " + jar + " is " + size + " bytes; at most " + MAX_JAR_BYTES
+              + " bytes are accepted (gRPC's 4 MiB message limit): do not bundle Flink, Jackson or Streamfold,"
+              + " the server provides them");
+        }
+        return dev.streamfold.api.v1.JavaTransformation.newBuilder()
+            .setJar(com.google.protobuf.ByteString.copyFrom(java.nio.file.Files.readAllBytes(jar)))
+            .setClassName(className).setStream(stream).build();
+      } catch (java.io.IOException e) {
+        throw new CliException("--jar " + jar + ": cannot read: " + e.getMessage(), e);
+      }
     }
   }
 

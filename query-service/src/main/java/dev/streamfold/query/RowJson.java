@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
 
 /**
  * Renders a row as the JSON object that GET and MGET return. Values are typed by the column's SQL
- * type: integer and decimal types become JSON numbers, BOOLEAN becomes true/false, all other types
- * strings. Schema columns absent from the row (SQL NULL) become {@code null}; a value that does not
+ * type: integer and decimal types become JSON numbers, BOOLEAN becomes true/false, ARRAY columns (JSON
+ * array text) JSON arrays, all other types strings. Schema columns absent from the row (SQL NULL) become {@code null}; a value that does not
  * parse as its type stays a string rather than failing the read.
  */
 final class RowJson {
@@ -79,6 +79,8 @@ final class RowJson {
       writeNumber(json, value.trim(), value);
     } else if (BOOLEAN.contains(baseType) && isBoolean(value.trim())) {
       json.writeBoolean(Boolean.parseBoolean(value.trim()));
+    } else if (baseType.equals("ARRAY") && isJsonArray(value)) {
+      json.writeRawValue(value); // stored as JSON array text (Java transformations' list columns)
     } else {
       json.writeString(value);
     }
@@ -93,6 +95,19 @@ final class RowJson {
       json.writeNumber(new BigDecimal(trimmed));
     } catch (NumberFormatException notANumber) {
       json.writeString(original); // NaN, Infinity or garbage: keep the text
+    }
+  }
+
+  /** Whether a text is exactly one well-formed JSON array. */
+  static boolean isJsonArray(String text) {
+    try (com.fasterxml.jackson.core.JsonParser parser = JSON.createParser(text)) {
+      if (parser.nextToken() != com.fasterxml.jackson.core.JsonToken.START_ARRAY) {
+        return false;
+      }
+      parser.skipChildren();
+      return parser.nextToken() == null;
+    } catch (IOException malformed) {
+      return false;
     }
   }
 

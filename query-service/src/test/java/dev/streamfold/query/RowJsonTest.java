@@ -53,6 +53,18 @@ class RowJsonTest {
   }
 
   @Test
+  void rendersArrayColumnsAsJsonArraysAndMalformedOnesAsStrings() {
+    ViewSchema schema = new ViewSchema(columns("k", "STRING", "last", "ARRAY<BIGINT>"), List.of("k"));
+
+    assertThat(RowJson.render(Map.of("k", "x", "last", "[1,-2,3]"), schema))
+        .isEqualTo("{\"k\":\"x\",\"last\":[1,-2,3]}");
+    assertThat(RowJson.render(Map.of("k", "x", "last", "[1,2] [3]"), schema))
+        .isEqualTo("{\"k\":\"x\",\"last\":\"[1,2] [3]\"}");
+    assertThat(RowJson.render(Map.of("k", "x", "last", "[1,"), schema))
+        .isEqualTo("{\"k\":\"x\",\"last\":\"[1,\"}");
+  }
+
+  @Test
   void keepsUnparseableValuesAsStrings() {
     ViewSchema schema = new ViewSchema(columns("k", "STRING", "d", "DOUBLE", "b", "BOOLEAN"), List.of("k"));
 
