@@ -114,12 +114,21 @@ class ReplayIT {
     return new Flights.Flight(date, 5, 100, origin, "SFO");
   }
 
-  /** Proof 1: replay to every position the live view was seen at gives exactly the rows it had then. */
-  @Test
-  void replayToARecordedPositionEqualsTheLiveViewAtThatPosition() throws Exception {
+  /**
+   * Proof 1: replay to every position the live view was seen at gives exactly the rows it had then; for a
+   * SQL transformation and for a Java one (a fold from an uploaded jar).
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"sql", "fold"})
+  void replayToARecordedPositionEqualsTheLiveViewAtThatPosition(String kind) throws Exception {
     String tenant = Testkit.uniqueName("t");
     StreamRef stream = flightsStream(tenant);
-    manager.create(tenant, "delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+    if (kind.equals("sql")) {
+      manager.create(tenant, "delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+    } else {
+      manager.createFold(tenant, "delays", "flights", dev.streamfold.transforms.fold.TestFolds.jar(),
+          dev.streamfold.transforms.fold.TestFolds.FlightsByOrigin.class.getName());
+    }
     ViewName live = new ViewName(tenant, "delays");
     List<Flights.Flight> flights = Flights.load(50_000);
 

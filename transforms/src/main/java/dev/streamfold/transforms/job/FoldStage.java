@@ -59,6 +59,18 @@ public final class FoldStage {
    */
   public static DataStream<Row> changelog(DataStream<SourceEvent> events, TransformDefinition definition,
       int parallelism) {
+    return changelog(events, definition, parallelism, "");
+  }
+
+  /**
+   * Add the stage to a job that holds several (a training set's features).
+   *
+   * @param uidSuffix appended to the operators' uids, unique per stage in the job ("" in view jobs, whose
+   *     checkpoints restore by the plain uids)
+   * @return the changelog rows
+   */
+  public static DataStream<Row> changelog(DataStream<SourceEvent> events, TransformDefinition definition,
+      int parallelism, String uidSuffix) {
     List<String> names = new ArrayList<>(definition.columns().keySet());
     List<String> types = new ArrayList<>(definition.columns().values());
     TypeInformation<?>[] infos = types.stream().map(FoldStage::typeInfo).toArray(TypeInformation<?>[]::new);
@@ -69,14 +81,14 @@ public final class FoldStage {
         .flatMap(new RowKeys(definition.foldClass()))
         .returns(keyed)
         .name("row key (" + simpleName(definition.foldClass()) + ")")
-        .uid("fold-row-key")
+        .uid("fold-row-key" + uidSuffix)
         .setParallelism(1) // beside the PositionTracker: one channel keeps ledger order into keyBy
         .keyBy(new ByRowKey())
         .process(new Fold(definition.foldClass(), names, types))
         .returns(rowType)
         .setParallelism(parallelism)
         .name("fold " + simpleName(definition.foldClass()))
-        .uid("fold");
+        .uid("fold" + uidSuffix);
   }
 
   private static String simpleName(String className) {

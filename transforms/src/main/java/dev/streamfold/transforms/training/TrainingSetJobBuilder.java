@@ -94,7 +94,7 @@ public final class TrainingSetJobBuilder {
           events = read.transform("position + ledger clock (events)", TypeInformation.of(SourceEvent.class),
                   new PositionTracker<>(EventConverter.EVENTS, bound, true));
         }
-        changes = FoldStage.changelog(events, view, 1);
+        changes = FoldStage.changelog(events, view, 1, "-" + view.name());
       } else {
         changes = tableEnv.toChangelogStream(tableEnv.sqlQuery(view.sql()));
       }

@@ -5,13 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.transforms.TransformException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,18 +19,9 @@ class FoldClassesTest {
 
   /** A jar of the compiled {@link TestFolds} classes. */
   @BeforeAll
-  static void buildJar() throws IOException, URISyntaxException {
-    Path classes = Path.of(TestFolds.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    Path pkg = classes.resolve("dev/streamfold/transforms/fold");
+  static void buildJar() throws IOException {
     jar = dir.resolve("folds.jar");
-    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
-        Stream<Path> files = Files.list(pkg)) {
-      for (Path file : (Iterable<Path>) files.filter(f -> f.getFileName().toString().startsWith("TestFolds"))::iterator) {
-        out.putNextEntry(new JarEntry("dev/streamfold/transforms/fold/" + file.getFileName()));
-        Files.copy(file, (OutputStream) out);
-        out.closeEntry();
-      }
-    }
+    Files.write(jar, TestFolds.jar());
   }
 
   @Test

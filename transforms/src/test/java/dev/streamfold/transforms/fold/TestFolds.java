@@ -47,6 +47,54 @@ public final class TestFolds {
     @Override public Class<State> stateClass() { return State.class; }
   }
 
+  /** Flights and total delay per origin (a fold twin of the SQL views over flights). */
+  public static final class FlightsByOrigin implements Transformation<FlightsByOrigin.State> {
+    public static final class State {
+      public long flights;
+      public long totalDelay;
+      public State() {}
+    }
+
+    @Override public String keyColumn() { return "origin"; }
+    @Override public List<Column> columns() { return List.of(Column.bigint("flights"), Column.bigint("total_delay")); }
+    @Override public String key(Event event) { return event.string("origin"); }
+    @Override public State initial() { return new State(); }
+    @Override public State apply(State state, Event event) {
+      state.flights++;
+      state.totalDelay += event.longValue("delay");
+      return state;
+    }
+    @Override public Map<String, ?> row(State state) {
+      return Map.of("flights", state.flights, "total_delay", state.totalDelay);
+    }
+    @Override public Class<State> stateClass() { return State.class; }
+  }
+
+  /**
+   * A jar of the compiled {@code TestFolds} classes (as a user would upload).
+   *
+   * @return the jar's bytes
+   */
+  public static byte[] jar() {
+    try {
+      java.nio.file.Path classes = java.nio.file.Path.of(
+          TestFolds.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      java.nio.file.Path pkg = classes.resolve("dev/streamfold/transforms/fold");
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+      try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(bytes);
+          java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(pkg)) {
+        for (java.nio.file.Path file : files.filter(f -> f.getFileName().toString().startsWith("TestFolds")).toList()) {
+          out.putNextEntry(new java.util.jar.JarEntry("dev/streamfold/transforms/fold/" + file.getFileName()));
+          java.nio.file.Files.copy(file, out);
+          out.closeEntry();
+        }
+      }
+      return bytes.toByteArray();
+    } catch (java.io.IOException | java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot build the test jar", e);
+    }
+  }
+
   /** A state Flink can only serialize with Kryo (a List field). */
   public static final class KryoState implements Transformation<KryoState.State> {
     public static final class State {
