@@ -73,8 +73,21 @@ class StreamfoldCliTest {
     assertThat(parse(TransformCommand.Delete.class, "transform", "delete", "v", "--tenant", "t").server.tenant)
         .isEqualTo("t");
     assertThat(parse(TransformCommand.ListTransforms.class, "transform", "list")).isNotNull();
-    assertThatThrownBy(() -> parse(TransformCommand.Create.class, "transform", "create", "v"))
-        .hasMessageContaining("--sql");
+    TransformCommand.Create none = parse(TransformCommand.Create.class, "transform", "create", "v");
+    assertThatThrownBy(() -> none.fold.given(none.sql)).isInstanceOf(CliException.class)
+        .hasMessageContaining("--sql SQL, or --jar FILE --class CLASS --stream STREAM");
+    assertThat(c.fold.given(c.sql)).isFalse();
+
+    TransformCommand.Create java = parse(TransformCommand.Create.class, "transform", "create", "v", "--jar",
+        "folds.jar", "--class", "com.acme.Fold", "--stream", "flights");
+    assertThat(java.fold.given(java.sql)).isTrue();
+    assertThatThrownBy(() -> java.fold.request()).isInstanceOf(CliException.class)
+        .hasMessage("--jar folds.jar: no such file");
+    TransformCommand.Create half = parse(TransformCommand.Create.class, "transform", "create", "v", "--jar", "f.jar");
+    assertThatThrownBy(() -> half.fold.given(half.sql)).hasMessageContaining("missing: --class --stream");
+    TransformCommand.Create both = parse(TransformCommand.Create.class, "transform", "create", "v", "--jar", "f.jar",
+        "--sql", "SELECT 1");
+    assertThatThrownBy(() -> both.fold.given(both.sql)).hasMessageContaining("not both");
   }
 
   @Test
