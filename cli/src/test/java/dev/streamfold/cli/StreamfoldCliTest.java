@@ -166,8 +166,8 @@ class StreamfoldCliTest {
     assertThat(u.name).isEqualTo("delays");
     assertThat(u.keyColumns).containsExactly("origin");
     assertThat(u.noWait).isTrue();
-    assertThatThrownBy(() -> parse(TransformCommand.Update.class, "transform", "update", "delays"))
-        .hasMessageContaining("--sql");
+    TransformCommand.Update none = parse(TransformCommand.Update.class, "transform", "update", "delays");
+    assertThatThrownBy(() -> none.fold.given(none.sql)).hasMessageContaining("--sql SQL, or --jar FILE");
   }
 
   @Test
