@@ -86,7 +86,7 @@ public final class TransformManager implements AutoCloseable {
   /** Training-set builds since start, by "tenant/name", and the scratch directories of running ones. */
   private final Map<String, TrainingSetStatus> trainingSets = new ConcurrentHashMap<>();
   private final Map<String, Path> trainingScratch = new ConcurrentHashMap<>();
-  private MiniCluster cluster;
+  private FlinkCluster cluster;
 
   /** One view version's job. */
   private record JobKey(ViewName name, int version) {}
@@ -112,27 +112,11 @@ public final class TransformManager implements AutoCloseable {
    * @throws TransformException if the cluster cannot start
    */
   public synchronized void start() {
-    try {
-      Path tmp = options.dataDir().resolve("flink-tmp");
-      Files.createDirectories(tmp);
-      Configuration conf = new Configuration();
-      conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-      conf.set(RestOptions.BIND_PORT, "0");
-      conf.set(CoreOptions.TMP_DIRS, tmp.toString());
-      conf.set(TaskManagerOptions.NUM_TASK_SLOTS, options.taskSlots());
-      // Window aggregations take managed memory per slot (their record buffers); 2 MiB per slot made
-      // them fail ("minBucketMemorySize is not valid"). Reserved lazily, so idle slots cost nothing.
-      conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(Math.max(64, 16L * options.taskSlots())));
-      conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(128));
-      conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(128));
-      // Java transformations' jars get their own (child-first) class loader; the SPI they implement must
-      // be the server's copy even if a jar bundles one.
-      conf.setString("classloader.parent-first-patterns.additional", "dev.streamfold.transforms.fold.");
-      cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
-          .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.taskSlots()).build());
-      cluster.start();
-    } catch (Exception e) {
-      throw new TransformException("cannot start the embedded Flink MiniCluster: " + e.getMessage(), e);
+    if (options.flinkRestAddress() != null) {
+      cluster = FlinkCluster.remote(options.flinkRestAddress());
+      LOG.info("running view jobs on {}", cluster.describe());
+    } else {
+      cluster = FlinkCluster.embedded(startMiniCluster());
     }
     for (String tenant : ledger.tenants()) {
       if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {
@@ -160,6 +144,32 @@ public final class TransformManager implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(this::retireSafely, 250, 250, TimeUnit.MILLISECONDS);
   }
 
+  private MiniCluster startMiniCluster() {
+    try {
+      Path tmp = options.dataDir().resolve("flink-tmp");
+      Files.createDirectories(tmp);
+      Configuration conf = new Configuration();
+      conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+      conf.set(RestOptions.BIND_PORT, "0");
+      conf.set(CoreOptions.TMP_DIRS, tmp.toString());
+      conf.set(TaskManagerOptions.NUM_TASK_SLOTS, options.taskSlots());
+      // Window aggregations take managed memory per slot (their record buffers); 2 MiB per slot made
+      // them fail ("minBucketMemorySize is not valid"). Reserved lazily, so idle slots cost nothing.
+      conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(Math.max(64, 16L * options.taskSlots())));
+      conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(128));
+      conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(128));
+      // Java transformations' jars get their own (child-first) class loader; the SPI they implement must
+      // be the server's copy even if a jar bundles one.
+      conf.setString("classloader.parent-first-patterns.additional", "dev.streamfold.transforms.fold.");
+      MiniCluster mini = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
+          .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.taskSlots()).build());
+      mini.start();
+      return mini;
+    } catch (Exception e) {
+      throw new TransformException("cannot start the embedded Flink MiniCluster: " + e.getMessage(), e);
+    }
+  }
+
   /**
    * Resume a version from its latest retained checkpoint, or rebuild it as a new version on a new
    * subscription when it has none.
@@ -169,7 +179,7 @@ public final class TransformManager implements AutoCloseable {
   private void resume(TransformDefinition definition, TransformCatalog table) {
     managed.add(viewName(definition));
     views.define(viewName(definition), schema(definition));
-    Optional<Path> checkpoint = latestCheckpoint(definition);
+    Optional<String> checkpoint = latestCheckpoint(definition);
     if (checkpoint.isPresent()) {
       LOG.info("resuming {} v{} from {}", viewName(definition), definition.version(), checkpoint.get());
       submit(definition, checkpoint);
@@ -426,7 +436,7 @@ public final class TransformManager implements AutoCloseable {
   private void removeVersion(TransformDefinition version) {
     views.dropVersion(viewName(version), version.version());
     failures.remove(new JobKey(viewName(version), version.version()));
-    deleteCheckpointDir(checkpointDir(version));
+    deleteUri(checkpointDir(version));
     try {
       ledger.deleteSubscription(new StreamRef(version.tenant(), version.sourceStream()),
           ViewJobBuilder.subscription(version));
@@ -493,7 +503,7 @@ public final class TransformManager implements AutoCloseable {
     }
   }
 
-  private void submit(TransformDefinition definition, Optional<Path> checkpoint) {
+  private void submit(TransformDefinition definition, Optional<String> checkpoint) {
     ViewName name = viewName(definition);
     JobKey key = new JobKey(name, definition.version());
     views.defineVersion(name, definition.version(), schema(definition));
@@ -517,11 +527,10 @@ public final class TransformManager implements AutoCloseable {
       }
     }
     JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
-        ledger.adminUrl(), options.redisUri(), checkpointDir(definition).toUri().toString(),
+        ledger.adminUrl(), options.redisUri(), checkpointDir(definition),
         options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
     attachJars(graph, List.of(definition));
-    checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(
-        SavepointRestoreSettings.forPath(path.toString(), true)));
+    checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -1234,14 +1243,30 @@ public final class TransformManager implements AutoCloseable {
     return new ViewSchema(definition.columns(), definition.keyColumns());
   }
 
-  private Path checkpointDir(TransformDefinition definition) {
-    return options.dataDir().toAbsolutePath().resolve("checkpoints").resolve(definition.tenant())
-        .resolve(definition.name()).resolve("v" + definition.version());
+  /** URI of a version's retained checkpoints: {@code <checkpoints URI>/<tenant>/<view>/v<version>}. */
+  private String checkpointDir(TransformDefinition definition) {
+    return viewCheckpoints(definition) + "/v" + definition.version();
+  }
+
+  private String viewCheckpoints(TransformDefinition definition) {
+    return options.checkpointsUri() + "/" + definition.tenant() + "/" + definition.name();
   }
 
   private void deleteCheckpoints(TransformDefinition definition) {
-    deleteCheckpointDir(options.dataDir().toAbsolutePath().resolve("checkpoints").resolve(definition.tenant())
-        .resolve(definition.name()));
+    deleteUri(viewCheckpoints(definition));
+  }
+
+  /** Delete a directory of checkpoints through Flink's file systems (local, S3, ...); missing is fine. */
+  private static void deleteUri(String uri) {
+    try {
+      org.apache.flink.core.fs.Path path = new org.apache.flink.core.fs.Path(uri);
+      org.apache.flink.core.fs.FileSystem fs = path.getFileSystem();
+      if (fs.exists(path)) {
+        fs.delete(path, true);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete checkpoints " + uri, e);
+    }
   }
 
   private static void deleteCheckpointDir(Path dir) {
@@ -1256,16 +1281,29 @@ public final class TransformManager implements AutoCloseable {
   }
 
   /** The newest completed retained checkpoint of a version: {@code <dir>/<job id>/chk-N/_metadata}. */
-  private Optional<Path> latestCheckpoint(TransformDefinition definition) {
-    Path dir = checkpointDir(definition);
-    if (!Files.isDirectory(dir)) {
-      return Optional.empty();
-    }
-    try (Stream<Path> files = Files.find(dir, 3, (p, attrs) -> p.getFileName().toString().equals("_metadata")
-        && p.getParent().getFileName().toString().startsWith("chk-"))) {
-      return files.max(Comparator.comparingLong(p -> p.toFile().lastModified())).map(Path::getParent);
+  private Optional<String> latestCheckpoint(TransformDefinition definition) {
+    org.apache.flink.core.fs.Path dir = new org.apache.flink.core.fs.Path(checkpointDir(definition));
+    try {
+      org.apache.flink.core.fs.FileSystem fs = dir.getFileSystem();
+      if (!fs.exists(dir)) {
+        return Optional.empty();
+      }
+      org.apache.flink.core.fs.FileStatus newest = null;
+      for (org.apache.flink.core.fs.FileStatus job : fs.listStatus(dir)) {
+        if (!job.isDir()) {
+          continue;
+        }
+        for (org.apache.flink.core.fs.FileStatus chk : fs.listStatus(job.getPath())) {
+          if (chk.isDir() && chk.getPath().getName().startsWith("chk-")
+              && fs.exists(new org.apache.flink.core.fs.Path(chk.getPath(), "_metadata"))
+              && (newest == null || chk.getModificationTime() > newest.getModificationTime())) {
+            newest = chk;
+          }
+        }
+      }
+      return Optional.ofNullable(newest).map(s -> s.getPath().toString());
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot list the checkpoints under " + dir, e);
     }
   }
 

@@ -17,9 +17,16 @@ import java.util.Objects;
  *     bounds how many view jobs run at once
  * @param tenants the tenants whose transformations this manager resumes at start; empty for every
  *     tenant of the Pulsar cluster (the default: one Streamfold server per cluster)
+ * @param flinkRestAddress {@code host:port} of a Flink session cluster's REST API (its JobManager) to run
+ *     the jobs on; null for the embedded MiniCluster (the default). The cluster needs Streamfold's job
+ *     classes on its class path, and for training sets a file system shared with the server (they write
+ *     their output and progress files under {@code dataDir})
+ * @param checkpointsUri base URI of the views' retained checkpoints, e.g. {@code s3://bucket/checkpoints}
+ *     (through Flink's S3 file system plugin, on the server and the cluster) or {@code file:///...}; null for
+ *     {@code <dataDir>/checkpoints}. A remote cluster must be able to write it and the server to list it
  */
 public record TransformOptions(String redisUri, Path dataDir, Duration checkpointInterval, int parallelism,
-    int taskSlots, java.util.Set<String> tenants) {
+    int taskSlots, java.util.Set<String> tenants, String flinkRestAddress, String checkpointsUri) {
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_PARALLELISM = 1;
   public static final int DEFAULT_TASK_SLOTS = 32;
@@ -38,10 +45,32 @@ public record TransformOptions(String redisUri, Path dataDir, Duration checkpoin
           + checkpointInterval.toMillis() + " ms");
     }
     tenants = tenants == null ? java.util.Set.of() : java.util.Set.copyOf(tenants);
+    if (flinkRestAddress != null && !flinkRestAddress.matches("[^:\\s]+:\\d{1,5}")) {
+      throw new IllegalArgumentException("Flink REST address must be host:port, got '" + flinkRestAddress + "'");
+    }
+    checkpointsUri = checkpointsUri != null ? checkpointsUri.replaceAll("/+$", "")
+        : dataDir.toAbsolutePath().resolve("checkpoints").toUri().toString().replaceAll("/+$", "");
     if (parallelism < 1 || taskSlots < 1) {
       throw new IllegalArgumentException("parallelism and task slots must be >= 1, got "
           + parallelism + " and " + taskSlots);
     }
+  }
+
+  /** Options of an embedded MiniCluster with checkpoints under the data directory. */
+  public TransformOptions(String redisUri, Path dataDir, Duration checkpointInterval, int parallelism, int taskSlots,
+      java.util.Set<String> tenants) {
+    this(redisUri, dataDir, checkpointInterval, parallelism, taskSlots, tenants, null, null);
+  }
+
+  /**
+   * Return a copy running jobs on a Flink session cluster.
+   *
+   * @param address the JobManager's REST address {@code host:port}, or null for the embedded MiniCluster
+   * @return the copy
+   */
+  public TransformOptions withFlinkRestAddress(String address) {
+    return new TransformOptions(redisUri, dataDir, checkpointInterval, parallelism, taskSlots, tenants, address,
+        checkpointsUri);
   }
 
   /** Options with defaults for everything but Redis and the data directory. */

@@ -19,10 +19,16 @@ import java.util.Objects;
  * @param tenants tenants whose transformations this server runs; empty for all tenants of the cluster
  * @param bookieAdminUrl BookKeeper's admin REST URL, or null (then `ledger info` cannot tell whether an
  *     offloaded segment's local copy was deleted)
+ * @param flinkRestAddress {@code host:port} of a Flink session cluster's REST API to run the view jobs on
+ *     ({@code --flink-rest-address}, env {@code STREAMFOLD_FLINK_REST_ADDRESS}); null for the embedded
+ *     MiniCluster
+ * @param checkpointsUri base URI of retained view checkpoints ({@code --checkpoints-uri}, env
+ *     {@code STREAMFOLD_CHECKPOINTS_URI}), e.g. {@code s3://bucket/checkpoints}; null for
+ *     {@code <dataDir>/checkpoints}
  */
 public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri,
     int grpcPort, int respPort, String bindHost, String defaultTenant, Duration checkpointInterval,
-    java.util.Set<String> tenants, String bookieAdminUrl) {
+    java.util.Set<String> tenants, String bookieAdminUrl, String flinkRestAddress, String checkpointsUri) {
   public static final String DEFAULT_BIND_HOST = "127.0.0.1";
   public static final String DEFAULT_TENANT = "demo";
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
@@ -36,5 +42,13 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
     defaultTenant = defaultTenant == null ? DEFAULT_TENANT : defaultTenant;
     checkpointInterval = checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
     tenants = tenants == null ? java.util.Set.of() : java.util.Set.copyOf(tenants);
+  }
+
+  /** Options with the embedded MiniCluster and checkpoints under the data directory. */
+  public ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri, int grpcPort,
+      int respPort, String bindHost, String defaultTenant, Duration checkpointInterval, java.util.Set<String> tenants,
+      String bookieAdminUrl) {
+    this(dataDir, pulsarServiceUrl, pulsarAdminUrl, redisUri, grpcPort, respPort, bindHost, defaultTenant,
+        checkpointInterval, tenants, bookieAdminUrl, null, null);
   }
 }

@@ -55,7 +55,7 @@ public final class StreamfoldServer implements AutoCloseable {
     views = ViewStore.connect(options.redisUri());
     transforms = new TransformManager(ledger, views, new TransformOptions(options.redisUri(), options.dataDir(),
         options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS,
-        options.tenants()));
+        options.tenants(), options.flinkRestAddress(), options.checkpointsUri()));
     transforms.start();
     ServerBuilder<?> builder = grpcBuilder != null ? grpcBuilder
         : NettyServerBuilder.forAddress(new InetSocketAddress(options.bindHost(), options.grpcPort()));

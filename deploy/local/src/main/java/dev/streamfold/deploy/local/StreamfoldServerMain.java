@@ -25,12 +25,22 @@ import java.util.concurrent.CountDownLatch;
 public final class StreamfoldServerMain {
   private StreamfoldServerMain() {}
 
+  /** A flag's value, else the environment variable's, else null. */
+  private static String flagOrEnv(Map<String, String> flags, String flag, String env) {
+    String value = flags.get(flag);
+    if (value == null || value.isBlank()) {
+      value = System.getenv(env);
+    }
+    return value == null || value.isBlank() ? null : value;
+  }
+
   public static void main(String[] args) throws Exception {
     Map<String, String> flags = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
         System.err.println("usage: StreamfoldServerMain --data-dir DIR --pulsar-service-url URL "
-            + "--pulsar-admin-url URL --redis-uri URI [--grpc-port N] [--resp-port N] [--ready-file FILE]; bad argument: "
+            + "--pulsar-admin-url URL --redis-uri URI [--grpc-port N] [--resp-port N] [--ready-file FILE] [--flink-rest-address HOST:PORT]"
+            + " [--checkpoints-uri URI]; bad argument: "
             + args[i]);
         System.exit(2);
       }
@@ -48,7 +58,9 @@ public final class StreamfoldServerMain {
         flags.containsKey("checkpoint-interval-ms")
             ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null,
         flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of(),
-        flags.get("bookie-admin-url"));
+        flags.get("bookie-admin-url"),
+        flagOrEnv(flags, "flink-rest-address", "STREAMFOLD_FLINK_REST_ADDRESS"),
+        flagOrEnv(flags, "checkpoints-uri", "STREAMFOLD_CHECKPOINTS_URI"));
     Files.createDirectories(options.dataDir());
     StreamfoldServer server;
     try {

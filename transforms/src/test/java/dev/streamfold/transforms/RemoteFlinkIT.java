@@ -1,0 +1,134 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.testkit.process.FlinkSessionCluster;
+import dev.streamfold.testkit.process.ManagedProcess;
+import dev.streamfold.transforms.fold.TestFolds;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10: view jobs on a real Flink session cluster — a JobManager and TaskManagers as their own JVMs —
+ * submitted over its REST API by the same transform manager code that runs the embedded MiniCluster. A
+ * TaskManager is killed (SIGKILL) during the backfill and a new one started; the view must still equal the
+ * in-test fold of the ledger, exactly (Flink restores the job from its last checkpoint and the view sink's
+ * commits are exactly-once). A Java transformation's jar travels to the cluster with its job.
+ */
+class RemoteFlinkIT {
+  private static final int EVENTS = 150_000;
+  private static PulsarLedger ledger;
+  private static ViewStore views;
+  private static FlinkSessionCluster flink;
+  private static ManagedProcess taskManager;
+  private static TransformManager manager;
+
+  @BeforeAll
+  static void start() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    views = ViewStore.connect(Testkit.redis().uri());
+    flink = FlinkSessionCluster.start(Testkit.workDir().resolve("flink-session"),
+        System.getProperty("java.class.path"), 4);
+    taskManager = flink.startTaskManager();
+    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
+        Testkit.workDir().resolve("remote-transforms"), Duration.ofMillis(500), 1, 4,
+        java.util.Set.of(Testkit.uniqueName("none"))).withFlinkRestAddress(flink.restAddress()));
+    manager.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (manager != null) {
+      manager.close();
+    }
+    if (flink != null) {
+      flink.close();
+    }
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static ViewMetadata live(ViewName name) {
+    return views.liveMetadata(name).orElse(null);
+  }
+
+  @Test
+  void aKilledTaskManagerDuringBackfillLeavesTheViewExact() {
+    String tenant = Testkit.uniqueName("remote");
+    StreamRef stream = new StreamRef(tenant, "flights");
+    List<StreamColumn> columns = new ArrayList<>();
+    for (String c : Flights.COLUMNS) {
+      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
+    }
+    ledger.createStream(stream, columns);
+    List<Flights.Flight> flights = Flights.load(EVENTS);
+    for (int from = 0; from < flights.size(); from += 5_000) {
+      List<EventEnvelope> batch = new ArrayList<>();
+      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 5_000))) {
+        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
+      }
+      ledger.append(stream, batch).join();
+    }
+
+    manager.create(tenant, "delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+    manager.createFold(tenant, "by_origin", "flights", TestFolds.jar(), TestFolds.FlightsByOrigin.class.getName());
+    ViewName delays = new ViewName(tenant, "delays");
+    ViewName byOrigin = new ViewName(tenant, "by_origin");
+
+    // Kill a TaskManager while the backfill is under way (some events committed, not all).
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(50)).until(() -> {
+      ViewMetadata m = views.metadata(delays, 1).orElse(null);
+      return m != null && m.eventsApplied() > 0;
+    });
+    long appliedAtKill = views.metadata(delays, 1).map(ViewMetadata::eventsApplied).orElse(0L);
+    flink.kill(taskManager);
+    assertThat(appliedAtKill).as("the kill came during the backfill").isLessThan(EVENTS);
+    taskManager = flink.startTaskManager();
+
+    Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      ViewMetadata a = live(delays);
+      ViewMetadata b = live(byOrigin);
+      return a != null && b != null && a.phase() == ViewPhase.LIVE && b.phase() == ViewPhase.LIVE
+          && a.eventsApplied() == EVENTS && b.eventsApplied() == EVENTS;
+    });
+    assertThat(manager.status(tenant, "delays").jobState()).isEqualTo("RUNNING");
+
+    Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
+    Map<String, Map<String, String>> rows = views.snapshot(delays, views.servedVersion(delays)).rows();
+    assertThat(rows).hasSize(oracle.size());
+    Map<String, Map<String, String>> folded = views.snapshot(byOrigin, views.servedVersion(byOrigin)).rows();
+    assertThat(folded).hasSize(oracle.size());
+    long[] totalDelay = new long[1];
+    oracle.forEach((origin, expected) -> {
+      Map<String, String> row = rows.get(origin);
+      assertThat(Long.parseLong(row.get("flights"))).as(origin).isEqualTo(expected.flights());
+      assertThat(Long.parseLong(row.get("delayed"))).as(origin).isEqualTo(expected.delayed());
+      assertThat(Double.parseDouble(row.get("avg_delay"))).as(origin).isCloseTo(expected.avgDelay(), within(1e-9));
+      assertThat(folded.get(origin)).as(origin).containsEntry("flights", Long.toString(expected.flights()));
+      totalDelay[0] += Long.parseLong(folded.get(origin).get("total_delay"));
+    });
+    assertThat(totalDelay[0]).isEqualTo(flights.stream().mapToLong(Flights.Flight::delay).sum());
+  }
+}
