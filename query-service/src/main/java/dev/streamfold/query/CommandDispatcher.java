@@ -9,6 +9,11 @@ import org.slf4j.LoggerFactory;
 final class CommandDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(CommandDispatcher.class);
 
+  /** Commands a connection may run before AUTH when the server requires it (like Redis with requirepass). */
+  static final java.util.Set<String> BEFORE_AUTH = java.util.Set.of("ping", "hello", "auth", "quit");
+  /** Redis's reply to a command before AUTH. */
+  static final String NOAUTH = "NOAUTH Authentication required.";
+
   private final CommandTable table = new CommandTable();
 
   /**
@@ -31,7 +36,7 @@ final class CommandDispatcher {
    */
   CommandDispatcher(ViewReader reader, ServerState server, SourceEvents sourceEvents, java.time.Clock clock) {
     ViewCommands views = new ViewCommands(reader);
-    table.addAll(new ConnectionCommands().commands());
+    table.addAll(new ConnectionCommands(server.authenticator()).commands());
     table.addAll(views.commands());
     table.addAll(new ViewInfoCommands(reader, sourceEvents, clock).commands());
     table.addAll(new IntrospectionCommands(table, server, views::keyCount).commands());
@@ -51,6 +56,9 @@ final class CommandDispatcher {
   RedisMessage execute(Session session, Request request) {
     try {
       Command command = table.resolve(request);
+      if (session.tenant() == null && !BEFORE_AUTH.contains(request.name())) {
+        throw new RespException(NOAUTH);
+      }
       return command.action().run(session, request);
     } catch (RespException expected) {
       return ErrorMapper.toReply(expected);

@@ -7,7 +7,7 @@ package dev.streamfold.query;
  */
 final class Session {
   private final long id;
-  private final String tenant;
+  private String tenant;
   private final String remoteAddress;
   private final String localAddress;
   private int protocol = 2;
@@ -20,7 +20,7 @@ final class Session {
    * Create the state of a new connection.
    *
    * @param id connection id, unique within the server, from 1
-   * @param tenant tenant whose views this connection reads
+   * @param tenant tenant whose views this connection reads; null until it authenticates
    * @param remoteAddress client address as {@code ip:port}
    * @param localAddress server address as {@code ip:port}
    */
@@ -35,8 +35,18 @@ final class Session {
     return id;
   }
 
+  /** The tenant whose views this connection reads; null before AUTH when authentication is required. */
   String tenant() {
     return tenant;
+  }
+
+  /**
+   * Select the tenant (a successful AUTH), or forget it (RESET on a server that requires AUTH).
+   *
+   * @param tenant the tenant, or null
+   */
+  void tenant(String tenant) {
+    this.tenant = tenant;
   }
 
   String remoteAddress() {
