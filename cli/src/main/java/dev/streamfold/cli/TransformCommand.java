@@ -55,7 +55,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() throws InterruptedException {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         Transform t = client.transforms().create(CreateTransformRequest.newBuilder().setTenant(server.tenant)
             .setName(name).setSql(sql).addAllKeyColumns(keyColumns).build());
         System.out.println("Created transformation " + t.getTenant() + "/" + t.getName() + " v" + t.getVersion()
@@ -102,7 +102,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() throws InterruptedException {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         ViewStatus before = client.transforms().status(request(server.tenant, name));
         Transform t = client.transforms().update(UpdateTransformRequest.newBuilder().setTenant(server.tenant)
             .setName(name).setSql(sql).addAllKeyColumns(keyColumns).build());
@@ -169,7 +169,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         List<Transform> list = client.transforms()
             .list(ListTransformsRequest.newBuilder().setTenant(server.tenant).build()).getTransformsList();
         if (list.isEmpty()) {
@@ -197,7 +197,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         ViewStatus s = client.transforms().status(request(server.tenant, name));
         System.out.println(describe(s));
         return s.getPhase().equals("FAILED") ? ErrorHandler.EXIT_FAILURE : 0;
@@ -215,7 +215,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         boolean deleted = client.transforms().delete(DeleteTransformRequest.newBuilder().setTenant(server.tenant)
             .setName(name).build()).getDeleted();
         System.out.println(deleted ? "Deleted transformation " + server.tenant + "/" + name + " and its view."
