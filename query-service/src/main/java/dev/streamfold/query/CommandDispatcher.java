@@ -15,6 +15,7 @@ final class CommandDispatcher {
   static final String NOAUTH = "NOAUTH Authentication required.";
 
   private final CommandTable table = new CommandTable();
+  private final RespAuthenticator authenticator;
 
   /**
    * Create a dispatcher with all supported commands.
@@ -35,6 +36,7 @@ final class CommandDispatcher {
    * @param clock time source of VIEW.INFO and VIEW.WAIT
    */
   CommandDispatcher(ViewReader reader, ServerState server, SourceEvents sourceEvents, java.time.Clock clock) {
+    this.authenticator = server.authenticator();
     ViewCommands views = new ViewCommands(reader);
     table.addAll(new ConnectionCommands(server.authenticator()).commands());
     table.addAll(views.commands());
@@ -56,6 +58,10 @@ final class CommandDispatcher {
   RedisMessage execute(Session session, Request request) {
     try {
       Command command = table.resolve(request);
+      if (authenticator != null && session.authToken() != null
+          && authenticator.tenant(session.authUser(), session.authToken()).isEmpty()) {
+        session.tenant(null); // its token was revoked since AUTH
+      }
       if (session.tenant() == null && !BEFORE_AUTH.contains(request.name())) {
         throw new RespException(NOAUTH);
       }

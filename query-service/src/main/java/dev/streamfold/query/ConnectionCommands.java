@@ -145,7 +145,7 @@ final class ConnectionCommands {
       return;
     }
     String tenant = authenticator.tenant(user, password).orElseThrow(() -> new RespException(WRONGPASS));
-    session.tenant(tenant);
+    session.authenticated(tenant, user, password);
   }
 
   private RedisMessage select(Session session, Request request) {

@@ -8,6 +8,8 @@ package dev.streamfold.query;
 final class Session {
   private final long id;
   private String tenant;
+  private String authUser;
+  private String authToken;
   private final String remoteAddress;
   private final String localAddress;
   private int protocol = 2;
@@ -47,6 +49,34 @@ final class Session {
    */
   void tenant(String tenant) {
     this.tenant = tenant;
+    if (tenant == null) {
+      authUser = null;
+      authToken = null;
+    }
+  }
+
+  /**
+   * Select the tenant with the credentials that proved it; they are checked again before each command, so a
+   * revoked token stops working on open connections too. The token stays in this connection's memory only.
+   *
+   * @param tenant the tenant
+   * @param user the AUTH user
+   * @param token the AUTH token
+   */
+  void authenticated(String tenant, String user, String token) {
+    this.tenant = tenant;
+    this.authUser = user;
+    this.authToken = token;
+  }
+
+  /** The AUTH user of the current tenant; null when none. */
+  String authUser() {
+    return authUser;
+  }
+
+  /** The AUTH token of the current tenant; null when none. */
+  String authToken() {
+    return authToken;
   }
 
   String remoteAddress() {

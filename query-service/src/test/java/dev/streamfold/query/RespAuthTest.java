@@ -17,6 +17,7 @@ class RespAuthTest {
   private static final String TOKEN_A = "sf_token-of-a";
   private static final String TOKEN_B = "sf_token-of-b";
   private final InMemoryViewReader reader = new InMemoryViewReader();
+  private final java.util.Set<String> revoked = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private RespServer server;
 
   @BeforeEach
@@ -27,7 +28,7 @@ class RespAuthTest {
       reader.put(view, "x", Map.of("n", tenant.equals("a") ? "1" : "2"));
     }
     RespAuthenticator auth = (user, token) -> {
-      String tenant = token.equals(TOKEN_A) ? "a" : token.equals(TOKEN_B) ? "b" : null;
+      String tenant = revoked.contains(token) ? null : token.equals(TOKEN_A) ? "a" : token.equals(TOKEN_B) ? "b" : null;
       return tenant != null && (user.equals("default") || user.equals(tenant)) ? Optional.of(tenant) : Optional.empty();
     };
     server = new RespServer(reader, RespServerOptions.defaults().withWorkerThreads(1).withCommandThreads(2),
@@ -86,6 +87,17 @@ class RespAuthTest {
       assertThat(c.call("HGET", "v_b:x", "n")).isEqualTo("$1\r\n2\r\n");
       assertThat(c.call("RESET")).isEqualTo("+RESET\r\n");
       assertThat(c.call("HGET", "v_b:x", "n")).startsWith("-NOAUTH");
+    }
+  }
+
+  @Test
+  void aRevokedTokenStopsWorkingOnAnOpenConnection() {
+    try (RawRespClient c = new RawRespClient(server.port())) {
+      assertThat(c.call("AUTH", TOKEN_A)).isEqualTo("+OK\r\n");
+      assertThat(c.call("HGET", "v_a:x", "n")).isEqualTo("$1\r\n1\r\n");
+      revoked.add(TOKEN_A);
+      assertThat(c.call("HGET", "v_a:x", "n")).isEqualTo("-NOAUTH Authentication required.\r\n");
+      assertThat(c.call("AUTH", TOKEN_A)).startsWith("-WRONGPASS");
     }
   }
 }
