@@ -48,7 +48,7 @@ final class DemoCommand implements Callable<Integer> {
   static final long ALL_ROWS = 3_000_000L;
   static final long LIVE_ROWS = 100_000L;
   static final String SHOWCASE_ORIGIN = "ATL";
-  private static final int STEPS = 8;
+  private static final int STEPS = 9;
 
   @Mixin
   DataDirOption dataDir = new DataDirOption();
