@@ -67,7 +67,7 @@ final class BackfillBench {
     int warmup = env.getInt("warmup", 1);
     int reps = env.getInt("reps", 3);
     int floorReps = env.getInt("floor-reps", 5);
-    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant);
+    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken());
         PulsarRaw raw = new PulsarRaw(env.stack().pulsarServiceUrl(), env.stack().pulsarAdminUrl())) {
       StreamInfo stream = load(sf, wanted);
       long target = stream.getEventCount();
@@ -288,7 +288,7 @@ final class BackfillBench {
 
   /** Compare every origin's flights and delayed counts, read over RESP from the query-service, with the floor's. */
   private int check(String view, Map<String, long[]> oracle) {
-    return check(env.respPort(), view, oracle);
+    return check(env.respUri(), view, oracle);
   }
 
   /**
@@ -296,8 +296,8 @@ final class BackfillBench {
    *
    * @return the number of origins that differ (a missing row counts)
    */
-  static int check(int respPort, String view, Map<String, long[]> oracle) {
-    RedisClient client = RedisClient.create("redis://127.0.0.1:" + respPort);
+  static int check(String respUri, String view, Map<String, long[]> oracle) {
+    RedisClient client = RedisClient.create(respUri);
     try (StatefulRedisConnection<String, String> c = client.connect()) {
       int mismatches = 0;
       for (Map.Entry<String, long[]> e : oracle.entrySet()) {

@@ -71,6 +71,16 @@ final class BenchEnv {
     return "127.0.0.1:" + getInt("grpc-port", stack().grpcPort());
   }
 
+  /** The stack server's admin token ({@code <data dir>/server/admin-token}); it acts for {@link #tenant}. */
+  String adminToken() {
+    return dev.streamfold.deploy.local.AdminToken.read(dataDir.resolve("server"));
+  }
+
+  /** A lettuce URI of the query-service that AUTHs as {@link #tenant} with the admin token. */
+  String respUri() {
+    return "redis://" + tenant + ":" + adminToken() + "@127.0.0.1:" + respPort();
+  }
+
   int respPort() {
     return getInt("resp-port", stack().respPort());
   }

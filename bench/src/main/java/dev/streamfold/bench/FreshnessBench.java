@@ -73,7 +73,7 @@ final class FreshnessBench {
           server.restartWith(interval);
           current = interval;
         }
-        try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant)) {
+        try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken())) {
           sf.ensureStream(STREAM, List.of("k:STRING", "seq:BIGINT"));
           if (sf.status(VIEW).isEmpty()) {
             sf.createTransform(VIEW, SQL, List.of("k"));
@@ -148,7 +148,7 @@ final class FreshnessBench {
       });
     }, 0, TICK_MS, TimeUnit.MILLISECONDS);
 
-    RedisClient client = RedisClient.create("redis://127.0.0.1:" + env.respPort());
+    RedisClient client = RedisClient.create(env.respUri());
     long ackedAtMeasureStart = -1;
     long ackedAtEnd = -1;
     try (StatefulRedisConnection<String, String> c = client.connect()) {

@@ -62,7 +62,7 @@ final class IngestBench {
     System.out.printf("[1-ingest] %,d flights events, %,d synthetic 1 KB events; batch %d, window %d, %d warm-up + %d reps%n",
         flights.size(), synth.size(), batch, window, warmup, reps);
 
-    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant);
+    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken());
         PulsarRaw raw = new PulsarRaw(env.stack().pulsarServiceUrl(), env.stack().pulsarAdminUrl())) {
       raw.ensureNamespace();
       sf.ensureStream(FLIGHTS_STREAM, FlightEvents.COLUMNS);

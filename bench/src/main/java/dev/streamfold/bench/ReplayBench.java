@@ -80,7 +80,7 @@ final class ReplayBench {
     int warmup = env.getInt("warmup", 1);
     int reps = env.getInt("reps", 3);
     report.detail("at", at);
-    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant);
+    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken());
         PulsarRaw raw = new PulsarRaw(env.stack().pulsarServiceUrl(), env.stack().pulsarAdminUrl())) {
       StreamInfo flights = FlightEvents.ensureLoaded(env, sf, FlightEvents.STREAM, events, report);
       ensureView(sf, BackfillBench.VIEW, FlightEvents.STREAM);
@@ -333,7 +333,7 @@ final class ReplayBench {
         throw new IllegalStateException("replay " + state + " ended " + (done == null ? "without progress" : done.getPhase()
             + " " + done.getError()));
       }
-      int mismatches = BackfillBench.check(env.respPort(), state, oracle);
+      int mismatches = BackfillBench.check(env.respUri(), state, oracle);
       double eps = done.getEventsApplied() / seconds;
       System.out.printf("[5-replay] %s %s %s: %,d events in %.2f s = %,.0f events/s, %d rows, position %s; %d/%d origins"
           + " differ from the group-by; peak RSS MiB server %.0f, s3 %.0f; progress: first events applied at %.1f s, all"

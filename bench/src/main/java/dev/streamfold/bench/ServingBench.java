@@ -41,7 +41,7 @@ final class ServingBench {
     String rowKey = view + ":" + key;
     String backingRow;
     String jsonKey = "bench:json:" + rowKey;
-    RedisClient qsClient = RedisClient.create("redis://127.0.0.1:" + env.respPort());
+    RedisClient qsClient = RedisClient.create(env.respUri());
     RedisClient redisClient = RedisClient.create("redis://127.0.0.1:" + env.redisPort());
     try (StatefulRedisConnection<String, String> qs = qsClient.connect();
         StatefulRedisConnection<String, String> redis = redisClient.connect()) {
@@ -131,6 +131,9 @@ final class ServingBench {
     List<String> cmd = new ArrayList<>(List.of(env.get("redis-benchmark", "redis-benchmark"), "-h", "127.0.0.1",
         "-p", Integer.toString(port), "-c", Integer.toString(clients), "-n", Long.toString(requests),
         "-P", Integer.toString(pipeline), "--csv"));
+    if (port == env.respPort()) {
+      cmd.addAll(List.of("--user", env.tenant, "-a", env.adminToken()));
+    }
     cmd.addAll(List.of(command));
     Process process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     String out = new String(process.getInputStream().readAllBytes());

@@ -29,8 +29,11 @@ final class Streamfold implements AutoCloseable {
   final ManagedChannel channel;
   final String tenant;
 
-  Streamfold(String target, String tenant) {
-    this.channel = NettyChannelBuilder.forTarget(target).usePlaintext().maxInboundMessageSize(64 * 1024 * 1024).build();
+  Streamfold(String target, String tenant, String token) {
+    io.grpc.Metadata headers = new io.grpc.Metadata();
+    headers.put(dev.streamfold.api.auth.AuthInterceptor.AUTHORIZATION, dev.streamfold.api.auth.AuthInterceptor.bearer(token));
+    this.channel = NettyChannelBuilder.forTarget(target).usePlaintext().maxInboundMessageSize(64 * 1024 * 1024)
+        .intercept(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers)).build();
     this.tenant = tenant;
   }
 

@@ -46,7 +46,7 @@ final class TrainingSetBench {
     long events = env.getLong("events", 3_000_000);
     int warmup = env.getInt("warmup", 0);
     int reps = env.getInt("reps", 2);
-    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant)) {
+    try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken())) {
       StreamInfo flights = FlightEvents.ensureLoaded(env, sf, FlightEvents.STREAM, events, report);
       if (sf.status(BackfillBench.VIEW).isEmpty()) {
         sf.createTransform(BackfillBench.VIEW, String.format(FlightEvents.DELAYS_BY_ORIGIN_SQL_TEMPLATE,

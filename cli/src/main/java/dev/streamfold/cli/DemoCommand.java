@@ -48,7 +48,7 @@ final class DemoCommand implements Callable<Integer> {
   static final long ALL_ROWS = 3_000_000L;
   static final long LIVE_ROWS = 100_000L;
   static final String SHOWCASE_ORIGIN = "ATL";
-  private static final int STEPS = 8;
+  private static final int STEPS = 9;
 
   @Mixin
   DataDirOption dataDir = new DataDirOption();
@@ -103,7 +103,9 @@ final class DemoCommand implements Callable<Integer> {
     out.printf("%s: %,d flights; this run uses the first %,d (%,d before the view exists, %,d while it is live)%n",
         parquet.getFileName(), fileRows, total, history, live);
 
-    try (StreamfoldClient client = StreamfoldClient.connect("127.0.0.1:" + state.grpcPort())) {
+    header("Tenant " + tenant);
+    String token = tenantToken(state);
+    try (StreamfoldClient client = StreamfoldClient.connect("127.0.0.1:" + state.grpcPort(), token)) {
       header("Stream " + tenant + "/" + STREAM);
       CreateStreamResponse created = client.admin().createStream(CreateStreamRequest.newBuilder().setTenant(tenant)
           .setName(STREAM).addAllColumns(StreamCommand.parseColumns(COLUMNS)).build());
@@ -149,7 +151,7 @@ final class DemoCommand implements Callable<Integer> {
       out.printf("LIVE after %.1f s of waiting.%n", (System.nanoTime() - waitStart) / 1e9);
 
       String[] resp = {"127.0.0.1", Integer.toString(state.respPort())};
-      try (RespViews views = RespViews.connect(resp[0], state.respPort())) {
+      try (RespViews views = RespViews.connect(resp[0], state.respPort(), "default", token)) {
         header("Live: " + (ingestLive ? String.format("%,d more flights while the view is LIVE", live)
             : "the view follows the ledger"));
         Map<String, String> before = views.row(VIEW, SHOWCASE_ORIGIN);
@@ -196,12 +198,14 @@ final class DemoCommand implements Callable<Integer> {
         printTop(views, oracle);
         int port = state.respPort();
         out.println();
-        out.println("The view is served over the Redis protocol; any Redis client reads it:");
-        out.println("  redis-cli -p " + port + " HGETALL " + VIEW + ":" + SHOWCASE_ORIGIN);
-        out.println("  redis-cli -p " + port + " SCAN 0 MATCH " + VIEW + ":* COUNT 1000");
-        out.println("  redis-cli -p " + port + " GET " + VIEW + ":" + SHOWCASE_ORIGIN + "      (the row as JSON)");
-        out.println("  ./streamfold view get " + VIEW + " " + SHOWCASE_ORIGIN);
-        out.println("  ./streamfold transform status " + VIEW);
+        String cli = "redis-cli -p " + port + " --no-auth-warning -a " + token;
+        out.println("The view is served over the Redis protocol; any Redis client reads it with tenant " + tenant
+            + "'s token (AUTH):");
+        out.println("  " + cli + " HGETALL " + VIEW + ":" + SHOWCASE_ORIGIN);
+        out.println("  " + cli + " SCAN 0 MATCH " + VIEW + ":* COUNT 1000");
+        out.println("  " + cli + " GET " + VIEW + ":" + SHOWCASE_ORIGIN + "      (the row as JSON)");
+        out.println("  STREAMFOLD_TOKEN=" + token + " ./streamfold view get " + VIEW + " " + SHOWCASE_ORIGIN);
+        out.println("  ./streamfold transform status " + VIEW + "      (without a token: the local stack's admin token)");
         out.println();
         out.printf("Done in %.0f s. The local stack keeps running (`./streamfold local status`);"
             + " stop it with `./streamfold local down`.%n", (System.nanoTime() - started) / 1e9);
@@ -214,6 +218,37 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   static final String VIEW_FROM_S3 = "delays_by_origin_from_s3";
+
+  /**
+   * Register the demo's tenant with the local stack's admin token and return a token of it: the first token
+   * when the tenant is new, else a fresh one that replaces its earlier tokens (they are shown only once, so
+   * the demo cannot print an old one). The rest of the demo runs with this tenant token, as a customer would.
+   */
+  private String tenantToken(StackState state) {
+    String admin = dataDir.stack().adminToken();
+    try (StreamfoldClient client = StreamfoldClient.connect("127.0.0.1:" + state.grpcPort(), admin)) {
+      String token;
+      try {
+        dev.streamfold.api.v1.CreateTenantResponse created = client.tenants().createTenant(
+            dev.streamfold.api.v1.CreateTenantRequest.newBuilder().setTenant(tenant).build());
+        token = created.getToken();
+        out.println("Created tenant " + tenant + " (Pulsar tenant " + tenant + " with namespaces ledger and system,"
+            + " its key space in Redis) with token " + created.getTokenInfo().getId() + ".");
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+          throw e;
+        }
+        dev.streamfold.api.v1.IssueTokenResponse issued = client.tenants().issueToken(
+            dev.streamfold.api.v1.IssueTokenRequest.newBuilder().setTenant(tenant).setRevokeOthers(true).build());
+        token = issued.getToken();
+        out.println("Tenant " + tenant + " exists: issued token " + issued.getTokenInfo().getId() + " and revoked its"
+            + " earlier tokens " + issued.getRevokedIdsList() + ".");
+      }
+      out.println("API token of tenant " + tenant + " (shown once; the server keeps only its SHA-256 hash):");
+      out.println("  export STREAMFOLD_TOKEN=" + token);
+      return token;
+    }
+  }
 
   /** Offload the stream, wait until the local copies are gone, and rebuild a view from S3-backed history. */
   private void tieredStorage(StreamfoldClient client, RespViews views, GroupByOracle oracle) throws InterruptedException {

@@ -50,7 +50,7 @@ final class IngestCommand implements Callable<Integer> {
     if (limit != null && limit < 0) {
       throw new CliException("--limit must be at least 0, got " + limit);
     }
-    try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+    try (StreamfoldClient client = server.connect()) {
       StreamInfo info = findStream(client, server.tenant, stream);
       Map<String, String> types = new LinkedHashMap<>();
       for (Column c : info.getColumnsList()) {

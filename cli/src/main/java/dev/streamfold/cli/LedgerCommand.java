@@ -28,7 +28,7 @@ final class LedgerCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         print(client.admin().describeStorage(request(server, stream)));
       }
       return 0;
@@ -67,7 +67,7 @@ final class LedgerCommand {
 
     @Override
     public Integer call() throws InterruptedException {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         OffloadStatus status = client.admin().offload(request(server, stream));
         System.out.println("Offload of " + stream + " started: " + status.getState());
         if (!await) {
@@ -112,7 +112,7 @@ final class LedgerCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         client.admin().setOffloadPolicy(SetOffloadPolicyRequest.newBuilder().setTenant(server.tenant)
             .setThresholdBytes(thresholdBytes).setDeletionLagMs(deletionLagMs).build());
       }

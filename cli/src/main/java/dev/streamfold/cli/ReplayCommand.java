@@ -80,7 +80,7 @@ final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ReplayRequest request = request();
-    try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+    try (StreamfoldClient client = server.connect()) {
       long started = System.nanoTime();
       VirtualState state = run(client, request, Duration.ofSeconds(timeoutS));
       if (noWait) {

@@ -37,11 +37,15 @@ final class RespViews implements AutoCloseable {
    *
    * @param host host name or address
    * @param port RESP port
+   * @param user the AUTH user: the tenant to read (the admin token reads the tenant named so; a tenant token
+   *     only its own)
+   * @param token API token (the AUTH password)
    * @return the reader; close it
-   * @throws io.lettuce.core.RedisConnectionException if it cannot be reached
+   * @throws io.lettuce.core.RedisConnectionException if it cannot be reached or AUTH fails
    */
-  static RespViews connect(String host, int port) {
-    RedisURI uri = RedisURI.builder().withHost(host).withPort(port).withTimeout(DEFAULT_COMMAND_TIMEOUT).build();
+  static RespViews connect(String host, int port, String user, String token) {
+    RedisURI uri = RedisURI.builder().withHost(host).withPort(port).withTimeout(DEFAULT_COMMAND_TIMEOUT)
+        .withAuthentication(user, token.toCharArray()).build();
     RedisClient client = RedisClient.create(uri);
     try {
       return new RespViews(client);

@@ -82,7 +82,7 @@ final class RollbackCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     Optional<String> reusable = reusableState();
-    try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+    try (StreamfoldClient client = server.connect()) {
       String stateName = target.state;
       if (stateName == null) {
         stateName = prepare(client, reusable).getName();
@@ -138,7 +138,7 @@ final class RollbackCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         boolean resumed = client.replays().resume(ResumeRequest.newBuilder().setTenant(server.tenant).setView(view)
             .build()).getResumed();
         var status = client.transforms().status(TransformCommand.request(server.tenant, view));

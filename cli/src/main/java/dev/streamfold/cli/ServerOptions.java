@@ -6,7 +6,12 @@ import dev.streamfold.deploy.local.stack.StackStatus;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Where the Streamfold server is: {@code --server HOST:PORT}, else the local stack's. */
+/**
+ * Where the Streamfold server is ({@code --server HOST:PORT}, else the local stack's) and the credentials:
+ * {@code --token}, else {@code $STREAMFOLD_TOKEN}, else the local stack's admin token
+ * ({@code <data dir>/server/admin-token}). The admin token acts for the {@code --tenant} named; a tenant token
+ * only for its own tenant.
+ */
 final class ServerOptions {
   @Mixin
   DataDirOption dataDir = new DataDirOption();
@@ -15,9 +20,65 @@ final class ServerOptions {
       description = "gRPC address of the Streamfold server (default: the local stack's, from <data dir>/stack.json).")
   String server;
 
-  @Option(names = "--tenant", paramLabel = "NAME", defaultValue = "demo",
-      description = "Tenant (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--tenant", paramLabel = "NAME", defaultValue = "${env:STREAMFOLD_TENANT:-demo}",
+      description = "Tenant (default: $STREAMFOLD_TENANT, else demo).")
   String tenant;
+
+  @Option(names = "--token", paramLabel = "TOKEN",
+      description = "API token (default: $STREAMFOLD_TOKEN, else the local stack's admin token from"
+          + " <data dir>/server/admin-token). Prefer the environment variable: options show in `ps`.")
+  String token;
+
+  /**
+   * Return the API token.
+   *
+   * @return {@code --token}, else {@code $STREAMFOLD_TOKEN}, else the local stack's admin token; null with
+   *     {@code --server} and no token (the server then answers UNAUTHENTICATED, naming the option)
+   * @throws CliException if none is given and the local stack has no admin token
+   */
+  String token() {
+    if (token != null && !token.isBlank()) {
+      return token.trim();
+    }
+    String env = System.getenv("STREAMFOLD_TOKEN");
+    if (env != null && !env.isBlank()) {
+      return env.trim();
+    }
+    if (server != null) {
+      return null;
+    }
+    try {
+      return dataDir.stack().adminToken();
+    } catch (RuntimeException e) {
+      throw new CliException("no API token: pass --token TOKEN or set STREAMFOLD_TOKEN (" + e.getMessage() + ")");
+    }
+  }
+
+  /**
+   * Open a gRPC client to the server with the token.
+   *
+   * @return the client; close it
+   * @throws CliException if the server or the token cannot be found
+   */
+  StreamfoldClient connect() {
+    return StreamfoldClient.connect(grpcTarget(), token());
+  }
+
+  /**
+   * Connect to the query-service and AUTH as {@code --tenant} with the token.
+   *
+   * @param resp the {@code --resp HOST:PORT} option, or null for the local stack's
+   * @return the reader; close it
+   * @throws CliException if the address or the token cannot be found
+   */
+  RespViews respViews(String resp) {
+    String[] address = respAddress(resp);
+    String token = token();
+    if (token == null) {
+      throw new CliException("reading views needs a token: pass --token TOKEN or set STREAMFOLD_TOKEN");
+    }
+    return RespViews.connect(address[0], Integer.parseInt(address[1]), tenant, token);
+  }
 
   /**
    * Return the gRPC target.

@@ -42,7 +42,7 @@ final class StreamCommand {
     public Integer call() {
       List<Column> parsed = parseColumns(columns);
       long delayMs = dev.streamfold.ledger.Durations.parseMs(watermarkDelay);
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         CreateStreamResponse response = client.admin().createStream(CreateStreamRequest.newBuilder()
             .setTenant(server.tenant).setName(name).addAllColumns(parsed).setWatermarkDelayMs(delayMs).build());
         StreamInfo s = response.getStream();
@@ -61,7 +61,7 @@ final class StreamCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         List<StreamInfo> streams = client.admin()
             .listStreams(ListStreamsRequest.newBuilder().setTenant(server.tenant).build()).getStreamsList();
         if (streams.isEmpty()) {

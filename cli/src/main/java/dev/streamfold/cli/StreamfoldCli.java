@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
     description = "Streamfold: the ledger is the truth; every view is a fold of a ledger prefix.",
     subcommands = {DemoCommand.class, LocalCommand.class, StreamCommand.class, IngestCommand.class,
         TransformCommand.class, ViewCommand.class, ReplayCommand.class, RollbackCommand.class,
-        RollbackCommand.Resume.class, TrainingSetCommand.class, LedgerCommand.class, StreamfoldCli.TestCommand.class, CommandLine.HelpCommand.class})
+        RollbackCommand.Resume.class, TrainingSetCommand.class, LedgerCommand.class, TenantCommand.class, StreamfoldCli.TestCommand.class, CommandLine.HelpCommand.class})
 public final class StreamfoldCli implements Runnable {
   @Spec
   CommandSpec spec;

@@ -26,11 +26,18 @@ final class StreamfoldClient implements AutoCloseable {
    * Open a channel (connects lazily, on the first call).
    *
    * @param target {@code host:port}
+   * @param token API token sent with every call ({@code authorization: Bearer <token>}); null sends none
    * @return the client; close it
    */
-  static StreamfoldClient connect(String target) {
-    ManagedChannel channel = NettyChannelBuilder.forTarget(target).usePlaintext()
-        .maxInboundMessageSize(64 * 1024 * 1024).build();
+  static StreamfoldClient connect(String target, String token) {
+    NettyChannelBuilder builder = NettyChannelBuilder.forTarget(target).usePlaintext()
+        .maxInboundMessageSize(64 * 1024 * 1024);
+    if (token != null) {
+      io.grpc.Metadata headers = new io.grpc.Metadata();
+      headers.put(dev.streamfold.api.auth.AuthInterceptor.AUTHORIZATION, dev.streamfold.api.auth.AuthInterceptor.bearer(token));
+      builder.intercept(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers));
+    }
+    ManagedChannel channel = builder.build();
     return new StreamfoldClient(channel, target);
   }
 
@@ -62,6 +69,12 @@ final class StreamfoldClient implements AutoCloseable {
    */
   ReplayServiceGrpc.ReplayServiceBlockingStub replayStream(Duration timeout) {
     return ReplayServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Tenant stub with a fresh deadline of {@link #DEFAULT_CALL_TIMEOUT}. */
+  dev.streamfold.api.v1.TenantServiceGrpc.TenantServiceBlockingStub tenants() {
+    return dev.streamfold.api.v1.TenantServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(DEFAULT_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Async ingest stub (no deadline: an ingestion may take minutes). */

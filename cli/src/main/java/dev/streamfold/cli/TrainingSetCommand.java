@@ -148,7 +148,7 @@ final class TrainingSetCommand {
     @Override
     public Integer call() {
       ExportTrainingSetRequest request = request();
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         Result result = run(client, request, Duration.ofSeconds(timeoutS));
         if (noWait) {
           TrainingSetProgress p = result.progress();
@@ -177,7 +177,7 @@ final class TrainingSetCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         TrainingSetProgress p = client.replays().getTrainingSet(GetTrainingSetRequest.newBuilder()
             .setTenant(server.tenant).setName(name).build());
         System.out.println(describe(p));

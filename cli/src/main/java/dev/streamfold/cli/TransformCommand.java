@@ -60,7 +60,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() throws InterruptedException {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         CreateTransformRequest.Builder request = CreateTransformRequest.newBuilder().setTenant(server.tenant)
             .setName(name).addAllKeyColumns(keyColumns);
         if (fold.given(sql)) {
@@ -117,7 +117,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() throws InterruptedException {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         ViewStatus before = client.transforms().status(request(server.tenant, name));
         UpdateTransformRequest.Builder request = UpdateTransformRequest.newBuilder().setTenant(server.tenant)
             .setName(name).addAllKeyColumns(keyColumns);
@@ -190,7 +190,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         List<Transform> list = client.transforms()
             .list(ListTransformsRequest.newBuilder().setTenant(server.tenant).build()).getTransformsList();
         if (list.isEmpty()) {
@@ -219,7 +219,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         ViewStatus s = client.transforms().status(request(server.tenant, name));
         System.out.println(describe(s));
         return s.getPhase().equals("FAILED") ? ErrorHandler.EXIT_FAILURE : 0;
@@ -237,7 +237,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         boolean deleted = client.transforms().delete(DeleteTransformRequest.newBuilder().setTenant(server.tenant)
             .setName(name).build()).getDeleted();
         System.out.println(deleted ? "Deleted transformation " + server.tenant + "/" + name + " and its view."

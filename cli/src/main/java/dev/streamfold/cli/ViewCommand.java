@@ -44,12 +44,7 @@ final class ViewCommand {
 
     @Override
     public Integer call() {
-      if (!server.tenant.equals("demo")) {
-        System.err.println("note: the query-service serves its default tenant (demo) to every connection;"
-            + " per-tenant tokens come later, so --tenant does not select what is read here");
-      }
-      String[] address = server.respAddress(resp);
-      try (RespViews views = RespViews.connect(address[0], Integer.parseInt(address[1]))) {
+      try (RespViews views = server.respViews(resp)) {
         Map<String, String> row = views.row(view, key);
         if (row.isEmpty()) {
           try {
@@ -58,7 +53,7 @@ final class ViewCommand {
             throw new CliException(noView.getMessage());
           }
           throw new CliException("no row " + view + ":" + key + " (no such key in the view; list keys with: redis-cli -p "
-              + address[1] + " SCAN 0 MATCH " + view + ":* COUNT 1000)");
+              + server.respAddress(resp)[1] + " -a <token> SCAN 0 MATCH " + view + ":* COUNT 1000)");
         }
         System.out.println(view + ":" + key);
         int width = row.keySet().stream().mapToInt(String::length).max().orElse(0);
@@ -84,8 +79,7 @@ final class ViewCommand {
 
     @Override
     public Integer call() {
-      String[] address = server.respAddress(resp);
-      try (RespViews views = RespViews.connect(address[0], Integer.parseInt(address[1]))) {
+      try (RespViews views = server.respViews(resp)) {
         Map<String, String> info;
         try {
           info = views.info(view);
@@ -107,7 +101,7 @@ final class ViewCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         List<String[]> lines = new ArrayList<>();
         for (Transform t : client.transforms().list(ListTransformsRequest.newBuilder().setTenant(server.tenant).build())
             .getTransformsList()) {
@@ -192,7 +186,7 @@ final class ViewCommand {
 
     @Override
     public Integer call() {
-      try (StreamfoldClient client = StreamfoldClient.connect(server.grpcTarget())) {
+      try (StreamfoldClient client = server.connect()) {
         try {
           client.replays().dropVirtualState(VirtualStateRequest.newBuilder().setTenant(server.tenant).setName(name).build());
         } catch (StatusRuntimeException e) {

@@ -18,7 +18,7 @@ import java.util.Map;
  * <pre>
  * streamfold transform create last_delays --stream flights \
  *     --jar examples/target/streamfold-examples-0.1.0-SNAPSHOT.jar --class dev.streamfold.examples.LastDelays
- * redis-cli -p PORT GET last_delays:ATL      # {"origin":"ATL","last_delays":[3,-2,41,0,12],"flights":...}
+ * redis-cli -p PORT -a TOKEN GET last_delays:ATL      # {"origin":"ATL","last_delays":[3,-2,41,0,12],"flights":...}
  * </pre>
  */
 public final class LastDelays implements Transformation<LastDelays.Recent> {

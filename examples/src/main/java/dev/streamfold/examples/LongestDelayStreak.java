@@ -17,7 +17,7 @@ import java.util.Map;
  * <pre>
  * streamfold transform create delay_streaks --stream flights \
  *     --jar examples/target/streamfold-examples-0.1.0-SNAPSHOT.jar --class dev.streamfold.examples.LongestDelayStreak
- * redis-cli -p PORT HGETALL delay_streaks:ATL-ORD
+ * redis-cli -p PORT -a TOKEN HGETALL delay_streaks:ATL-ORD
  * </pre>
  */
 public final class LongestDelayStreak implements Transformation<LongestDelayStreak.Streak> {

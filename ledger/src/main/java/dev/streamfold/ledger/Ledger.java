@@ -122,6 +122,17 @@ public interface Ledger extends AutoCloseable {
   int MAX_ARTIFACT_BYTES = 256 << 20;
 
   /**
+   * Open a keyed system table of the cluster rather than of one tenant (e.g. the tenant registry): a
+   * compacted topic in the namespace {@code system} of the Pulsar tenant
+   * {@value dev.streamfold.ledger.pulsar.PulsarLedger#CLUSTER_TENANT}, a name no Streamfold tenant can have.
+   *
+   * @param table table name, e.g. {@code tenants}
+   * @return the table
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  SystemTable clusterTable(String table);
+
+  /**
    * List the tenants that have a {@code system} namespace (tenants provisioned by Streamfold).
    *
    * @return tenant names, sorted

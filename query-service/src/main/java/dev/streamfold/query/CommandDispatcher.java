@@ -9,7 +9,13 @@ import org.slf4j.LoggerFactory;
 final class CommandDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(CommandDispatcher.class);
 
+  /** Commands a connection may run before AUTH when the server requires it (like Redis with requirepass). */
+  static final java.util.Set<String> BEFORE_AUTH = java.util.Set.of("ping", "hello", "auth", "quit");
+  /** Redis's reply to a command before AUTH. */
+  static final String NOAUTH = "NOAUTH Authentication required.";
+
   private final CommandTable table = new CommandTable();
+  private final RespAuthenticator authenticator;
 
   /**
    * Create a dispatcher with all supported commands.
@@ -30,8 +36,9 @@ final class CommandDispatcher {
    * @param clock time source of VIEW.INFO and VIEW.WAIT
    */
   CommandDispatcher(ViewReader reader, ServerState server, SourceEvents sourceEvents, java.time.Clock clock) {
+    this.authenticator = server.authenticator();
     ViewCommands views = new ViewCommands(reader);
-    table.addAll(new ConnectionCommands().commands());
+    table.addAll(new ConnectionCommands(server.authenticator()).commands());
     table.addAll(views.commands());
     table.addAll(new ViewInfoCommands(reader, sourceEvents, clock).commands());
     table.addAll(new IntrospectionCommands(table, server, views::keyCount).commands());
@@ -51,6 +58,13 @@ final class CommandDispatcher {
   RedisMessage execute(Session session, Request request) {
     try {
       Command command = table.resolve(request);
+      if (authenticator != null && session.authToken() != null
+          && authenticator.tenant(session.authUser(), session.authToken()).isEmpty()) {
+        session.tenant(null); // its token was revoked since AUTH
+      }
+      if (session.tenant() == null && !BEFORE_AUTH.contains(request.name())) {
+        throw new RespException(NOAUTH);
+      }
       return command.action().run(session, request);
     } catch (RespException expected) {
       return ErrorMapper.toReply(expected);

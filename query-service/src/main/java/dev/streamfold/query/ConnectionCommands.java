@@ -6,14 +6,30 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Commands about the connection itself: PING, ECHO, HELLO, AUTH, CLIENT, SELECT, QUIT, RESET. Replies
- * and errors follow Redis 7 with no password configured (the default user accepts any password).
+ * Commands about the connection itself: PING, ECHO, HELLO, AUTH, CLIENT, SELECT, QUIT, RESET.
+ *
+ * <p>With a {@link RespAuthenticator}, replies and errors follow Redis 7 with {@code requirepass}: the
+ * password is an API token and selects the connection's tenant ({@code AUTH <token>},
+ * {@code AUTH <user> <token>}, {@code HELLO 3 AUTH <user> <token>}); a wrong pair gets {@code WRONGPASS}
+ * and leaves the connection as it was; RESET forgets the tenant. Without one (embedding only), they follow
+ * Redis 7 with no password configured (the default user accepts any password).
  */
 final class ConnectionCommands {
   private static final List<String> FAST = List.of("fast");
   private static final String NO_PASSWORD = "AUTH <password> called without any password configured for "
       + "the default user. Are you sure your configuration is correct?";
   private static final String WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled.";
+
+  private final RespAuthenticator authenticator;
+
+  /**
+   * Create the connection commands.
+   *
+   * @param authenticator maps AUTH credentials to tenants; null when no AUTH is required
+   */
+  ConnectionCommands(RespAuthenticator authenticator) {
+    this.authenticator = authenticator;
+  }
 
   /** Return the commands. */
   List<Command> commands() {
@@ -29,6 +45,9 @@ final class ConnectionCommands {
         }),
         Command.of("reset", 1, FAST, (s, r) -> {
           s.reset();
+          if (authenticator != null) {
+            s.tenant(null);
+          }
           return Replies.simple("RESET");
         }),
         Command.container("client", -2, null, List.of(
@@ -63,12 +82,14 @@ final class ConnectionCommands {
       protocol = (int) version;
     }
     String user = null;
+    String password = null;
     String name = null;
     for (int i = 2; i < request.size(); i++) {
       int more = request.size() - 1 - i;
       String option = request.lower(i);
       if (option.equals("auth") && more >= 2) {
         user = request.string(i + 1);
+        password = request.string(i + 2);
         i += 2;
       } else if (option.equals("setname") && more >= 1) {
         name = checkClientName(request.args().get(i + 1));
@@ -78,7 +99,7 @@ final class ConnectionCommands {
       }
     }
     if (user != null) {
-      authenticate(user);
+      authenticate(session, user, password);
     }
     if (name != null) {
       session.clientName(name);
@@ -100,17 +121,31 @@ final class ConnectionCommands {
       throw RespException.syntax();
     }
     if (request.size() == 2) {
-      throw RespException.err(NO_PASSWORD);
+      if (authenticator == null) {
+        throw RespException.err(NO_PASSWORD);
+      }
+      authenticate(session, "default", request.string(1));
+    } else {
+      authenticate(session, request.string(1), request.string(2));
     }
-    authenticate(request.string(1));
     return Replies.ok();
   }
 
-  /** Accept the default user with any password, as Redis does when no password is configured. */
-  private static void authenticate(String user) {
-    if (!user.equals("default")) {
-      throw new RespException(WRONGPASS);
+  /**
+   * Check credentials and select the tenant they map to. Without an authenticator, accept the default user
+   * with any password, as Redis does when no password is configured.
+   *
+   * @throws RespException WRONGPASS for a wrong user/token pair (the session keeps its tenant)
+   */
+  private void authenticate(Session session, String user, String password) {
+    if (authenticator == null) {
+      if (!user.equals("default")) {
+        throw new RespException(WRONGPASS);
+      }
+      return;
     }
+    String tenant = authenticator.tenant(user, password).orElseThrow(() -> new RespException(WRONGPASS));
+    session.authenticated(tenant, user, password);
   }
 
   private RedisMessage select(Session session, Request request) {

@@ -31,8 +31,15 @@ import java.util.concurrent.TimeUnit;
 /**
  * A read-only Redis-protocol (RESP2, and RESP3 after {@code HELLO 3}) server over materialized views.
  * Clients read rows as {@code <view>:<rowKey>} with hash commands, GET/MGET (rows as JSON), EXISTS,
- * TYPE, SCAN and DBSIZE; write commands get a READONLY error. Every connection is served the views of
- * {@link RespServerOptions#defaultTenant()}.
+ * TYPE, SCAN and DBSIZE; write commands get a READONLY error.
+ *
+ * <p>Tenants: a server created with a {@link RespAuthenticator} (as the Streamfold server is) works like
+ * Redis with {@code requirepass}: a connection runs only PING, HELLO, AUTH and QUIT until
+ * {@code AUTH <token>}, {@code AUTH <user> <token>} or {@code HELLO 3 AUTH <user> <token>} selects its tenant
+ * ({@code -NOAUTH Authentication required.} otherwise, {@code -WRONGPASS} for a bad token), and then sees only
+ * that tenant's views: SCAN, DBSIZE and VIEW.LIST list them alone, and another tenant's view names read as
+ * missing. A server created without one (for embedding and tests only) serves
+ * {@link RespServerOptions#defaultTenant()} to every connection without AUTH.
  *
  * <p>Netty's Redis codec decodes requests and encodes RESP2 replies; {@link Resp3Encoder} encodes the
  * RESP3 types. Commands run on a pool of {@link RespServerOptions#commandThreads()} threads, in order
@@ -64,7 +71,9 @@ public final class RespServer implements AutoCloseable {
   private boolean started;
 
   /**
-   * Create a server; nothing is bound until {@link #start()}.
+   * Create a server without authentication, serving {@link RespServerOptions#defaultTenant()} to every
+   * connection (for embedding and tests; the Streamfold server requires AUTH); nothing is bound until
+   * {@link #start()}.
    *
    * @param reader where rows are read; the caller keeps ownership (closing the server does not close it)
    * @param options bind address, port, tenant and thread counts
@@ -75,8 +84,9 @@ public final class RespServer implements AutoCloseable {
   }
 
   /**
-   * Create a server that also knows how many events each view's source stream holds (for the lag that
-   * {@code VIEW.INFO} reports); nothing is bound until {@link #start()}.
+   * Create a server without authentication, serving {@link RespServerOptions#defaultTenant()} to every
+   * connection (for embedding and tests), that also knows how many events each view's source stream holds
+   * (for the lag that {@code VIEW.INFO} reports); nothing is bound until {@link #start()}.
    *
    * @param reader where rows are read; the caller keeps ownership
    * @param options bind address, port, tenant and thread counts
@@ -87,14 +97,34 @@ public final class RespServer implements AutoCloseable {
     this(reader, options, sourceEvents, Clock.systemUTC());
   }
 
+  /**
+   * Create a server that requires AUTH: each connection reads the views of the tenant its token maps to;
+   * nothing is bound until {@link #start()}.
+   *
+   * @param reader where rows are read; the caller keeps ownership
+   * @param options bind address, port and thread counts ({@code defaultTenant} is not used)
+   * @param sourceEvents events in a view's source stream
+   * @param authenticator maps AUTH credentials to tenants
+   * @throws NullPointerException if an argument is null
+   */
+  public RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents,
+      RespAuthenticator authenticator) {
+    this(reader, options, sourceEvents, Clock.systemUTC(), Objects.requireNonNull(authenticator, "authenticator"));
+  }
+
   RespServer(ViewReader reader, RespServerOptions options, Clock clock) {
     this(reader, options, SourceEvents.UNKNOWN, clock);
   }
 
   RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents, Clock clock) {
+    this(reader, options, sourceEvents, clock, null);
+  }
+
+  RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents, Clock clock,
+      RespAuthenticator authenticator) {
     Objects.requireNonNull(reader, "reader");
     this.options = Objects.requireNonNull(options, "options");
-    this.state = new ServerState(clock, options.defaultTenant());
+    this.state = new ServerState(clock, options.defaultTenant(), authenticator);
     this.dispatcher = new CommandDispatcher(reader, state, Objects.requireNonNull(sourceEvents, "sourceEvents"), clock);
   }
 

@@ -13,7 +13,7 @@ import java.util.Objects;
  *   <tr><td>host</td><td>String</td><td>{@value #DEFAULT_HOST}</td><td>address to bind</td></tr>
  *   <tr><td>port</td><td>int</td><td>{@value #DEFAULT_PORT}</td><td>TCP port; 0 picks a free one</td></tr>
  *   <tr><td>defaultTenant</td><td>String</td><td>{@value #DEFAULT_TENANT}</td>
- *       <td>tenant whose views every connection reads (until AUTH maps tokens to tenants)</td></tr>
+ *       <td>tenant whose views every connection reads on a server without a {@link RespAuthenticator}</td></tr>
  *   <tr><td>workerThreads</td><td>int</td><td>{@value #DEFAULT_WORKER_THREADS}</td>
  *       <td>Netty event-loop threads doing socket I/O and RESP decoding/encoding</td></tr>
  *   <tr><td>commandThreads</td><td>int</td><td>{@value #DEFAULT_COMMAND_THREADS}</td>
@@ -32,7 +32,7 @@ public record RespServerOptions(String host, int port, String defaultTenant, int
   public static final String DEFAULT_HOST = "127.0.0.1";
   /** Pick a free port. */
   public static final int DEFAULT_PORT = 0;
-  /** The tenant served until authentication exists. */
+  /** The tenant served by a server without a {@link RespAuthenticator}. */
   public static final String DEFAULT_TENANT = "default";
   /** Netty I/O threads. */
   public static final int DEFAULT_WORKER_THREADS = 2;

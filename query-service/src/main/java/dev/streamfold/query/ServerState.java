@@ -22,6 +22,7 @@ final class ServerState {
   private final Clock clock;
   private final Instant startedAt;
   private final String tenant;
+  private final RespAuthenticator authenticator;
   private final AtomicLong lastClientId = new AtomicLong();
   private final AtomicInteger connectedClients = new AtomicInteger();
   private volatile int port;
@@ -33,9 +34,26 @@ final class ServerState {
    * @param tenant tenant every connection is served
    */
   ServerState(Clock clock, String tenant) {
+    this(clock, tenant, null);
+  }
+
+  /**
+   * Create the state of a server starting now.
+   *
+   * @param clock time source for uptime
+   * @param tenant tenant every connection is served when {@code authenticator} is null
+   * @param authenticator maps AUTH credentials to tenants; null serves {@code tenant} without AUTH
+   */
+  ServerState(Clock clock, String tenant, RespAuthenticator authenticator) {
     this.clock = clock;
     this.startedAt = clock.instant();
     this.tenant = tenant;
+    this.authenticator = authenticator;
+  }
+
+  /** The authenticator; null when connections are served {@link #tenant()} without AUTH. */
+  RespAuthenticator authenticator() {
+    return authenticator;
   }
 
   /**
@@ -61,8 +79,11 @@ final class ServerState {
     return "dev";
   }
 
-  /** The tenant new connections are served. */
+  /** The tenant new connections are served: null when they must AUTH first. */
   String tenant() {
+    if (authenticator != null) {
+      return null;
+    }
     return tenant;
   }
 

@@ -7,7 +7,9 @@ package dev.streamfold.query;
  */
 final class Session {
   private final long id;
-  private final String tenant;
+  private String tenant;
+  private String authUser;
+  private String authToken;
   private final String remoteAddress;
   private final String localAddress;
   private int protocol = 2;
@@ -20,7 +22,7 @@ final class Session {
    * Create the state of a new connection.
    *
    * @param id connection id, unique within the server, from 1
-   * @param tenant tenant whose views this connection reads
+   * @param tenant tenant whose views this connection reads; null until it authenticates
    * @param remoteAddress client address as {@code ip:port}
    * @param localAddress server address as {@code ip:port}
    */
@@ -35,8 +37,46 @@ final class Session {
     return id;
   }
 
+  /** The tenant whose views this connection reads; null before AUTH when authentication is required. */
   String tenant() {
     return tenant;
+  }
+
+  /**
+   * Select the tenant (a successful AUTH), or forget it (RESET on a server that requires AUTH).
+   *
+   * @param tenant the tenant, or null
+   */
+  void tenant(String tenant) {
+    this.tenant = tenant;
+    if (tenant == null) {
+      authUser = null;
+      authToken = null;
+    }
+  }
+
+  /**
+   * Select the tenant with the credentials that proved it; they are checked again before each command, so a
+   * revoked token stops working on open connections too. The token stays in this connection's memory only.
+   *
+   * @param tenant the tenant
+   * @param user the AUTH user
+   * @param token the AUTH token
+   */
+  void authenticated(String tenant, String user, String token) {
+    this.tenant = tenant;
+    this.authUser = user;
+    this.authToken = token;
+  }
+
+  /** The AUTH user of the current tenant; null when none. */
+  String authUser() {
+    return authUser;
+  }
+
+  /** The AUTH token of the current tenant; null when none. */
+  String authToken() {
+    return authToken;
   }
 
   String remoteAddress() {

@@ -6,6 +6,7 @@ import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.tenant.IngestLimiter;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -24,9 +25,26 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
   public static final int MAX_IN_FLIGHT_REQUESTS = 64;
 
   private final Ledger ledger;
+  private final IngestLimiter limiter;
 
+  /**
+   * Create the service with {@link dev.streamfold.ledger.tenant.TenantLimits#defaults()} for every tenant.
+   *
+   * @param ledger where events are appended
+   */
   public IngestGrpcService(Ledger ledger) {
+    this(ledger, IngestLimiter.defaults());
+  }
+
+  /**
+   * Create the service.
+   *
+   * @param ledger where events are appended
+   * @param limiter each tenant's event size, batch size and ingest rate limits
+   */
+  public IngestGrpcService(Ledger ledger, IngestLimiter limiter) {
     this.ledger = ledger;
+    this.limiter = limiter;
   }
 
   private CompletableFuture<AppendResponse> appendAsync(AppendRequest request) {
@@ -35,6 +53,7 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
           + " events in one request; at most " + MAX_EVENTS_PER_REQUEST).asRuntimeException();
     }
     StreamRef stream = new StreamRef(request.getTenant(), request.getStream());
+    limiter.check(stream.tenant(), request.getEventsCount(), i -> request.getEvents(i).getSerializedSize());
     return ledger.append(stream, Protos.events(request.getEventsList())).thenApply(ids -> response(request, ids));
   }
 

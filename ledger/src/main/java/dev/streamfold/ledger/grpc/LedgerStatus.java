@@ -15,7 +15,7 @@ public final class LedgerStatus {
    *
    * @param error any error thrown while serving a call
    * @return INVALID_ARGUMENT for malformed input, NOT_FOUND for an unknown stream, ALREADY_EXISTS for a
-   *     conflicting stream, UNAVAILABLE when Pulsar fails, INTERNAL otherwise; the description is the
+   *     conflicting stream or a registered tenant, RESOURCE_EXHAUSTED for a tenant over its ingest rate, UNAVAILABLE when Pulsar fails, INTERNAL otherwise; the description is the
    *     error's message
    */
   public static StatusRuntimeException toStatus(Throwable error) {
@@ -28,6 +28,12 @@ public final class LedgerStatus {
     Status status;
     if (error instanceof LedgerException.InvalidEvent || error instanceof IllegalArgumentException) {
       status = Status.INVALID_ARGUMENT;
+    } else if (error instanceof dev.streamfold.ledger.tenant.TenantException.RateLimited) {
+      status = Status.RESOURCE_EXHAUSTED;
+    } else if (error instanceof dev.streamfold.ledger.tenant.TenantException.NotFound) {
+      status = Status.NOT_FOUND;
+    } else if (error instanceof dev.streamfold.ledger.tenant.TenantException.Exists) {
+      status = Status.ALREADY_EXISTS;
     } else if (error instanceof LedgerException.StreamNotFound) {
       status = Status.NOT_FOUND;
     } else if (error instanceof LedgerException.StreamExists) {

@@ -50,6 +50,11 @@ public final class PulsarLedger implements Ledger {
   public static final String COLUMNS_PROPERTY = "streamfold.columns";
   /** Topic property holding a stream's watermark delay, milliseconds (absent: 0). */
   public static final String WATERMARK_DELAY_PROPERTY = "streamfold.watermark_delay_ms";
+  /**
+   * Pulsar tenant of the cluster-level system tables ({@link #clusterTable}). Not a valid Streamfold tenant
+   * name (it starts with '_'), so no customer tenant can be named so, and {@link #tenants()} leaves it out.
+   */
+  public static final String CLUSTER_TENANT = "_streamfold";
   /** How often the idempotency index's high-water mark is advanced, milliseconds. */
   public static final long HWM_INTERVAL_MS = 5_000;
 
@@ -104,6 +109,10 @@ public final class PulsarLedger implements Ledger {
   @Override
   public void ensureTenant(String tenant) {
     StreamRef.checkTenant(tenant);
+    provision(tenant);
+  }
+
+  private void provision(String tenant) {
     if (provisioned.contains(tenant)) {
       return;
     }
@@ -264,11 +273,19 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
+  public SystemTable clusterTable(String table) {
+    provision(CLUSTER_TENANT);
+    String topic = "persistent://" + CLUSTER_TENANT + "/" + StreamRef.SYSTEM_NAMESPACE + "/" + table;
+    return tables.computeIfAbsent(topic, t -> new PulsarSystemTable(client, t));
+  }
+
+  @Override
   public List<String> tenants() {
     try {
       List<String> result = new ArrayList<>();
       for (String tenant : admin.tenants().getTenants()) {
-        if (tenant.equals("public") || tenant.equals("pulsar") || tenant.equals("sample")) {
+        if (tenant.equals("public") || tenant.equals("pulsar") || tenant.equals("sample")
+            || tenant.equals(CLUSTER_TENANT) || !tenant.matches("[a-z0-9][a-z0-9_-]{0,63}")) {
           continue;
         }
         if (admin.namespaces().getNamespaces(tenant).contains(tenant + "/" + StreamRef.SYSTEM_NAMESPACE)) {

@@ -101,7 +101,8 @@ final class TrainingSetExport {
    *
    * @param r the request
    * @return the spec: {@code to} "" is latest, {@code out} "" is {@code <name>.parquet} (under the server's
-   *     training-sets directory), {@code command} "" records the request itself
+   *     training-sets directory; under its {@code <tenant>/} subdirectory for a tenant token, which may only
+   *     name relative paths there), {@code command} "" records the request itself
    * @throws IllegalArgumentException if name, label_stream, entity, label or features is missing, a feature
    *     does not parse, or {@code to} is not a cursor; the message names the field
    */
@@ -125,11 +126,34 @@ final class TrainingSetExport {
     ReplayCursor to = r.getTo().isBlank() && !r.getBefore() ? ReplayCursor.latest()
         : ReplayGrpcService.toCursor(r.getTo().isBlank() ? "latest" : r.getTo(), !r.getBefore());
     String out = r.getOut().isBlank() ? r.getName() + ".parquet" : r.getOut().trim();
+    dev.streamfold.api.auth.Caller caller = dev.streamfold.api.auth.Caller.current();
+    if (caller != null && !caller.isAdmin()) {
+      out = tenantOutput(r.getTenant(), out);
+    }
     String command = r.getCommand().isBlank()
         ? "ExportTrainingSet " + TextFormat.printer().emittingSingleLine(true).printToString(r).trim()
         : r.getCommand();
     return new TrainingSetSpec(r.getTenant(), r.getName(), r.getLabelStream(), r.getEntity(), r.getLabel(),
         r.getWhere(), features, to, out, command);
+  }
+
+  /**
+   * Confine a tenant token's output file to {@code training-sets/<tenant>/} on the server, so that no tenant
+   * writes (or overwrites) files outside its own directory; the admin token may name any path.
+   *
+   * @param tenant the caller's tenant
+   * @param out the requested output path
+   * @return {@code <tenant>/<out>}, relative to the server's training-sets directory
+   * @throws IllegalArgumentException if {@code out} is absolute or leaves the directory ({@code ..})
+   */
+  static String tenantOutput(String tenant, String out) {
+    java.nio.file.Path path = java.nio.file.Path.of(out).normalize();
+    if (path.isAbsolute() || path.startsWith("..") || path.toString().isEmpty()) {
+      throw new IllegalArgumentException("field 'out': with a tenant token a training set is written under the"
+          + " server's training-sets/" + tenant + "/ directory; give a relative path there (or none), not '" + out
+          + "' (any path needs the admin token)");
+    }
+    return tenant + "/" + path;
   }
 
   private static void require(String value, String field, String what) {

@@ -61,6 +61,23 @@ class TrainingSetGrpcMappingTest {
   }
 
   @Test
+  void aTenantTokensOutputStaysInItsTenantsDirectory() throws Exception {
+    io.grpc.Context tenantCall = io.grpc.Context.current().withValue(dev.streamfold.api.auth.Caller.CONTEXT_KEY,
+        dev.streamfold.api.auth.Caller.ofTenant("acme", "id"));
+    assertThat(tenantCall.call(() -> TrainingSetExport.spec(request().build()).output())).startsWith("acme/");
+    assertThat(tenantCall.call(() -> TrainingSetExport.spec(request().setOut("sub/x.csv").build()).output()))
+        .isEqualTo("acme/sub/x.csv");
+    for (String out : new String[] {"/tmp/x.parquet", "../other/x.parquet", "a/../../x.parquet"}) {
+      assertThatThrownBy(() -> tenantCall.call(() -> TrainingSetExport.spec(request().setOut(out).build())))
+          .as(out).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("training-sets/acme/");
+    }
+    io.grpc.Context adminCall = io.grpc.Context.current().withValue(dev.streamfold.api.auth.Caller.CONTEXT_KEY,
+        dev.streamfold.api.auth.Caller.admin("id"));
+    assertThat(adminCall.call(() -> TrainingSetExport.spec(request().setOut("/tmp/x.parquet").build()).output()))
+        .isEqualTo("/tmp/x.parquet");
+  }
+
+  @Test
   void missingOrMalformedFieldsAreNamed() {
     assertThatThrownBy(() -> TrainingSetExport.spec(request().clearName().build()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("field 'name' is required");

@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param grpcPort gRPC port on the bind host, 0 for a free one
  * @param respPort Redis-protocol (query-service) port, 0 for a free one
  * @param bindHost address both servers bind (default {@link #DEFAULT_BIND_HOST})
- * @param defaultTenant tenant the query-service serves (default {@link #DEFAULT_TENANT})
+ * @param defaultTenant default tenant of embedders (default {@link #DEFAULT_TENANT}); the query-service no
+ *     longer serves it without AUTH (the token selects the tenant)
  * @param checkpointInterval checkpoint and view-commit interval (default 1 s)
  * @param tenants tenants whose transformations this server runs; empty for all tenants of the cluster
  * @param bookieAdminUrl BookKeeper's admin REST URL, or null (then `ledger info` cannot tell whether an

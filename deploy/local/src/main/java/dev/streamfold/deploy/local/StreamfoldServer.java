@@ -1,9 +1,16 @@
 package dev.streamfold.deploy.local;
 
+import dev.streamfold.api.auth.AuthInterceptor;
+import dev.streamfold.api.auth.Caller;
 import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.grpc.IngestGrpcService;
 import dev.streamfold.ledger.grpc.StreamAdminGrpcService;
+import dev.streamfold.ledger.grpc.TenantGrpcService;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.ledger.tenant.ApiToken;
+import dev.streamfold.ledger.tenant.IngestLimiter;
+import dev.streamfold.ledger.tenant.TenantRegistry;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
 import dev.streamfold.query.grpc.ViewGrpcService;
@@ -19,15 +26,34 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Streamfold server: gRPC ingestion and administration ({@code IngestService}, {@code StreamAdmin},
  * {@code TransformService}, {@code ReplayService}), the transform manager with its embedded Flink
  * MiniCluster, and the query-service (Redis protocol, and gRPC {@code ViewService}), in one JVM.
+ *
+ * <p>Every gRPC call and every RESP connection is authenticated (there is no switch to turn it off): gRPC by
+ * {@link AuthInterceptor} (metadata {@code authorization: Bearer <token>}), RESP by {@code AUTH}. Tokens are
+ * the tenants' tokens of the {@link TenantRegistry} (hashed in the ledger's cluster table, re-read every
+ * {@value TenantRegistry#DEFAULT_REFRESH_INTERVAL_MS} ms for other servers' changes) and the server's
+ * {@link AdminToken}. Over RESP the admin token reads the tenant named as the user
+ * ({@code AUTH <tenant> <admin token>}); a tenant token takes the user {@code default} or its tenant's name.
  */
 public final class StreamfoldServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamfoldServer.class);
+
   private final ServerOptions options;
+  private TenantRegistry tenants;
+  private String adminTokenHash;
+  private ScheduledExecutorService refresher;
   private PulsarLedger ledger;
   private ViewStore views;
   private TransformManager transforms;
@@ -52,6 +78,16 @@ public final class StreamfoldServer implements AutoCloseable {
   public StreamfoldServer start(ServerBuilder<?> grpcBuilder) {
     ledger = PulsarLedger.connect(LedgerOptions.of(options.pulsarServiceUrl(), options.pulsarAdminUrl())
         .withBookieAdminUrl(options.bookieAdminUrl()));
+    String adminToken = AdminToken.loadOrCreate(options.dataDir());
+    adminTokenHash = ApiToken.hash(adminToken);
+    tenants = TenantRegistry.open(ledger);
+    refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "tenant-registry-refresh");
+      t.setDaemon(true);
+      return t;
+    });
+    refresher.scheduleWithFixedDelay(this::refreshTenants, TenantRegistry.DEFAULT_REFRESH_INTERVAL_MS,
+        TenantRegistry.DEFAULT_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
     views = ViewStore.connect(options.redisUri());
     transforms = new TransformManager(ledger, views, new TransformOptions(options.redisUri(), options.dataDir(),
         options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS,
@@ -63,7 +99,9 @@ public final class StreamfoldServer implements AutoCloseable {
     replays = new ReplayGrpcService(transforms);
     viewReads = new ViewGrpcService(views);
     grpc = builder
-        .addService(new IngestGrpcService(ledger))
+        .intercept(new AuthInterceptor(this::verify))
+        .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime)))
+        .addService(new TenantGrpcService(tenants))
         .addService(new StreamAdminGrpcService(ledger))
         .addService(new TransformGrpcService(transforms))
         .addService(replays)
@@ -79,9 +117,70 @@ public final class StreamfoldServer implements AutoCloseable {
     }
     resp = new RespServer(views, RespServerOptions.defaults().withHost(options.bindHost())
         .withPort(options.respPort()).withDefaultTenant(options.defaultTenant()),
-        view -> transforms.sourceEvents(view.tenant(), view.view()));
+        view -> transforms.sourceEvents(view.tenant(), view.view()), this::respTenant);
     resp.start();
     return this;
+  }
+
+  /**
+   * Find who a token belongs to: the admin, or a tenant with a valid token.
+   *
+   * @param token the token as sent
+   * @return the caller, or empty
+   */
+  private Optional<Caller> verify(String token) {
+    if (!ApiToken.wellFormed(token)) {
+      return Optional.empty();
+    }
+    String hash = ApiToken.hash(token);
+    if (MessageDigest.isEqual(hash.getBytes(StandardCharsets.US_ASCII), adminTokenHash.getBytes(StandardCharsets.US_ASCII))) {
+      return Optional.of(Caller.admin(ApiToken.id(hash)));
+    }
+    return tenants.authenticate(token).map(t -> Caller.ofTenant(t.tenant(), t.id()));
+  }
+
+  /** The tenant RESP credentials select: a tenant token with user default or its tenant, or admin + tenant. */
+  private Optional<String> respTenant(String user, String token) {
+    return verify(token).flatMap(caller -> {
+      if (caller.isAdmin()) {
+        return user.equals("default") || !isTenantName(user) ? Optional.empty() : Optional.of(user);
+      }
+      return user.equals("default") || user.equals(caller.tenant()) ? Optional.of(caller.tenant()) : Optional.empty();
+    });
+  }
+
+  private static boolean isTenantName(String name) {
+    try {
+      StreamRef.checkTenant(name);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private void refreshTenants() {
+    try {
+      tenants.refresh();
+    } catch (RuntimeException e) {
+      LOG.warn("cannot refresh the tenant registry (kept the last copy): {}", e.getMessage());
+    }
+  }
+
+  /**
+   * The tenant registry, for integration tests in this package.
+   */
+  TenantRegistry tenants() {
+    return tenants;
+  }
+
+  /**
+   * Return the admin token (also in {@link AdminToken#file} of the data directory), for tests and tools that
+   * embed the server.
+   *
+   * @return the admin token text
+   */
+  public String adminToken() {
+    return AdminToken.read(options.dataDir());
   }
 
   /** The gRPC port (-1 for an in-process server). */
@@ -105,6 +204,9 @@ public final class StreamfoldServer implements AutoCloseable {
   /** Stop serving; jobs keep their retained checkpoints and resume on the next start. */
   @Override
   public void close() {
+    if (refresher != null) {
+      refresher.shutdownNow();
+    }
     if (resp != null) {
       resp.close();
     }

@@ -15,8 +15,10 @@ import java.util.concurrent.CountDownLatch;
  *     [--grpc-port N] [--resp-port N] [--bind-host H] [--tenant T] [--checkpoint-interval-ms N]
  *     [--tenants T1,T2] [--bookie-admin-url URL] [--ready-file FILE]
  * </pre>
- * {@code --tenant} is the tenant the query-service serves; {@code --tenants} limits the tenants whose
- * transformations this server resumes (default: all tenants of the Pulsar cluster).
+ * {@code --tenants} limits the tenants whose transformations this server resumes (default: all tenants of
+ * the Pulsar cluster). {@code --tenant} is kept for compatibility and no longer selects what the
+ * query-service serves: every gRPC call and RESP connection authenticates with a token, and the admin token
+ * is generated at the first start into {@code <data dir>/admin-token} (mode 600; see {@link AdminToken}).
  * <pre>
  * </pre>
  * Once serving, it writes {@code {"grpcPort":N,"respPort":N}} to the ready file. SIGTERM stops it

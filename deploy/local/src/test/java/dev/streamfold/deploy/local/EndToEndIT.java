@@ -61,8 +61,8 @@ class EndToEndIT {
     server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("server"),
         Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
         Duration.ofMillis(500), java.util.Set.of(TENANT), null)).start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).build();
-    redisClient = RedisClient.create("redis://127.0.0.1:" + server.respPort());
+    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
+    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
     resp = redisClient.connect();
   }
 

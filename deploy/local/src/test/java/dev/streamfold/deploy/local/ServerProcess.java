@@ -64,7 +64,8 @@ final class ServerProcess implements AutoCloseable {
     }
     process = ManagedProcess.start("streamfold-server", cmd, dataDir, dataDir.resolve("server.log"));
     process.awaitReady(Duration.ofSeconds(90), () -> Files.exists(ready));
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
+    channel = NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext()
+        .intercept(TestAuth.bearer(adminToken())).build();
     return this;
   }
 
@@ -74,6 +75,16 @@ final class ServerProcess implements AutoCloseable {
 
   int respPort() {
     return respPort;
+  }
+
+  /** The server's admin token, from its data directory. */
+  String adminToken() {
+    return AdminToken.read(dataDir);
+  }
+
+  /** A lettuce URI reading this server's tenant with the admin token. */
+  String respUri() {
+    return TestAuth.respUri(tenant, adminToken(), respPort);
   }
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed. */

@@ -73,8 +73,8 @@ class TrainingSetSurfacesIT {
     server = new StreamfoldServer(new ServerOptions(DATA_DIR, Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
         Testkit.redis().uri(), 0, 0, null, TENANT, Duration.ofMillis(300), java.util.Set.of(TENANT), null))
         .start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).build();
-    redisClient = RedisClient.create("redis://127.0.0.1:" + server.respPort());
+    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
+    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
     resp = redisClient.connect();
   }
 

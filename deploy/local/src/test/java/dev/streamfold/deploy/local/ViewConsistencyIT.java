@@ -48,7 +48,7 @@ class ViewConsistencyIT {
       CrashRecoveryIT.createView(server, tenant, "totals", "SELECT k, COUNT(*) AS n FROM "
           + "(SELECT 'count' AS k FROM flights UNION ALL SELECT 'count_check' AS k FROM flights) GROUP BY k");
       CrashRecoveryIT.awaitStatus(server, tenant, "totals", s -> s.getPhase().equals("LIVE"));
-      RedisClient client = RedisClient.create("redis://127.0.0.1:" + server.respPort());
+      RedisClient client = RedisClient.create(server.respUri());
       AtomicBoolean appending = new AtomicBoolean(true);
       AtomicInteger reads = new AtomicInteger();
       List<String> torn = new ArrayList<>();

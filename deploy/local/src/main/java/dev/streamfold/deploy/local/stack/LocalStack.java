@@ -134,6 +134,18 @@ public final class LocalStack {
   }
 
   /** The data directory. */
+  /**
+   * Read the admin token of this stack's server ({@code <data dir>/server/admin-token}, mode 600, written by
+   * the server at its first start).
+   *
+   * @return the admin token text
+   * @throws java.io.UncheckedIOException if the server never started in this data directory
+   * @throws IllegalStateException if the file does not hold a token
+   */
+  public String adminToken() {
+    return dev.streamfold.deploy.local.AdminToken.read(options.dataDir().resolve(SERVER));
+  }
+
   public Path dataDir() {
     return options.dataDir();
   }

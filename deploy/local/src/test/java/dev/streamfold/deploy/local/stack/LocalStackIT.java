@@ -1,6 +1,7 @@
 package dev.streamfold.deploy.local.stack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.StreamAdminGrpc;
@@ -64,11 +65,18 @@ class LocalStackIT {
     return ports;
   }
 
-  private static void assertServes(StackState state) throws Exception {
+  private static void assertServes(StackState state, String adminToken) throws Exception {
     ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", state.grpcPort()).usePlaintext().build();
     try {
+      io.grpc.Metadata headers = new io.grpc.Metadata();
+      headers.put(dev.streamfold.api.auth.AuthInterceptor.AUTHORIZATION,
+          dev.streamfold.api.auth.AuthInterceptor.bearer(adminToken));
       assertThat(StreamAdminGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+          .withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers))
           .listStreams(ListStreamsRequest.newBuilder().setTenant("demo").build())).isNotNull();
+      assertThatThrownBy(() -> StreamAdminGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+          .listStreams(ListStreamsRequest.newBuilder().setTenant("demo").build())).as("no token")
+          .hasMessageContaining("UNAUTHENTICATED");
     } finally {
       channel.shutdownNow();
     }
@@ -114,14 +122,19 @@ class LocalStackIT {
     StackState first = a.up();
     assertThat(a.status().allRunning()).isTrue();
     assertThat(StackState.read(a.stateFile())).contains(first);
-    assertServes(first);
+    String adminTokenOfA = a.adminToken();
+    assertThat(java.nio.file.Files.getPosixFilePermissions(a.dataDir().resolve("server/admin-token")))
+        .as("the admin token file is the owner's only")
+        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    assertServes(first, adminTokenOfA);
     assertOffloadsToItsS3(first);
     assertThat(a.status().render()).contains("s3      running").contains("S3 endpoint (offloaded ledger segments): "
         + first.s3Endpoint());
     assertThat(a.up().server().pid()).as("up again changes nothing").isEqualTo(first.server().pid());
 
     StackState other = b.up();
-    assertServes(other);
+    assertThat(b.adminToken()).as("each stack has its own admin token").isNotEqualTo(adminTokenOfA);
+    assertServes(other, b.adminToken());
     assertThat(ports(other)).doesNotContainAnyElementsOf(ports(first));
     assertThat(a.status().allRunning()).isTrue();
 
@@ -142,7 +155,8 @@ class LocalStackIT {
     assertThat(again.redisUri()).isEqualTo(first.redisUri());
     assertThat(again.pulsarServiceUrl()).isEqualTo(first.pulsarServiceUrl());
     assertThat(again.s3Endpoint()).isEqualTo(first.s3Endpoint());
-    assertServes(again);
+    assertThat(a.adminToken()).as("the admin token survives a restart").isEqualTo(adminTokenOfA);
+    assertServes(again, adminTokenOfA);
     assertOffloadsToItsS3(again);
     assertThat(S3Credentials.loadOrCreate(Path.of(again.s3().dataDir()).resolve(S3Credentials.FILE_NAME)))
         .as("credentials are made up once per data dir")
