@@ -78,6 +78,7 @@ public final class TransformManager implements AutoCloseable {
   private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
   /** The served version up to which older versions were retired, per view. */
   private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
+  private final Map<JobKey, java.util.Deque<Long>> restarts = new java.util.concurrent.ConcurrentHashMap<>();
   private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "transform-housekeeping");
     t.setDaemon(true);
@@ -547,6 +548,9 @@ public final class TransformManager implements AutoCloseable {
           : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse(null);
       if (cause != null) {
         LOG.error("view job {} v{} failed: {}", name, definition.version(), cause);
+        if (restartLater(definition, key, id)) {
+          return;
+        }
         failures.put(key, cause);
         try {
           views.fail(name, definition.version(), cause);
@@ -555,6 +559,63 @@ public final class TransformManager implements AutoCloseable {
         }
       }
     });
+  }
+
+  /** Restarts of one view job allowed within {@link #RESTART_WINDOW_MS} before it is reported FAILED. */
+  static final int MAX_RESTARTS = 5;
+  /** The window of {@link #MAX_RESTARTS}, ms. */
+  static final long RESTART_WINDOW_MS = 10 * 60_000;
+  /** Delay before a failed view job is resubmitted, ms. */
+  static final long RESTART_DELAY_MS = 3_000;
+
+  /**
+   * Restart a failed view job the exact way: resubmit it from its latest retained checkpoint with the
+   * source at the view's committed position (as after a server restart). View jobs run with Flink's
+   * restart strategy {@code none} on purpose: Flink's own restart restores the Pulsar source's split
+   * state, and the connector resumes after the whole batched entry of its last message ID, losing the rest
+   * of that batch (found by {@code RemoteFlinkIT}: a TaskManager killed during a backfill left the view
+   * events short forever).
+   *
+   * @return true when a restart is scheduled; false when the job failed {@link #MAX_RESTARTS} times within
+   *     {@link #RESTART_WINDOW_MS} (or the manager is closing): then it is FAILED
+   */
+  private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed) {
+    long now = System.currentTimeMillis();
+    java.util.Deque<Long> times = restarts.computeIfAbsent(key, k -> new java.util.ArrayDeque<>());
+    synchronized (times) {
+      while (!times.isEmpty() && now - times.peekFirst() > RESTART_WINDOW_MS) {
+        times.pollFirst();
+      }
+      if (times.size() >= MAX_RESTARTS) {
+        return false;
+      }
+      times.addLast(now);
+      LOG.warn("restarting view job {} v{} from its latest checkpoint in {} ms (restart {} of {} allowed in {} min)",
+          key.name(), key.version(), RESTART_DELAY_MS, times.size(), MAX_RESTARTS, RESTART_WINDOW_MS / 60_000);
+    }
+    try {
+      housekeeping.schedule(() -> restart(definition, key, failed), RESTART_DELAY_MS, TimeUnit.MILLISECONDS);
+      return true;
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      return false;
+    }
+  }
+
+  private synchronized void restart(TransformDefinition definition, JobKey key, JobID failed) {
+    if (!failed.equals(jobs.get(key))) {
+      return; // deleted, retired, replaced or closed meanwhile
+    }
+    try {
+      submit(definition, latestCheckpoint(definition));
+    } catch (RuntimeException e) {
+      LOG.error("cannot restart view job {} v{}", key.name(), key.version(), e);
+      failures.put(key, "cannot restart after a failure: " + e.getMessage());
+      try {
+        views.fail(key.name(), key.version(), "cannot restart after a failure: " + e.getMessage());
+      } catch (RuntimeException ignored) {
+        // Redis down too: the status shows the failure from memory
+      }
+    }
   }
 
   /**

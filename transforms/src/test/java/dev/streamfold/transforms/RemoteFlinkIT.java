@@ -107,11 +107,18 @@ class RemoteFlinkIT {
     assertThat(appliedAtKill).as("the kill came during the backfill").isLessThan(EVENTS);
     taskManager = flink.startTaskManager();
 
-    Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200)).until(() -> {
+    Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200))
+        .alias("both views LIVE with every event").until(() -> {
       ViewMetadata a = live(delays);
       ViewMetadata b = live(byOrigin);
       return a != null && b != null && a.phase() == ViewPhase.LIVE && b.phase() == ViewPhase.LIVE
           && a.eventsApplied() == EVENTS && b.eventsApplied() == EVENTS;
+    }, done -> {
+      if (!done) {
+        System.err.println("delays: " + manager.status(tenant, "delays") + "\nby_origin: "
+            + manager.status(tenant, "by_origin"));
+      }
+      return done;
     });
     assertThat(manager.status(tenant, "delays").jobState()).isEqualTo("RUNNING");
 

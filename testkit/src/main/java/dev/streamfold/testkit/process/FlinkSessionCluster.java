@@ -111,8 +111,14 @@ public final class FlinkSessionCluster implements AutoCloseable {
 
   private static List<String> command(String classpath, String heap, String mainClass, Path dir) {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx" + heap, "-Dlog4j.configurationFile=" + dir.resolve("conf/log4j-console.properties").toAbsolutePath(),
-        "-cp", classpath, mainClass, "--configDir", dir.resolve("conf").toAbsolutePath().toString()));
+        "-Xmx" + heap, "-Dlog4j.configurationFile=" + dir.resolve("conf/log4j-console.properties").toAbsolutePath()));
+    // The module openings Flink needs on Java 17 (the tests' own JVM runs with them: surefire's argLine).
+    for (String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("--add-opens") || arg.startsWith("--add-exports")) {
+        command.add(arg);
+      }
+    }
+    command.addAll(List.of("-cp", classpath, mainClass, "--configDir", dir.resolve("conf").toAbsolutePath().toString()));
     if (mainClass.endsWith("TaskManagerRunner")) {
       for (String property : TASK_MANAGER_RESOURCES) {
         command.add("-D");

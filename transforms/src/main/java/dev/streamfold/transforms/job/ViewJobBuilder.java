@@ -260,9 +260,9 @@ public final class ViewJobBuilder {
       int parallelism, String backfillTargetMessageId, long backfillTargetEvents, long watermarkDelayMs,
       List<String> resumeFrom) {
     Configuration conf = checkpointing(checkpointDir, checkpointInterval, true);
-    conf.setString("restart-strategy.type", "fixed-delay");
-    conf.setString("restart-strategy.fixed-delay.attempts", "5");
-    conf.setString("restart-strategy.fixed-delay.delay", "3 s");
+    // No Flink restarts: the transform manager resubmits a failed job from its checkpoint with an exact
+    // source position (Flink's own restart would resume the Pulsar source after a whole batched entry).
+    conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
     PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
         .setDeserializationSchema(new LedgerEventDeserializer())
