@@ -25,7 +25,7 @@ final class JsonlRowReader implements RowReader {
   public ObjectNode next() throws IOException {
     String text;
     do {
-      text = in.readLine();
+      text = readLine();
       line++;
       if (text == null) {
         return null;
@@ -65,5 +65,15 @@ final class JsonlRowReader implements RowReader {
   @Override
   public void close() throws IOException {
     in.close();
+  }
+
+  /** Read a line; text that is not UTF-8 stops the reading with the line number (it cannot be skipped). */
+  private String readLine() throws IOException {
+    try {
+      return in.readLine();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new IOException(file + " line " + (line + 1) + ": not UTF-8 text (a malformed byte sequence); "
+          + "convert the file to UTF-8", e);
+    }
   }
 }

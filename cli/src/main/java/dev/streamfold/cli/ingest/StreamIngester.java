@@ -29,6 +29,12 @@ import java.util.function.LongConsumer;
 public final class StreamIngester {
   /** Events per AppendRequest. */
   public static final int DEFAULT_BATCH_EVENTS = 2_000;
+  /**
+   * Most bytes of events per AppendRequest: half the server's 4 MiB request limit
+   * ({@code IngestGrpcService.MAX_REQUEST_BYTES}, gRPC's default), so wide rows never make a request the
+   * server refuses; a request closes at this size or at the event count, whichever comes first.
+   */
+  public static final int MAX_BATCH_BYTES = 2 * 1024 * 1024;
   /** Requests sent but not acknowledged yet, at most. */
   public static final int DEFAULT_MAX_UNACKED_REQUESTS = 16;
   /** Longest wait for the remaining acknowledgements after the last request. */
@@ -166,25 +172,24 @@ public final class StreamIngester {
     long start = System.nanoTime();
     io.grpc.stub.StreamObserver<AppendRequest> requests = stub.appendStream(responses);
     long seq = 0;
-    boolean finished = false;
     try {
       List<Event> batch = new ArrayList<>(batchEvents);
-      while (!finished) {
+      long batchBytes = 0;
+      while (true) {
         Event event = source.next();
-        if (event != null) {
-          batch.add(event);
-        } else {
-          finished = true;
+        long eventBytes = event == null ? 0 : event.getSerializedSize() + 6L; // with its tag and length prefix
+        if (!batch.isEmpty() && (event == null || batchBytes + eventBytes > MAX_BATCH_BYTES)) {
+          send(requests, batch, ++seq, window, failure, pending);
+          batchBytes = 0;
         }
-        if (batch.size() == batchEvents || (finished && !batch.isEmpty())) {
-          acquire(window, failure);
-          seq++;
-          synchronized (pending) {
-            pending.add(new long[] {seq, batch.size()});
-          }
-          requests.onNext(AppendRequest.newBuilder().setTenant(tenant).setStream(stream).setRequestSeq(seq)
-              .addAllEvents(batch).build());
-          batch.clear();
+        if (event == null) {
+          break;
+        }
+        batch.add(event);
+        batchBytes += eventBytes;
+        if (batch.size() == batchEvents) {
+          send(requests, batch, ++seq, window, failure, pending);
+          batchBytes = 0;
         }
       }
       requests.onCompleted();
@@ -214,6 +219,18 @@ public final class StreamIngester {
           + " requests not acknowledged").asRuntimeException();
     }
     return new Result(acked.get(), ids.get(), first.get(), last.get(), System.nanoTime() - start);
+  }
+
+  /** Send one request of the batch once the window allows, and clear the batch. */
+  private void send(io.grpc.stub.StreamObserver<AppendRequest> requests, List<Event> batch, long seq, Semaphore window,
+      AtomicReference<Throwable> failure, ArrayDeque<long[]> pending) {
+    acquire(window, failure);
+    synchronized (pending) {
+      pending.add(new long[] {seq, batch.size()});
+    }
+    requests.onNext(AppendRequest.newBuilder().setTenant(tenant).setStream(stream).setRequestSeq(seq)
+        .addAllEvents(batch).build());
+    batch.clear();
   }
 
   private static void acquire(Semaphore window, AtomicReference<Throwable> failure) {

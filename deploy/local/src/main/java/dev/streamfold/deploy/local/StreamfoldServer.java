@@ -62,8 +62,9 @@ public final class StreamfoldServer implements AutoCloseable {
     HealthStatusManager health = new HealthStatusManager();
     replays = new ReplayGrpcService(transforms);
     viewReads = new ViewGrpcService(views);
+    builder.maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES);
     grpc = builder
-        .addService(new IngestGrpcService(ledger))
+        .addService(new IngestGrpcService(ledger).definition())
         .addService(new StreamAdminGrpcService(ledger))
         .addService(new TransformGrpcService(transforms))
         .addService(replays)
