@@ -170,13 +170,12 @@ final class CsvRowReader implements RowReader {
     in.close();
   }
 
-  /** Read a line; text that is not UTF-8 stops the reading with the line number (it cannot be skipped). */
+  /** Read a line; text that is not UTF-8 stops the reading, naming its first such line (it cannot be skipped). */
   private String readLine() throws IOException {
     try {
       return in.readLine();
     } catch (java.nio.charset.CharacterCodingException e) {
-      throw new IOException(file + " line " + (line + 1) + ": not UTF-8 text (a malformed byte sequence); "
-          + "convert the file to UTF-8", e);
+      throw Utf8Lines.notUtf8(file, e);
     }
   }
 }
