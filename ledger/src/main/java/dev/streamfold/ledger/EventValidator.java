@@ -112,9 +112,17 @@ public final class EventValidator {
         throw new LedgerException.InvalidEvent(index, "payload_json", "must be a JSON object, got "
             + (first == null ? "nothing" : kind(first)));
       }
+      int required = 0;
+      for (StreamColumn column : columns) {
+        required += column.required() ? 1 : 0;
+      }
+      java.util.Set<String> present = required == 0 ? null : new java.util.HashSet<>();
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String field = parser.currentName();
         JsonToken value = parser.nextToken();
+        if (present != null && value != JsonToken.VALUE_NULL) {
+          present.add(field);
+        }
         String type = typeOf(columns, field);
         if (type != null && value != JsonToken.VALUE_NULL) {
           String problem = typeProblem(type, value, parser);
@@ -127,6 +135,14 @@ public final class EventValidator {
       if (parser.nextToken() != null) {
         throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: content after the object");
       }
+      if (present != null) {
+        for (StreamColumn column : columns) {
+          if (column.required() && !present.contains(column.name())) {
+            throw new LedgerException.InvalidEvent(index, "payload_json." + column.name(), "is missing or null, but"
+                + " the stream's schema requires it (column " + column.describe() + ")");
+          }
+        }
+      }
     } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
       throw new LedgerException.InvalidEvent(index, "payload_json", "is nested deeper than " + MAX_NESTING_DEPTH
           + " levels of objects and arrays");
@@ -134,6 +150,30 @@ public final class EventValidator {
       throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: " + e.getOriginalMessage());
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Check that a JSON value (e.g. a column's default) fits a column type.
+   *
+   * @param type the column type
+   * @param json the value as JSON text
+   * @return what is wrong, or null when it fits
+   */
+  static String valueProblem(String type, String json) {
+    try (JsonParser parser = JSON.createParser(json)) {
+      JsonToken value = parser.nextToken();
+      if (value == null) {
+        return "is not a JSON value";
+      }
+      String problem = value == JsonToken.VALUE_NULL ? null : typeProblem(type, value, parser);
+      parser.skipChildren();
+      if (problem == null && parser.nextToken() != null) {
+        return "is not one JSON value";
+      }
+      return problem;
+    } catch (java.io.IOException e) {
+      return "is not a JSON value (a text needs quotes, e.g. \"AA\")";
     }
   }
 

@@ -48,6 +48,13 @@ public class LedgerException extends RuntimeException {
     }
   }
 
+  /** A schema change that events already stored (or Pulsar's registry) do not allow; names the column. */
+  public static final class IncompatibleSchema extends LedgerException {
+    public IncompatibleSchema(StreamRef stream, String problem) {
+      super("incompatible schema change for stream '" + stream + "': " + problem);
+    }
+  }
+
   /** Pulsar cannot be reached or failed; nothing was acknowledged. */
   public static final class Unavailable extends LedgerException {
     public Unavailable(String message, Throwable cause) {

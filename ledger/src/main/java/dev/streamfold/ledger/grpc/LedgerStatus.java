@@ -15,7 +15,7 @@ public final class LedgerStatus {
    *
    * @param error any error thrown while serving a call
    * @return INVALID_ARGUMENT for malformed input, NOT_FOUND for an unknown stream, ALREADY_EXISTS for a
-   *     conflicting stream, UNAVAILABLE when Pulsar fails, INTERNAL otherwise; the description is the
+   *     conflicting stream, FAILED_PRECONDITION for an incompatible schema change, UNAVAILABLE when Pulsar fails, INTERNAL otherwise; the description is the
    *     error's message
    */
   public static StatusRuntimeException toStatus(Throwable error) {
@@ -30,6 +30,8 @@ public final class LedgerStatus {
       status = Status.INVALID_ARGUMENT;
     } else if (error instanceof LedgerException.StreamNotFound) {
       status = Status.NOT_FOUND;
+    } else if (error instanceof LedgerException.IncompatibleSchema) {
+      status = Status.FAILED_PRECONDITION;
     } else if (error instanceof LedgerException.StreamExists) {
       status = Status.ALREADY_EXISTS;
     } else if (error instanceof LedgerException.Unavailable) {
