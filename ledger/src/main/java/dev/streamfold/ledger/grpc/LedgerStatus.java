@@ -25,8 +25,11 @@ public final class LedgerStatus {
     if (error instanceof StatusRuntimeException sre) {
       return sre;
     }
+    if (error instanceof LedgerException.InvalidEvent invalid) {
+      return invalidEvents(invalid);
+    }
     Status status;
-    if (error instanceof LedgerException.InvalidEvent || error instanceof IllegalArgumentException) {
+    if (error instanceof IllegalArgumentException) {
       status = Status.INVALID_ARGUMENT;
     } else if (error instanceof LedgerException.StreamNotFound) {
       status = Status.NOT_FOUND;
@@ -40,5 +43,23 @@ public final class LedgerStatus {
       status = Status.INTERNAL;
     }
     return status.withDescription(String.valueOf(error.getMessage())).withCause(error).asRuntimeException();
+  }
+
+  /**
+   * INVALID_ARGUMENT with the message, and as details a {@code google.rpc.BadRequest} with one field
+   * violation per invalid event listed: field {@code events[<index>].<field>} (e.g.
+   * {@code events[3].payload_json.delay}), description the reason. Clients read them with
+   * {@code io.grpc.protobuf.StatusProto.fromThrowable}.
+   */
+  private static StatusRuntimeException invalidEvents(LedgerException.InvalidEvent invalid) {
+    com.google.rpc.BadRequest.Builder bad = com.google.rpc.BadRequest.newBuilder();
+    for (LedgerException.InvalidEvent e : invalid.all()) {
+      bad.addFieldViolations(com.google.rpc.BadRequest.FieldViolation.newBuilder()
+          .setField("events[" + e.index() + "]." + e.field()).setDescription(e.reason()));
+    }
+    com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
+        .setCode(Status.Code.INVALID_ARGUMENT.value()).setMessage(String.valueOf(invalid.getMessage()))
+        .addDetails(com.google.protobuf.Any.pack(bad.build())).build();
+    return io.grpc.protobuf.StatusProto.toStatusRuntimeException(status);
   }
 }

@@ -356,8 +356,21 @@ public final class PulsarLedger implements Ledger {
       appender = appenders.computeIfAbsent(stream, this::openAppender);
     }
     List<StreamColumn> columns = appender.columns();
+    List<LedgerException.InvalidEvent> invalid = new ArrayList<>();
+    int invalidEvents = 0;
+    long nowMs = System.currentTimeMillis();
     for (int i = 0; i < events.size(); i++) {
-      EventValidator.check(i, events.get(i), columns);
+      try {
+        EventValidator.check(i, events.get(i), columns, nowMs);
+      } catch (LedgerException.InvalidEvent e) {
+        invalidEvents++;
+        if (invalid.size() < LedgerException.InvalidEvent.MAX_LISTED) {
+          invalid.add(e);
+        }
+      }
+    }
+    if (!invalid.isEmpty()) {
+      throw LedgerException.InvalidEvent.ofRequest(invalid, invalidEvents, events.size());
     }
     return appender.append(events);
   }

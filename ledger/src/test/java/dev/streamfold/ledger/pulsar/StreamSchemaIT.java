@@ -64,7 +64,10 @@ class StreamSchemaIT {
           event("{\"delay\":null}"))))
           .isInstanceOf(LedgerException.InvalidEvent.class)
           .hasMessage("event 1: field 'payload_json.delay' is missing or null, but the stream's schema requires it"
-              + " (column delay INT NOT NULL)");
+              + " (column delay INT NOT NULL); also invalid: event 2 (payload_json.delay) (nothing of the request's 3"
+              + " events was stored: a request is all-or-nothing)")
+          .satisfies(e -> assertThat(((LedgerException.InvalidEvent) e).all())
+              .extracting(LedgerException.InvalidEvent::index).containsExactly(1, 2));
       assertThat(ledger.describe(stream).eventCount()).isEqualTo(2);
 
       // evolution: an optional column with a default, and a NOT NULL one with a default

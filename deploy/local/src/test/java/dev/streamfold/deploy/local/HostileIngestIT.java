@@ -191,6 +191,24 @@ class HostileIngestIT {
   }
 
   @Test
+  void aBatchWithSeveralBadEventsNamesThemAllAndStoresNone() throws Exception {
+    AppendRequest.Builder batch = AppendRequest.newBuilder().setTenant(TENANT).setStream(STREAM);
+    for (int i = 0; i < 20; i++) {
+      batch.addEvents(i % 4 == 1 ? event("k", "{\"n\":\"bad\"}") : i == 6 ? event("", "{}") : event("k", "{\"n\":1}"));
+    }
+    StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+        () -> ingest().append(batch.build()));
+    assertThat(e.getStatus().getDescription()).startsWith("event 1: field 'payload_json.n' must be a 64-bit integer")
+        .contains("also invalid: event 5 (payload_json.n), event 6 (key), event 9 (payload_json.n), event 13 (payload_json.n) and 1 more")
+        .endsWith("(nothing of the request's 20 events was stored: a request is all-or-nothing)");
+    com.google.rpc.Status details = io.grpc.protobuf.StatusProto.fromThrowable(e);
+    com.google.rpc.BadRequest bad = details.getDetails(0).unpack(com.google.rpc.BadRequest.class);
+    assertThat(bad.getFieldViolationsList()).extracting(com.google.rpc.BadRequest.FieldViolation::getField)
+        .containsExactly("events[1].payload_json.n", "events[5].payload_json.n", "events[6].key",
+            "events[9].payload_json.n", "events[13].payload_json.n", "events[17].payload_json.n");
+  }
+
+  @Test
   void aFiftyMegabyteEventIsRefusedByItsLengthPrefix() {
     String payload = "{\"s\":\"" + "x".repeat(50 * 1024 * 1024) + "\"}";
     assertStatus(() -> ingest().append(one(event("k", payload))), Status.Code.RESOURCE_EXHAUSTED, "4194304");
