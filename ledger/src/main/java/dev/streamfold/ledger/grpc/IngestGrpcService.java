@@ -176,20 +176,25 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
     return new StreamObserver<>() {
       // Responses go out in request order: each append's response waits for the previous one's.
       private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
+      /** The call ended with an error (sent, or the client's). */
       private boolean failed;
+      /** A request was refused before anything of it was appended: later requests are not appended. */
+      private boolean refused;
 
       @Override
       public synchronized void onNext(AppendRequest request) {
-        if (failed) {
-          return;
+        if (failed || refused) {
+          return; // after a refused request nothing more is appended: the call ends with its error
         }
         CompletableFuture<AppendResponse> append;
         try {
           append = appendAsync(request);
         } catch (RuntimeException e) {
+          refused = true;
           append = CompletableFuture.failedFuture(e);
         }
         CompletableFuture<AppendResponse> thisAppend = append;
+        long seq = request.getRequestSeq();
         previous = previous.thenCompose(ignored -> thisAppend.handle((response, error) -> {
           synchronized (this) {
             if (failed) {
@@ -197,7 +202,7 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
             }
             if (error != null) {
               failed = true;
-              call.onError(LedgerStatus.toStatus(error));
+              call.onError(LedgerStatus.toStatus(error, seq));
             } else {
               call.onNext(response);
               call.request(1);
@@ -222,6 +227,9 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
           }
         });
       }
+      // A request refused by validation ends the call after the responses to the requests before it, and
+      // no request after it is appended. A request that fails in Pulsar (UNAVAILABLE) ends the call too,
+      // but requests sent after it may already be appending: retry them with their idempotency keys.
     };
   }
 }

@@ -19,6 +19,32 @@ public final class LedgerStatus {
    *     error's message
    */
   public static StatusRuntimeException toStatus(Throwable error) {
+    return toStatus(error, -1);
+  }
+
+  /**
+   * Map an error of one request of a stream of requests (AppendStream) to a gRPC status exception.
+   *
+   * @param error the error
+   * @param requestSeq the failed request's {@code request_seq}, or -1 for none; the description then starts
+   *     with {@code request_seq N: }
+   * @return as {@link #toStatus(Throwable)}
+   */
+  public static StatusRuntimeException toStatus(Throwable error, long requestSeq) {
+    StatusRuntimeException status = map(error);
+    if (requestSeq < 0) {
+      return status;
+    }
+    com.google.rpc.Status proto = io.grpc.protobuf.StatusProto.fromThrowable(status);
+    if (proto != null) {
+      return io.grpc.protobuf.StatusProto.toStatusRuntimeException(proto.toBuilder()
+          .setMessage("request_seq " + requestSeq + ": " + proto.getMessage()).build());
+    }
+    return status.getStatus().withDescription("request_seq " + requestSeq + ": " + status.getStatus().getDescription())
+        .asRuntimeException();
+  }
+
+  private static StatusRuntimeException map(Throwable error) {
     while ((error instanceof CompletionException || error instanceof ExecutionException) && error.getCause() != null) {
       error = error.getCause();
     }

@@ -209,6 +209,42 @@ class HostileIngestIT {
   }
 
   @Test
+  void onAppendStreamNothingAfterARefusedRequestIsAppended() throws Exception {
+    long start = info("odd").getEventCount();
+    List<AppendResponse> acknowledged = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CompletableFuture<Throwable> ended = new CompletableFuture<>();
+    StreamObserver<AppendRequest> requests = IngestServiceGrpc.newStub(channel).appendStream(new StreamObserver<>() {
+      @Override
+      public void onNext(AppendResponse value) {
+        acknowledged.add(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        ended.complete(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        ended.completeExceptionally(new AssertionError("completed"));
+      }
+    });
+    for (int seq = 1; seq <= 20; seq++) {
+      AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("odd").setRequestSeq(seq);
+      for (int i = 0; i < 10; i++) {
+        request.addEvents(seq == 3 && i == 4 ? event("k", "{\"n\":\"bad\"}") : event("k", "{\"n\":" + i + "}"));
+      }
+      requests.onNext(request.build());
+    }
+    requests.onCompleted();
+    Status status = Status.fromThrowable(ended.get(1, TimeUnit.MINUTES));
+    assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(status.getDescription()).startsWith("request_seq 3: event 4: field 'payload_json.n' must be a 64-bit integer");
+    assertThat(acknowledged).extracting(AppendResponse::getRequestSeq).containsExactly(1L, 2L);
+    assertThat(info("odd").getEventCount()).as("requests 1 and 2 only").isEqualTo(start + 20);
+  }
+
+  @Test
   void aFiftyMegabyteEventIsRefusedByItsLengthPrefix() {
     String payload = "{\"s\":\"" + "x".repeat(50 * 1024 * 1024) + "\"}";
     assertStatus(() -> ingest().append(one(event("k", payload))), Status.Code.RESOURCE_EXHAUSTED, "4194304");
