@@ -56,6 +56,10 @@ final class Ingestion {
     long[] skipped = {0};
     java.util.List<String> shown = new java.util.ArrayList<>();
     InputException[] stoppedAt = {null};
+    // where the events not yet acknowledged came from, by ordinal (the server may refuse one of them)
+    int remembered = StreamIngester.DEFAULT_BATCH_EVENTS * (StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS + 2);
+    String[] wheres = new String[remembered];
+    long[] ordinal = {0};
     StreamIngester.Result result;
     try (ProgressBar bar = Progress.bar(task, total)) {
       result = ingester.ingest(() -> {
@@ -66,7 +70,9 @@ final class Ingestion {
               return null;
             }
             read[0]++;
-            return mapper.toEvent(row, reader.rowNumber(), reader.where());
+            dev.streamfold.api.v1.Event event = mapper.toEvent(row, reader.rowNumber(), reader.where());
+            wheres[(int) (ordinal[0]++ % remembered)] = reader.where();
+            return event;
           } catch (InputException bad) {
             read[0]++;
             if (!skipBad) {
@@ -80,7 +86,8 @@ final class Ingestion {
           }
         }
         return null;
-      }, bar::stepTo);
+      }, bar::stepTo, n -> n >= ordinal[0] - remembered && n < ordinal[0] ? wheres[(int) (n % remembered)]
+          : "event " + (n + 1) + " of the input");
     }
     if (stoppedAt[0] != null) {
       throw new CliException(stoppedAt[0].getMessage() + "; stopped there: the " + String.format("%,d", result.events())

@@ -152,6 +152,26 @@ class HostileInputIT {
   }
 
   @Test
+  void aRowTheServerRefusesIsNamedByItsLine() throws Exception {
+    StreamRef s = new StreamRef(TENANT, "required");
+    ledger.createStream(s, List.of(new StreamColumn("k", "STRING"), StreamColumn.parse("n:BIGINT NOT NULL")));
+    Path file = dir.resolve("required.csv");
+    try (BufferedWriter w = Files.newBufferedWriter(file)) {
+      w.write("k,n\n");
+      for (int i = 1; i <= 10_000; i++) {
+        w.write("k" + (i % 10) + "," + (i == 5_000 || i == 5_003 ? "" : Integer.toString(i)) + "\n");
+      }
+    }
+    String[] r = run("ingest", "required", file.toString(), "--key", "k");
+    assertThat(r[0]).isNotEqualTo("0");
+    // 2,000 events per request: rows 4,001..6,000 are one request, refused whole; the two before are in
+    assertThat(r[2]).startsWith("error: INVALID_ARGUMENT: " + file + " row 5000 (line 5001): field 'payload_json.n' is"
+        + " missing or null, but the stream's schema requires it (column n BIGINT NOT NULL); also refused: " + file
+        + " row 5003 (line 5004)").contains("the server appended the 4,000 events before that request, nothing from it on");
+    assertThat(ledger.describe(s).eventCount()).isEqualTo(4_000);
+  }
+
+  @Test
   void skipBadSkipsCountsAndReports() throws Exception {
     StreamRef s = stream("skipping");
     Path file = csv("skip.csv", 10_000, 3, 500, 501, 9_000, 9_001, 9_002, 10_000);
