@@ -45,6 +45,24 @@ final class RequestLimits extends ChannelInboundHandlerAdapter {
    * {@code client-query-buffer-limit} (1 GiB), the most one connection makes the server buffer.
    */
   static final long MAX_REQUEST_BYTES = 64L * 1024 * 1024;
+  /**
+   * Longest time a request may take to arrive once it has started (its array header read), ms. Ours:
+   * Redis has no such limit (its {@code timeout} is for idle clients and off by default), but it keeps a
+   * partial request as bytes; here a client that sends a header and then stalls would hold up to
+   * {@link #MAX_REQUEST_BYTES} per connection forever. A connection idle between requests is not limited.
+   */
+  static final long INCOMPLETE_REQUEST_TIMEOUT_MS = 30_000;
+
+  private final long incompleteRequestTimeoutMs;
+  private io.netty.util.concurrent.ScheduledFuture<?> deadline;
+
+  RequestLimits() {
+    this(INCOMPLETE_REQUEST_TIMEOUT_MS);
+  }
+
+  RequestLimits(long incompleteRequestTimeoutMs) {
+    this.incompleteRequestTimeoutMs = incompleteRequestTimeoutMs;
+  }
 
   /** Arguments still to come in the current request array; 0 outside an array. */
   private long remainingArguments;
@@ -57,16 +75,44 @@ final class RequestLimits extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
       return;
     }
+    boolean idle = remainingArguments == 0;
     String problem = check(msg);
     if (problem != null) {
-      failed = true;
+      fail(ctx, problem);
       ReferenceCountUtil.release(msg);
-      ctx.channel().config().setAutoRead(false);
-      // In order behind the requests already passed on: the command handler replies and closes.
-      ctx.fireExceptionCaught(new ProtocolException(problem));
       return;
     }
+    if (idle && remainingArguments > 0) {
+      deadline = ctx.executor().schedule(() -> fail(ctx, "request not complete " + incompleteRequestTimeoutMs
+          + " ms after it started (at most " + incompleteRequestTimeoutMs + " ms)"), incompleteRequestTimeoutMs,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+    } else if (!idle && remainingArguments == 0 && deadline != null) {
+      deadline.cancel(false);
+      deadline = null;
+    }
     ctx.fireChannelRead(msg);
+  }
+
+  private void fail(ChannelHandlerContext ctx, String problem) {
+    if (failed) {
+      return;
+    }
+    failed = true;
+    if (deadline != null) {
+      deadline.cancel(false);
+      deadline = null;
+    }
+    ctx.channel().config().setAutoRead(false);
+    // In order behind the requests already passed on: the command handler replies and closes.
+    ctx.fireExceptionCaught(new ProtocolException(problem));
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    if (deadline != null) {
+      deadline.cancel(false);
+    }
+    super.channelInactive(ctx);
   }
 
   /** Update the state with one decoded piece; return what is wrong with it, or null. */
