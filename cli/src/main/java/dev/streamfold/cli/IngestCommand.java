@@ -44,6 +44,11 @@ final class IngestCommand implements Callable<Integer> {
   @Option(names = "--limit", paramLabel = "ROWS", description = "Append at most this many rows.")
   Long limit;
 
+  @Option(names = "--skip-bad", description = "Skip rows that cannot become events (malformed record, missing key,"
+      + " wrong type) and report how many; by default the first bad row stops the ingestion (the rows before it"
+      + " are appended).")
+  boolean skipBad;
+
   @Override
   public Integer call() throws IOException {
     FileFormat fileFormat = format != null ? format : FileFormat.of(file);
@@ -58,7 +63,7 @@ final class IngestCommand implements Callable<Integer> {
       }
       try (RowReader reader = RowReader.open(file, fileFormat, types)) {
         Ingestion.run(client, server.tenant, stream, reader, new EventMapper(keyField, timeField),
-            limit == null ? Long.MAX_VALUE : limit, "ingest " + stream, System.out);
+            limit == null ? Long.MAX_VALUE : limit, "ingest " + stream, System.out, skipBad);
       }
     }
     return 0;

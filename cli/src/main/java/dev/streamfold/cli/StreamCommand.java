@@ -7,7 +7,6 @@ import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.StreamInfo;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -17,7 +16,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code streamfold stream create|list}. */
 @Command(name = "stream", mixinStandardHelpOptions = true, description = "Create and list streams (named sequences of events in a tenant's ledger).",
-    subcommands = {StreamCommand.Create.class, StreamCommand.ListStreams.class})
+    subcommands = {StreamCommand.Create.class, StreamCommand.ListStreams.class, StreamCommand.Schema.class})
 final class StreamCommand {
 
   @Command(name = "create", description = "Create a stream with declared columns (idempotent for the same columns).")
@@ -30,7 +29,8 @@ final class StreamCommand {
 
     @Option(names = {"--column", "-c"}, paramLabel = "NAME:TYPE", split = ",",
         description = "A payload column for SQL, e.g. delay:INT (types: STRING, BOOLEAN, INT, BIGINT, DOUBLE,"
-            + " TIMESTAMP); repeat or separate with commas.")
+            + " TIMESTAMP), optionally NOT NULL (every event must hold it) and DEFAULT <JSON value> (events without"
+            + " it are read with it), e.g. 'carrier:STRING DEFAULT \"AA\"'; repeat or separate with commas.")
     List<String> columns = new ArrayList<>();
 
     @Option(names = "--watermark-delay", paramLabel = "DURATION", defaultValue = "0s",
@@ -78,27 +78,60 @@ final class StreamCommand {
     }
   }
 
+  @Command(name = "schema", description = "Change a stream's schema.", subcommands = {StreamCommand.SchemaUpdate.class})
+  static final class Schema {
+  }
+
+  @Command(name = "update", description = "Replace a stream's columns (all of them, as in stream create). Stored events"
+      + " must fit: a new column is optional or has a DEFAULT (old events are read with it); types and DEFAULTs of"
+      + " existing columns do not change; a NOT NULL column without DEFAULT stays.")
+  static final class SchemaUpdate implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Stream name.")
+    String name;
+
+    @Option(names = {"--column", "-c"}, paramLabel = "NAME:TYPE", split = ",", required = true,
+        description = "Every column of the new schema, as in stream create.")
+    List<String> columns = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      List<Column> parsed = parseColumns(columns);
+      try (StreamfoldClient client = server.connect()) {
+        StreamInfo s = client.admin().updateStreamSchema(dev.streamfold.api.v1.UpdateStreamSchemaRequest.newBuilder()
+            .setTenant(server.tenant).setName(name).addAllColumns(parsed).build());
+        System.out.println("Stream " + s.getTenant() + "/" + s.getName() + " columns " + columns(s));
+      }
+      return 0;
+    }
+  }
+
   /**
-   * Parse {@code name:TYPE} column declarations.
+   * Parse column declarations {@code name:TYPE [NOT NULL] [DEFAULT <JSON value>]}.
    *
    * @param specs the declarations
    * @return the columns, types upper-cased
-   * @throws CliException if one is not {@code name:TYPE}
+   * @throws CliException if one is malformed (the message quotes it)
    */
   static List<Column> parseColumns(List<String> specs) {
     List<Column> result = new ArrayList<>();
     for (String spec : specs) {
-      int colon = spec.indexOf(':');
-      if (colon <= 0 || colon == spec.length() - 1) {
-        throw new CliException("--column must be NAME:TYPE (e.g. delay:INT), got '" + spec + "'");
+      dev.streamfold.ledger.StreamColumn c;
+      try {
+        c = dev.streamfold.ledger.StreamColumn.parse(spec);
+      } catch (IllegalArgumentException e) {
+        throw new CliException("--column: " + e.getMessage());
       }
-      result.add(Column.newBuilder().setName(spec.substring(0, colon).trim())
-          .setType(spec.substring(colon + 1).trim().toUpperCase(Locale.ROOT)).build());
+      result.add(Column.newBuilder().setName(c.name()).setType(c.type()).setRequired(c.required())
+          .setDefaultJson(c.defaultJson() == null ? "" : c.defaultJson()).build());
     }
     return result;
   }
 
   static String columns(StreamInfo s) {
-    return s.getColumnsList().stream().map(c -> c.getName() + ":" + c.getType()).collect(Collectors.joining(" "));
+    return s.getColumnsList().stream().map(c -> c.getName() + ":" + c.getType() + (c.getRequired() ? " NOT NULL" : "")
+        + (c.getDefaultJson().isEmpty() ? "" : " DEFAULT " + c.getDefaultJson())).collect(Collectors.joining(", "));
   }
 }

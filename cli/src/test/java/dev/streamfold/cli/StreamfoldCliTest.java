@@ -60,6 +60,12 @@ class StreamfoldCliTest {
             org.assertj.core.groups.Tuple.tuple("delay", "INT"), org.assertj.core.groups.Tuple.tuple("origin", "STRING"));
     assertThatThrownBy(() -> StreamCommand.parseColumns(List.of("delay")))
         .isInstanceOf(CliException.class).hasMessageContaining("NAME:TYPE");
+    StreamCommand.SchemaUpdate u = parse(StreamCommand.SchemaUpdate.class, "stream", "schema", "update", "flights",
+        "--column", "delay:INT NOT NULL", "--column", "carrier:STRING DEFAULT \"AA\"");
+    assertThat(u.name).isEqualTo("flights");
+    assertThat(StreamCommand.parseColumns(u.columns)).extracting(Column::getName, Column::getRequired, Column::getDefaultJson)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("delay", true, ""),
+            org.assertj.core.groups.Tuple.tuple("carrier", false, "\"AA\""));
   }
 
   @Test

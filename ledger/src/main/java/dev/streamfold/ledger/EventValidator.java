@@ -3,24 +3,62 @@ package dev.streamfold.ledger;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 
 /**
  * Checks events before they are appended: key present, payload a JSON object, declared columns of the
- * right type (a column may be absent or null). Rules come from the stream's declared columns.
+ * right type (a column may be absent or null), and every size and time within the limits below. Rules
+ * come from the stream's declared columns.
+ *
+ * <p>Limits (a whole event stays far below Pulsar's default {@code maxMessageSize} of 5 MB, and a
+ * gRPC request carries at most 4 MiB anyway, {@code IngestGrpcService.MAX_REQUEST_BYTES}):
+ * key, type and idempotency key {@value #MAX_KEY_BYTES} bytes each, headers {@value #MAX_HEADERS_BYTES}
+ * bytes in all, payload {@value #MAX_PAYLOAD_BYTES} bytes nested at most {@value #MAX_NESTING_DEPTH}
+ * levels, event time from 0 (the append time) to {@value #MAX_EVENT_TIME_AHEAD_MS} ms after the server's
+ * clock, TIMESTAMP column values within SQL's years 0000..9999.
  */
 public final class EventValidator {
-  /** Longest event key, bytes of UTF-8. */
+  /** Longest event key, type and idempotency key, bytes of UTF-8 each. Ours. */
   public static final int MAX_KEY_BYTES = 1024;
-  /** Largest payload, bytes of UTF-8 (below Pulsar's default 5 MB maxMessageSize). */
+  /** Largest payload, bytes of UTF-8. Ours: 1/5 of Pulsar's default 5 MB maxMessageSize (broker.conf). */
   public static final int MAX_PAYLOAD_BYTES = 1024 * 1024;
+  /** Most bytes of UTF-8 of all header names and values of one event. Ours. */
+  public static final int MAX_HEADERS_BYTES = 64 * 1024;
+  /**
+   * Deepest nesting of objects and arrays in a payload. Jackson's default
+   * ({@code StreamReadConstraints.DEFAULT_MAX_DEPTH}, 2.15+), set explicitly here so that it stays a
+   * rule of the ledger, not of a library version.
+   */
+  public static final int MAX_NESTING_DEPTH = 1000;
+  /**
+   * How far after the server's clock an event time may be, ms (1 day). Ours, after Kafka's
+   * {@code log.message.timestamp.after.max.ms}: a far-future event time (e.g. {@code Long.MAX_VALUE})
+   * would move every event-time watermark past all later events, closing all windows of every windowed
+   * view over the stream for good. Old event times are fine (history is imported with its times).
+   */
+  public static final long MAX_EVENT_TIME_AHEAD_MS = 24L * 60 * 60 * 1000;
+  /** Earliest TIMESTAMP column value, epoch ms: 0000-01-01T00:00:00Z (SQL TIMESTAMP's range, Flink docs). */
+  public static final long MIN_TIMESTAMP_MS = -62_167_219_200_000L;
+  /** Latest TIMESTAMP column value, epoch ms: 9999-12-31T23:59:59.999Z (SQL TIMESTAMP's range, Flink docs). */
+  public static final long MAX_TIMESTAMP_MS = 253_402_300_799_999L;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final com.fasterxml.jackson.core.JsonFactory JSON = com.fasterxml.jackson.core.JsonFactory.builder()
+      .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+          .maxNestingDepth(MAX_NESTING_DEPTH).build())
+      .build();
 
   private EventValidator() {}
+
+  /**
+   * Check one event against the server's clock.
+   *
+   * @see #check(int, EventEnvelope, List, long)
+   */
+  public static void check(int index, EventEnvelope event, List<StreamColumn> columns) {
+    check(index, event, columns, System.currentTimeMillis());
+  }
 
   /**
    * Check one event.
@@ -28,40 +66,63 @@ public final class EventValidator {
    * @param index index of the event in its request, from 0 (for the error message)
    * @param event the event
    * @param columns the stream's declared columns (may be empty: then any JSON object passes)
-   * @throws LedgerException.InvalidEvent if the event is malformed; the message names the index, the
-   *     field and the reason
+   * @param nowMs the server's clock, epoch ms (event times may be at most {@value #MAX_EVENT_TIME_AHEAD_MS}
+   *     ms after it)
+   * @throws LedgerException.InvalidEvent if the event is malformed or over a limit; the message names the
+   *     index, the field, the reason and the limit
    */
-  public static void check(int index, EventEnvelope event, List<StreamColumn> columns) {
+  public static void check(int index, EventEnvelope event, List<StreamColumn> columns, long nowMs) {
     if (event.key() == null || event.key().isEmpty()) {
       throw new LedgerException.InvalidEvent(index, "key", "is missing or empty");
     }
-    if (event.key().getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
-      throw new LedgerException.InvalidEvent(index, "key", "is longer than " + MAX_KEY_BYTES + " bytes");
+    checkLength(index, "key", event.key(), MAX_KEY_BYTES);
+    checkLength(index, "type", event.type(), MAX_KEY_BYTES);
+    checkLength(index, "idempotency_key", event.idempotencyKey(), MAX_KEY_BYTES);
+    long headerBytes = 0;
+    for (java.util.Map.Entry<String, String> header : event.headers().entrySet()) {
+      headerBytes += utf8Length(header.getKey()) + utf8Length(header.getValue());
     }
-    if (event.idempotencyKey().getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
-      throw new LedgerException.InvalidEvent(index, "idempotency_key", "is longer than " + MAX_KEY_BYTES + " bytes");
+    if (headerBytes > MAX_HEADERS_BYTES) {
+      throw new LedgerException.InvalidEvent(index, "headers", "hold " + headerBytes + " bytes; at most "
+          + MAX_HEADERS_BYTES + " bytes of names and values");
     }
     if (event.eventTimeMs() < 0) {
-      throw new LedgerException.InvalidEvent(index, "event_time_ms", "is negative: " + event.eventTimeMs());
+      throw new LedgerException.InvalidEvent(index, "event_time_ms", "is negative: " + event.eventTimeMs()
+          + " (epoch ms; 0 means the append time)");
+    }
+    if (event.eventTimeMs() > nowMs + MAX_EVENT_TIME_AHEAD_MS) {
+      throw new LedgerException.InvalidEvent(index, "event_time_ms", "is " + event.eventTimeMs() + " ("
+          + instant(event.eventTimeMs()) + "), more than 1 day after the server's clock (" + instant(nowMs)
+          + "); event times are when events happened");
     }
     String payload = event.payloadJson();
     if (payload == null || payload.isBlank()) {
       throw new LedgerException.InvalidEvent(index, "payload_json", "is missing; it must be a JSON object");
     }
-    if (payload.length() > MAX_PAYLOAD_BYTES) {
-      throw new LedgerException.InvalidEvent(index, "payload_json", "is larger than " + MAX_PAYLOAD_BYTES + " bytes");
+    if (payload.length() > MAX_PAYLOAD_BYTES || (3L * payload.length() > MAX_PAYLOAD_BYTES
+        && utf8Length(payload) > MAX_PAYLOAD_BYTES)) {
+      throw new LedgerException.InvalidEvent(index, "payload_json", "is larger than " + MAX_PAYLOAD_BYTES
+          + " bytes of UTF-8 (" + utf8Length(payload) + ")");
     }
     // One streaming pass over the payload: only declared columns' values are looked at (a tree of
     // every payload was most of ingestion's CPU; BENCHMARKS.md).
-    try (JsonParser parser = JSON.getFactory().createParser(payload)) {
+    try (JsonParser parser = JSON.createParser(payload)) {
       JsonToken first = parser.nextToken();
       if (first != JsonToken.START_OBJECT) {
         throw new LedgerException.InvalidEvent(index, "payload_json", "must be a JSON object, got "
             + (first == null ? "nothing" : kind(first)));
       }
+      int required = 0;
+      for (StreamColumn column : columns) {
+        required += column.required() ? 1 : 0;
+      }
+      java.util.Set<String> present = required == 0 ? null : new java.util.HashSet<>();
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String field = parser.currentName();
         JsonToken value = parser.nextToken();
+        if (present != null && value != JsonToken.VALUE_NULL) {
+          present.add(field);
+        }
         String type = typeOf(columns, field);
         if (type != null && value != JsonToken.VALUE_NULL) {
           String problem = typeProblem(type, value, parser);
@@ -74,10 +135,79 @@ public final class EventValidator {
       if (parser.nextToken() != null) {
         throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: content after the object");
       }
+      if (present != null) {
+        for (StreamColumn column : columns) {
+          if (column.required() && !present.contains(column.name())) {
+            throw new LedgerException.InvalidEvent(index, "payload_json." + column.name(), "is missing or null, but"
+                + " the stream's schema requires it (column " + column.describe() + ")");
+          }
+        }
+      }
+    } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+      throw new LedgerException.InvalidEvent(index, "payload_json", "is nested deeper than " + MAX_NESTING_DEPTH
+          + " levels of objects and arrays");
     } catch (JsonProcessingException e) {
       throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: " + e.getOriginalMessage());
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Check that a JSON value (e.g. a column's default) fits a column type.
+   *
+   * @param type the column type
+   * @param json the value as JSON text
+   * @return what is wrong, or null when it fits
+   */
+  static String valueProblem(String type, String json) {
+    try (JsonParser parser = JSON.createParser(json)) {
+      JsonToken value = parser.nextToken();
+      if (value == null) {
+        return "is not a JSON value";
+      }
+      String problem = value == JsonToken.VALUE_NULL ? null : typeProblem(type, value, parser);
+      parser.skipChildren();
+      if (problem == null && parser.nextToken() != null) {
+        return "is not one JSON value";
+      }
+      return problem;
+    } catch (java.io.IOException e) {
+      return "is not a JSON value (a text needs quotes, e.g. \"AA\")";
+    }
+  }
+
+  private static void checkLength(int index, String field, String value, int maxBytes) {
+    if (value != null && value.length() > maxBytes / 3 && utf8Length(value) > maxBytes) {
+      throw new LedgerException.InvalidEvent(index, field, "is longer than " + maxBytes + " bytes of UTF-8 ("
+          + utf8Length(value) + ")");
+    }
+  }
+
+  /** Bytes of the UTF-8 encoding of a text, without encoding it. */
+  static long utf8Length(String text) {
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        bytes++;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  private static String instant(long epochMs) {
+    try {
+      return java.time.Instant.ofEpochMilli(epochMs).toString();
+    } catch (java.time.DateTimeException e) {
+      return "out of range";
     }
   }
 
@@ -102,8 +232,8 @@ public final class EventValidator {
   }
 
   private static String shown(JsonToken token, JsonParser parser) throws java.io.IOException {
-    return token.isScalarValue() ? (token == JsonToken.VALUE_STRING ? "\"" + parser.getText() + "\"" : parser.getText())
-        : kind(token).toUpperCase();
+    return token.isScalarValue() ? (token == JsonToken.VALUE_STRING ? Names.quote(parser.getText())
+        : Names.shorten(parser.getText())) : kind(token).toUpperCase();
   }
 
   private static String typeProblem(String type, JsonToken value, JsonParser parser) throws java.io.IOException {
@@ -122,6 +252,11 @@ public final class EventValidator {
         return value.isNumeric() ? null : "must be a number (column type DOUBLE), got " + shown(value, parser);
       case "TIMESTAMP":
         if (value == JsonToken.VALUE_NUMBER_INT) {
+          if (parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER || parser.getLongValue() < MIN_TIMESTAMP_MS
+              || parser.getLongValue() > MAX_TIMESTAMP_MS) {
+            return "must be epoch ms within SQL TIMESTAMP's years 0000..9999 (" + MIN_TIMESTAMP_MS + ".."
+                + MAX_TIMESTAMP_MS + ", column type TIMESTAMP), got " + shown(value, parser);
+          }
           return null;
         }
         if (value == JsonToken.VALUE_STRING) {

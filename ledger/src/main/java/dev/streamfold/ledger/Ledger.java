@@ -48,6 +48,24 @@ public interface Ledger extends AutoCloseable {
   boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs);
 
   /**
+   * Change a stream's schema (its declared columns), checked for compatibility with every event already
+   * stored: a new column must be optional or have a DEFAULT (old events are read with it); a column may
+   * not change its type, become NOT NULL without a DEFAULT, change its DEFAULT (replays of old events must
+   * not change), nor be removed while it is NOT NULL without a DEFAULT. The schema is also registered as
+   * the next version of the topic's schema in Pulsar's registry (JSON type; Pulsar's FULL compatibility
+   * check must pass too). Appends after it are validated against the new columns.
+   *
+   * @param stream the stream
+   * @param columns the complete new list of columns
+   * @return the stream as described after the change
+   * @throws LedgerException.StreamNotFound if it does not exist
+   * @throws LedgerException.IncompatibleSchema naming the first incompatible column and why
+   * @throws IllegalArgumentException if the columns are malformed or repeat a name
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  StreamInfo updateSchema(StreamRef stream, List<StreamColumn> columns);
+
+  /**
    * List a tenant's streams.
    *
    * @param tenant tenant name

@@ -7,12 +7,16 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A column of a stream's payload, declared so that SQL transformations can be planned before they run.
+ * A column of a stream's payload, declared so that SQL transformations can be planned before they run
+ * and events are checked when they are appended: the stream's schema.
  *
  * @param name field name in the payload JSON object
  * @param type SQL type, one of {@link #TYPES}
+ * @param required true when every event must hold a non-null value ({@code NOT NULL})
+ * @param defaultJson the value, as JSON text, that events without the field are read with (SQL sees it;
+ *     old events replay with it after the column was added), or null for SQL NULL
  */
-public record StreamColumn(String name, String type) {
+public record StreamColumn(String name, String type, boolean required, String defaultJson) {
   /**
    * Supported types. TIMESTAMP is a timestamp with millisecond precision, given in the payload as an
    * ISO-8601 local date-time text ({@code 2001-01-01T00:01:00}) or as epoch milliseconds (UTC).
@@ -20,16 +24,28 @@ public record StreamColumn(String name, String type) {
   public static final Set<String> TYPES = Set.of("STRING", "BOOLEAN", "INT", "BIGINT", "DOUBLE", "TIMESTAMP");
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+  private static final Pattern SPEC = Pattern.compile(
+      "(?is)\\s*([^:\\s]+)\\s*:\\s*([A-Za-z]+)\\s*(NOT\\s+NULL)?\\s*(?:DEFAULT\\s+(.+?))?\\s*");
+
+  /**
+   * Create an optional column without a default (absent or null values are SQL NULL).
+   *
+   * @throws IllegalArgumentException if the name is not an identifier or the type is unsupported
+   */
+  public StreamColumn(String name, String type) {
+    this(name, type, false, null);
+  }
 
   /**
    * Create a column.
    *
-   * @throws IllegalArgumentException if the name is not an identifier or the type is unsupported
+   * @throws IllegalArgumentException if the name is not an identifier, the type is unsupported, or the
+   *     default is not a JSON value of the type (the message names the column)
    */
   public StreamColumn {
     if (name == null || !NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException("invalid column name '" + name
-          + "': use a letter or '_' then letters, digits or '_'");
+      throw new IllegalArgumentException("invalid column name " + Names.quote(name)
+          + ": use a letter or '_' then letters, digits or '_'");
     }
     type = type == null ? "" : type.trim().toUpperCase(Locale.ROOT);
     if (type.equals("VARCHAR")) {
@@ -38,9 +54,41 @@ public record StreamColumn(String name, String type) {
       type = "INT";
     }
     if (!TYPES.contains(type)) {
-      throw new IllegalArgumentException("column '" + name + "' has unsupported type '" + type
-          + "'; supported: STRING, BOOLEAN, INT, BIGINT, DOUBLE, TIMESTAMP");
+      throw new IllegalArgumentException("column '" + name + "' has unsupported type " + Names.quote(type)
+          + "; supported: STRING, BOOLEAN, INT, BIGINT, DOUBLE, TIMESTAMP");
     }
+    if (defaultJson != null && (defaultJson.isBlank() || defaultJson.trim().equals("null"))) {
+      defaultJson = null;
+    }
+    if (defaultJson != null) {
+      defaultJson = defaultJson.trim();
+      String problem = EventValidator.valueProblem(type, defaultJson);
+      if (problem != null) {
+        throw new IllegalArgumentException("column '" + name + "' DEFAULT " + Names.shorten(defaultJson) + " " + problem);
+      }
+    }
+  }
+
+  /**
+   * Parse a column as the CLI writes it: {@code name:TYPE [NOT NULL] [DEFAULT <JSON value>]}, e.g.
+   * {@code delay:INT NOT NULL}, {@code carrier:STRING DEFAULT "AA"}.
+   *
+   * @param spec the text
+   * @return the column
+   * @throws IllegalArgumentException if malformed (the message quotes it)
+   */
+  public static StreamColumn parse(String spec) {
+    java.util.regex.Matcher m = SPEC.matcher(spec == null ? "" : spec);
+    if (!m.matches()) {
+      throw new IllegalArgumentException("a column is NAME:TYPE [NOT NULL] [DEFAULT <JSON value>] (e.g. delay:INT,"
+          + " carrier:STRING DEFAULT \"AA\"), got " + Names.quote(spec));
+    }
+    return new StreamColumn(m.group(1), m.group(2), m.group(3) != null, m.group(4));
+  }
+
+  /** The column as {@link #parse} reads it, e.g. {@code delay INT NOT NULL DEFAULT 0}. */
+  public String describe() {
+    return name + " " + type + (required ? " NOT NULL" : "") + (defaultJson == null ? "" : " DEFAULT " + defaultJson);
   }
 
   /** Names reserved for the metadata columns every stream has in SQL (event key and event time). */
@@ -97,5 +145,52 @@ public record StreamColumn(String name, String type) {
       columns.add(new StreamColumn(nt[0], nt[1]));
     }
     return columns;
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /**
+   * Encode a schema as JSON: {@code [{"name":"delay","type":"INT","required":true,"default":0}, ...]}.
+   *
+   * @param columns the columns
+   * @return the JSON text
+   */
+  public static String encodeSchema(List<StreamColumn> columns) {
+    com.fasterxml.jackson.databind.node.ArrayNode array = JSON.createArrayNode();
+    for (StreamColumn c : columns) {
+      com.fasterxml.jackson.databind.node.ObjectNode o = array.addObject().put("name", c.name()).put("type", c.type());
+      if (c.required()) {
+        o.put("required", true);
+      }
+      if (c.defaultJson() != null) {
+        try {
+          o.set("default", JSON.readTree(c.defaultJson()));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+          throw new IllegalStateException("unreadable default of column " + c.name(), e);
+        }
+      }
+    }
+    return array.toString();
+  }
+
+  /**
+   * Decode {@link #encodeSchema} output.
+   *
+   * @param json the text
+   * @return the columns
+   * @throws IllegalArgumentException if malformed
+   */
+  public static List<StreamColumn> decodeSchema(String json) {
+    try {
+      List<StreamColumn> columns = new ArrayList<>();
+      for (com.fasterxml.jackson.databind.JsonNode o : JSON.readTree(json)) {
+        com.fasterxml.jackson.databind.JsonNode d = o.get("default");
+        columns.add(new StreamColumn(o.path("name").asText(), o.path("type").asText(), o.path("required").asBoolean(false),
+            d == null || d.isNull() ? null : d.toString()));
+      }
+      return columns;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("unreadable stream schema: " + e.getOriginalMessage(), e);
+    }
   }
 }

@@ -25,8 +25,8 @@ public record StreamRef(String tenant, String stream) {
   public StreamRef {
     checkTenant(tenant);
     if (stream == null || !STREAM.matcher(stream).matches()) {
-      throw new IllegalArgumentException("invalid stream name '" + stream
-          + "': use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters)");
+      throw new IllegalArgumentException("invalid stream name " + Names.quote(stream)
+          + ": use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters)");
     }
   }
 
@@ -39,8 +39,8 @@ public record StreamRef(String tenant, String stream) {
    */
   public static String checkTenant(String tenant) {
     if (tenant == null || !TENANT.matcher(tenant).matches()) {
-      throw new IllegalArgumentException("invalid tenant name '" + tenant
-          + "': use lowercase letters, digits, '_' or '-' (at most 64 characters)");
+      throw new IllegalArgumentException("invalid tenant name " + Names.quote(tenant)
+          + ": use lowercase letters, digits, '_' or '-' (at most 64 characters)");
     }
     return tenant;
   }

@@ -64,6 +64,55 @@ class EventValidatorTest {
         .hasMessageContaining("payload_json.delay").hasMessageContaining("got OBJECT");
     String deep = "{\"a\":" + "[".repeat(10_000) + "]".repeat(10_000) + "}";
     assertThatThrownBy(() -> EventValidator.check(0, event("k", deep), COLUMNS))
-        .hasMessageContaining("payload_json").hasMessageContaining("not valid JSON");
+        .hasMessage("event 0: field 'payload_json' is nested deeper than 1000 levels of objects and arrays");
+    String deepest = "{\"a\":" + "[".repeat(EventValidator.MAX_NESTING_DEPTH - 1) + "]".repeat(EventValidator.MAX_NESTING_DEPTH - 1) + "}";
+    assertThatCode(() -> EventValidator.check(0, event("k", deepest), COLUMNS)).doesNotThrowAnyException();
+  }
+
+  private static final long NOW = 1_764_500_000_000L; // 2025-11-30T10:53:20Z
+
+  private static EventEnvelope timed(long eventTimeMs) {
+    return new EventEnvelope("k", "", eventTimeMs, "{}", "", Map.of());
+  }
+
+  @Test
+  void eventTimesAreBetweenZeroAndOneDayAfterTheServerClock() {
+    assertThatCode(() -> EventValidator.check(0, timed(0), COLUMNS, NOW)).as("0: the append time").doesNotThrowAnyException();
+    assertThatCode(() -> EventValidator.check(0, timed(1), COLUMNS, NOW)).as("far past").doesNotThrowAnyException();
+    assertThatCode(() -> EventValidator.check(0, timed(NOW + EventValidator.MAX_EVENT_TIME_AHEAD_MS), COLUMNS, NOW))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> EventValidator.check(4, timed(NOW + EventValidator.MAX_EVENT_TIME_AHEAD_MS + 1), COLUMNS, NOW))
+        .hasMessageStartingWith("event 4: field 'event_time_ms' is 1764586400001 (2025-12-01T10:53:20.001Z), more than 1 day"
+            + " after the server's clock (2025-11-30T10:53:20Z)");
+    assertThatThrownBy(() -> EventValidator.check(0, timed(Long.MAX_VALUE), COLUMNS, NOW))
+        .hasMessageContaining("event_time_ms").hasMessageContaining("more than 1 day after");
+    assertThatThrownBy(() -> EventValidator.check(0, timed(-1), COLUMNS, NOW))
+        .hasMessage("event 0: field 'event_time_ms' is negative: -1 (epoch ms; 0 means the append time)");
+  }
+
+  @Test
+  void sizesAreBytesOfUtf8() {
+    String emoji = "\uD83D\uDE00"; // 4 bytes of UTF-8, 2 chars
+    assertThatCode(() -> EventValidator.check(0, event(emoji.repeat(256), "{}"), COLUMNS)).doesNotThrowAnyException();
+    assertThatThrownBy(() -> EventValidator.check(0, event(emoji.repeat(257), "{}"), COLUMNS))
+        .hasMessage("event 0: field 'key' is longer than 1024 bytes of UTF-8 (1028)");
+    String big = "{\"s\":\"" + "\u00e9".repeat(EventValidator.MAX_PAYLOAD_BYTES / 2) + "\"}"; // under 1 Mi chars, over 1 MiB
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", big), COLUMNS))
+        .hasMessageStartingWith("event 0: field 'payload_json' is larger than 1048576 bytes of UTF-8");
+    assertThatThrownBy(() -> EventValidator.check(0, new EventEnvelope("k", "", 1, "{}", "",
+        Map.of("h", "v".repeat(EventValidator.MAX_HEADERS_BYTES))), COLUMNS))
+        .hasMessage("event 0: field 'headers' hold 65537 bytes; at most 65536 bytes of names and values");
+    assertThatCode(() -> EventValidator.check(0, event("nul\0key\r\n" + emoji, "{}"), COLUMNS)).as("binary-safe keys")
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void timestampColumnsHoldSqlTimestampYearsAndLongValuesAreShortened() {
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"date\":9223372036854775807}"), COLUMNS))
+        .hasMessageContaining("payload_json.date").hasMessageContaining("years 0000..9999");
+    assertThatCode(() -> EventValidator.check(0, event("k", "{\"date\":253402300799999}"), COLUMNS))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"delay\":\"" + "x".repeat(100_000) + "\"}"), COLUMNS))
+        .hasMessageEndingWith("... (100000 characters)'");
   }
 }

@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  */
 final class CommandHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
+  /** Netty's RedisDecoder message for a bulk length over its 512 MiB cap. */
+  private static final java.util.regex.Pattern NETTY_BULK_LENGTH =
+      java.util.regex.Pattern.compile("length: (\\d+) \\(expected: <= \\d+\\)");
 
   private final CommandDispatcher dispatcher;
   private final ServerState server;
@@ -88,7 +91,12 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (cause instanceof DecoderException) {
+    if (cause instanceof ProtocolException protocol) {
+      // a request over a limit (RequestLimits), in order behind the replies to earlier requests
+      if (session != null && !session.closing()) {
+        closeWith(ctx, ErrorMapper.toReply(protocol));
+      }
+    } else if (cause instanceof DecoderException) {
       if (session != null && !session.closing()) {
         closeWith(ctx, ErrorMapper.toReply(new ProtocolException(decoderDetail(cause))));
       }
@@ -112,6 +120,11 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   private static String decoderDetail(Throwable cause) {
     Throwable root = cause.getCause() != null ? cause.getCause() : cause;
     String message = root.getMessage();
+    java.util.regex.Matcher tooLong = NETTY_BULK_LENGTH.matcher(message == null ? "" : message);
+    if (tooLong.matches()) {
+      // Netty's own cap (512 MiB, Redis's proto-max-bulk-len) on a declared bulk length, worded as Redis does
+      return "invalid bulk length (" + tooLong.group(1) + " bytes; at most " + RequestLimits.MAX_BULK_BYTES + ")";
+    }
     return "invalid request" + (message == null || message.isBlank() ? "" : " (" + message + ")");
   }
 

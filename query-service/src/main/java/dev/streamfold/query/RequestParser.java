@@ -71,7 +71,7 @@ final class RequestParser {
     return new Request(args);
   }
 
-  private static char typeByte(RedisMessage message) {
+  static char typeByte(RedisMessage message) {
     if (message instanceof SimpleStringRedisMessage) {
       return '+';
     } else if (message instanceof ErrorRedisMessage) {

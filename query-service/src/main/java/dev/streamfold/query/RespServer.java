@@ -56,8 +56,6 @@ import java.util.concurrent.TimeUnit;
 public final class RespServer implements AutoCloseable {
   /** Longest inline command line, in bytes (Redis: 64 KiB). */
   static final int MAX_INLINE_BYTES = 64 * 1024;
-  /** Longest aggregated bulk string, in bytes (Redis's default proto-max-bulk-len: 512 MiB). */
-  static final int MAX_BULK_BYTES = 512 * 1024 * 1024;
 
   private final RespServerOptions options;
   private final ServerState state;
@@ -158,6 +156,7 @@ public final class RespServer implements AutoCloseable {
             channels.add(ch);
             ch.pipeline()
                 .addLast("decoder", new RedisDecoder(MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, true))
+                .addLast("limits", new RequestLimits())
                 .addLast("bulk-aggregator", new RedisBulkStringAggregator())
                 .addLast("array-aggregator", new RedisArrayAggregator())
                 .addLast("encoder", new RedisEncoder())

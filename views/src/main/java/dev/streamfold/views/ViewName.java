@@ -33,8 +33,8 @@ public record ViewName(String tenant, String view) {
     checkTenant(tenant);
     Objects.requireNonNull(view, "view");
     if (!VIEW.matcher(view).matches()) {
-      throw new IllegalArgumentException("invalid view name '" + view
-          + "': use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters), optionally"
+      throw new IllegalArgumentException("invalid view name " + quote(view)
+          + ": use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters), optionally"
           + " followed by @<message ID> (ledgerId:entryId:partition:batchIndex)");
     }
   }
@@ -76,8 +76,8 @@ public record ViewName(String tenant, String view) {
   public static String checkTenant(String tenant) {
     Objects.requireNonNull(tenant, "tenant");
     if (!TENANT.matcher(tenant).matches()) {
-      throw new IllegalArgumentException("invalid tenant name '" + tenant
-          + "': use lowercase letters, digits, '_' or '-' (at most 64 characters)");
+      throw new IllegalArgumentException("invalid tenant name " + quote(tenant)
+          + ": use lowercase letters, digits, '_' or '-' (at most 64 characters)");
     }
     return tenant;
   }
@@ -85,5 +85,18 @@ public record ViewName(String tenant, String view) {
   @Override
   public String toString() {
     return tenant + "/" + view;
+  }
+
+  /** Quote client text for a message: control characters escaped, at most 80 characters shown. */
+  static String quote(String text) {
+    StringBuilder b = new StringBuilder("'");
+    for (int i = 0; i < Math.min(text.length(), 80); i++) {
+      char c = text.charAt(i);
+      b.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+    }
+    if (text.length() > 80) {
+      b.append("... (").append(text.length()).append(" characters)");
+    }
+    return b.append("'").toString();
   }
 }

@@ -98,10 +98,10 @@ final class CsvRowReader implements RowReader {
 
   /** Read one CSV record; null at the end of the file. Blank lines between records are skipped. */
   private List<String> record() throws IOException {
-    String text = in.readLine();
+    String text = readLine();
     line++;
     while (text != null && text.isEmpty()) {
-      text = in.readLine();
+      text = readLine();
       line++;
     }
     if (text == null) {
@@ -115,7 +115,7 @@ final class CsvRowReader implements RowReader {
     while (true) {
       if (i >= text.length()) {
         if (quoted) {
-          text = in.readLine();
+          text = readLine();
           line++;
           if (text == null) {
             throw new InputException(file + " line " + rowLine, row + 1, "a quoted field is not closed");
@@ -168,5 +168,14 @@ final class CsvRowReader implements RowReader {
   @Override
   public void close() throws IOException {
     in.close();
+  }
+
+  /** Read a line; text that is not UTF-8 stops the reading, naming its first such line (it cannot be skipped). */
+  private String readLine() throws IOException {
+    try {
+      return in.readLine();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw Utf8Lines.notUtf8(file, e);
+    }
   }
 }

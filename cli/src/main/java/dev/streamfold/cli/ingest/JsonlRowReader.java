@@ -25,7 +25,7 @@ final class JsonlRowReader implements RowReader {
   public ObjectNode next() throws IOException {
     String text;
     do {
-      text = in.readLine();
+      text = readLine();
       line++;
       if (text == null) {
         return null;
@@ -65,5 +65,14 @@ final class JsonlRowReader implements RowReader {
   @Override
   public void close() throws IOException {
     in.close();
+  }
+
+  /** Read a line; text that is not UTF-8 stops the reading, naming its first such line (it cannot be skipped). */
+  private String readLine() throws IOException {
+    try {
+      return in.readLine();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw Utf8Lines.notUtf8(file, e);
+    }
   }
 }

@@ -65,6 +65,9 @@ final class ParquetRowReader implements RowReader {
     try (ParquetFileReader footer = ParquetFileReader.open(input)) {
       schema = footer.getFooter().getFileMetaData().getSchema();
       totalRows = footer.getRecordCount();
+    } catch (RuntimeException | IOException e) {
+      // Parquet says "... is not a Parquet file. Expected magic number at tail ..." as a RuntimeException
+      throw new InputException(file.toString(), 0, "not a readable Parquet file (" + e.getMessage() + ")");
     }
     names = new String[schema.getFieldCount()];
     converters = new Converter[schema.getFieldCount()];

@@ -29,6 +29,12 @@ import java.util.function.LongConsumer;
 public final class StreamIngester {
   /** Events per AppendRequest. */
   public static final int DEFAULT_BATCH_EVENTS = 2_000;
+  /**
+   * Most bytes of events per AppendRequest: half the server's 4 MiB request limit
+   * ({@code IngestGrpcService.MAX_REQUEST_BYTES}, gRPC's default), so wide rows never make a request the
+   * server refuses; a request closes at this size or at the event count, whichever comes first.
+   */
+  public static final int MAX_BATCH_BYTES = 2 * 1024 * 1024;
   /** Requests sent but not acknowledged yet, at most. */
   public static final int DEFAULT_MAX_UNACKED_REQUESTS = 16;
   /** Longest wait for the remaining acknowledgements after the last request. */
@@ -109,13 +115,33 @@ public final class StreamIngester {
    * @throws IOException if the input cannot be read
    */
   public Result ingest(EventSource source, LongConsumer onAcked) throws IOException {
+    return ingest(source, onAcked, ordinal -> "event " + (ordinal + 1) + " of the input");
+  }
+
+  /**
+   * Append every event of a source, in order, and wait for all acknowledgements; events the server
+   * refuses are reported by where they came from.
+   *
+   * @param source the events
+   * @param onAcked called with the running total of acknowledged events after each acknowledgement
+   * @param describe where the event with a 0-based ordinal (in source order) came from, e.g.
+   *     {@code f.csv row 12 (line 13)}; asked only for events of requests not yet acknowledged
+   * @return what was appended
+   * @throws StatusRuntimeException if the server rejects a request (INVALID_ARGUMENT: its description names
+   *     each refused event by {@code describe} and says how many events were appended before) or the call
+   *     fails
+   * @throws InputException if a row cannot become an event
+   * @throws IOException if the input cannot be read
+   */
+  public Result ingest(EventSource source, LongConsumer onAcked, java.util.function.LongFunction<String> describe)
+      throws IOException {
     Semaphore window = new Semaphore(maxUnackedRequests);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     AtomicLong acked = new AtomicLong();
     AtomicLong ids = new AtomicLong();
     AtomicReference<String> first = new AtomicReference<>("");
     AtomicReference<String> last = new AtomicReference<>("");
-    ArrayDeque<long[]> pending = new ArrayDeque<>(); // {request_seq, events}, guarded by itself
+    ArrayDeque<long[]> pending = new ArrayDeque<>(); // {request_seq, events, first ordinal}, guarded by itself
     CountDownLatch done = new CountDownLatch(1);
     AtomicReference<ClientCallStreamObserver<AppendRequest>> callRef = new AtomicReference<>();
 
@@ -152,7 +178,11 @@ public final class StreamIngester {
 
       @Override
       public void onError(Throwable t) {
-        failure.compareAndSet(null, t);
+        long[] refused;
+        synchronized (pending) {
+          refused = pending.peek(); // requests are answered in order: the oldest unacknowledged one failed
+        }
+        failure.compareAndSet(null, refused == null ? t : describeRefusal(t, refused[2], acked.get(), describe));
         window.release(maxUnackedRequests);
         done.countDown();
       }
@@ -166,25 +196,27 @@ public final class StreamIngester {
     long start = System.nanoTime();
     io.grpc.stub.StreamObserver<AppendRequest> requests = stub.appendStream(responses);
     long seq = 0;
-    boolean finished = false;
     try {
       List<Event> batch = new ArrayList<>(batchEvents);
-      while (!finished) {
+      long batchBytes = 0;
+      long sent = 0;
+      while (true) {
         Event event = source.next();
-        if (event != null) {
-          batch.add(event);
-        } else {
-          finished = true;
+        long eventBytes = event == null ? 0 : event.getSerializedSize() + 6L; // with its tag and length prefix
+        if (!batch.isEmpty() && (event == null || batchBytes + eventBytes > MAX_BATCH_BYTES)) {
+          sent += batch.size();
+          send(requests, batch, ++seq, sent - batch.size(), window, failure, pending);
+          batchBytes = 0;
         }
-        if (batch.size() == batchEvents || (finished && !batch.isEmpty())) {
-          acquire(window, failure);
-          seq++;
-          synchronized (pending) {
-            pending.add(new long[] {seq, batch.size()});
-          }
-          requests.onNext(AppendRequest.newBuilder().setTenant(tenant).setStream(stream).setRequestSeq(seq)
-              .addAllEvents(batch).build());
-          batch.clear();
+        if (event == null) {
+          break;
+        }
+        batch.add(event);
+        batchBytes += eventBytes;
+        if (batch.size() == batchEvents) {
+          sent += batch.size();
+          send(requests, batch, ++seq, sent - batch.size(), window, failure, pending);
+          batchBytes = 0;
         }
       }
       requests.onCompleted();
@@ -214,6 +246,56 @@ public final class StreamIngester {
           + " requests not acknowledged").asRuntimeException();
     }
     return new Result(acked.get(), ids.get(), first.get(), last.get(), System.nanoTime() - start);
+  }
+
+  /** Send one request of the batch once the window allows, and clear the batch. */
+  private void send(io.grpc.stub.StreamObserver<AppendRequest> requests, List<Event> batch, long seq, long firstOrdinal,
+      Semaphore window, AtomicReference<Throwable> failure, ArrayDeque<long[]> pending) {
+    acquire(window, failure);
+    synchronized (pending) {
+      pending.add(new long[] {seq, batch.size(), firstOrdinal});
+    }
+    requests.onNext(AppendRequest.newBuilder().setTenant(tenant).setStream(stream).setRequestSeq(seq)
+        .addAllEvents(batch).build());
+    batch.clear();
+  }
+
+  /**
+   * Restate a refusal of the server in terms of the input: each refused event (from the status's
+   * {@code google.rpc.BadRequest} details, {@code events[i].field}) by where it came from.
+   */
+  static Throwable describeRefusal(Throwable t, long firstOrdinal, long appendedBefore,
+      java.util.function.LongFunction<String> describe) {
+    Status status = Status.fromThrowable(t);
+    com.google.rpc.Status details = io.grpc.protobuf.StatusProto.fromThrowable(t);
+    if (status.getCode() != Status.Code.INVALID_ARGUMENT || details == null) {
+      return t;
+    }
+    List<String> refused = new ArrayList<>();
+    for (com.google.protobuf.Any any : details.getDetailsList()) {
+      if (!any.is(com.google.rpc.BadRequest.class)) {
+        continue;
+      }
+      try {
+        for (com.google.rpc.BadRequest.FieldViolation v : any.unpack(com.google.rpc.BadRequest.class).getFieldViolationsList()) {
+          java.util.regex.Matcher m = java.util.regex.Pattern.compile("events\\[(\\d+)\\]\\.(.*)").matcher(v.getField());
+          if (m.matches()) {
+            refused.add(describe.apply(firstOrdinal + Long.parseLong(m.group(1))) + ": field '" + m.group(2) + "' "
+                + v.getDescription());
+          }
+        }
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        return t;
+      }
+    }
+    if (refused.isEmpty()) {
+      return t;
+    }
+    String text = refused.get(0) + (refused.size() > 1 ? "; also refused: " + String.join("; ", refused.subList(1,
+        Math.min(refused.size(), 5))) + (refused.size() > 5 ? " and " + (refused.size() - 5) + " more" : "") : "")
+        + "; the server appended the " + String.format("%,d", appendedBefore) + " events before that request, nothing"
+        + " from it on";
+    return Status.INVALID_ARGUMENT.withDescription(text).withCause(t).asRuntimeException();
   }
 
   private static void acquire(Semaphore window, AtomicReference<Throwable> failure) {

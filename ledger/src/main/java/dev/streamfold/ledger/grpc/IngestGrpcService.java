@@ -17,10 +17,24 @@ import java.util.concurrent.CompletableFuture;
  * gRPC {@code IngestService}: appends events to the ledger. A request is all-or-nothing as to
  * validation: an invalid event rejects its whole request (INVALID_ARGUMENT naming the event index
  * and field) and appends nothing of it.
+ *
+ * <p>What the server buffers per call: one request of at most {@value #MAX_REQUEST_BYTES} bytes (the
+ * transport refuses a longer one from its length prefix, RESOURCE_EXHAUSTED, before reading it), then
+ * its events as objects only once they are counted on the wire (at most {@value #MAX_EVENTS_PER_REQUEST}:
+ * a 4 MiB request of empty events would otherwise become two million objects), and for AppendStream at
+ * most {@value #MAX_IN_FLIGHT_REQUESTS} requests awaiting the ledger.
  */
 public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImplBase {
-  /** Most events accepted in one AppendRequest. */
+  /** Most events accepted in one AppendRequest. Ours. */
   public static final int MAX_EVENTS_PER_REQUEST = 10_000;
+  /**
+   * Largest AppendRequest, bytes on the wire: gRPC's default maximum inbound message size (4 MiB,
+   * {@code GrpcUtil.DEFAULT_MAX_MESSAGE_SIZE}), set explicitly on the server
+   * ({@code ServerBuilder.maxInboundMessageSize}). Clients batch by bytes as well as by events.
+   */
+  public static final int MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+  /** Unknown field of a request whose events were not parsed because there were too many; holds the count. */
+  private static final int TOO_MANY_EVENTS_FIELD = 536_870_911;
   /** Most AppendStream requests awaiting acknowledgement from the ledger per call (flow control). */
   public static final int MAX_IN_FLIGHT_REQUESTS = 64;
 
@@ -48,9 +62,13 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
   }
 
   private CompletableFuture<AppendResponse> appendAsync(AppendRequest request) {
-    if (request.getEventsCount() > MAX_EVENTS_PER_REQUEST) {
-      throw Status.INVALID_ARGUMENT.withDescription("events: " + request.getEventsCount()
-          + " events in one request; at most " + MAX_EVENTS_PER_REQUEST).asRuntimeException();
+    long events = request.getUnknownFields().hasField(TOO_MANY_EVENTS_FIELD)
+        ? request.getUnknownFields().getField(TOO_MANY_EVENTS_FIELD).getVarintList().get(0)
+        : request.getEventsCount();
+    if (events > MAX_EVENTS_PER_REQUEST) {
+      throw Status.INVALID_ARGUMENT.withDescription("events: " + events
+          + " events in one request; at most " + MAX_EVENTS_PER_REQUEST + " (split it into several requests)")
+          .asRuntimeException();
     }
     StreamRef stream = new StreamRef(request.getTenant(), request.getStream());
     limiter.check(stream.tenant(), request.getEventsCount(), i -> request.getEvents(i).getSerializedSize());
@@ -64,6 +82,93 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
       b.addRepeat(a.repeat());
     }
     return b.build();
+  }
+
+  /**
+   * Bind the service with a request marshaller that counts events on the wire before building them: add
+   * this to a server rather than the service itself (which would build every event of a request first).
+   *
+   * @return the service definition
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public io.grpc.ServerServiceDefinition definition() {
+    io.grpc.ServerServiceDefinition generated = bindService();
+    io.grpc.ServiceDescriptor descriptor = generated.getServiceDescriptor();
+    List<io.grpc.ServerMethodDefinition<?, ?>> methods = new java.util.ArrayList<>();
+    io.grpc.ServiceDescriptor.Builder service = io.grpc.ServiceDescriptor.newBuilder(descriptor.getName())
+        .setSchemaDescriptor(descriptor.getSchemaDescriptor());
+    for (io.grpc.ServerMethodDefinition<?, ?> method : generated.getMethods()) {
+      io.grpc.MethodDescriptor md = method.getMethodDescriptor();
+      if (md.getRequestMarshaller() instanceof io.grpc.MethodDescriptor.PrototypeMarshaller p
+          && p.getMessagePrototype() instanceof AppendRequest) {
+        io.grpc.MethodDescriptor counted = md.toBuilder(new CountingMarshaller(md.getRequestMarshaller()),
+            md.getResponseMarshaller()).build();
+        method = io.grpc.ServerMethodDefinition.create(counted, (io.grpc.ServerCallHandler) method.getServerCallHandler());
+      }
+      methods.add(method);
+      service.addMethod(method.getMethodDescriptor());
+    }
+    io.grpc.ServerServiceDefinition.Builder bound = io.grpc.ServerServiceDefinition.builder(service.build());
+    methods.forEach(bound::addMethod);
+    return bound.build();
+  }
+
+  /**
+   * Parses an AppendRequest only after counting its events on the wire; with more than
+   * {@link #MAX_EVENTS_PER_REQUEST} it returns the request without events, marked with the count, which
+   * {@link #appendAsync} refuses.
+   */
+  static final class CountingMarshaller implements io.grpc.MethodDescriptor.Marshaller<AppendRequest> {
+    private final io.grpc.MethodDescriptor.Marshaller<AppendRequest> delegate;
+
+    CountingMarshaller(io.grpc.MethodDescriptor.Marshaller<AppendRequest> delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public java.io.InputStream stream(AppendRequest value) {
+      return delegate.stream(value);
+    }
+
+    @Override
+    public AppendRequest parse(java.io.InputStream stream) {
+      try {
+        byte[] bytes = stream.readAllBytes();
+        return parse(bytes);
+      } catch (java.io.IOException e) {
+        throw Status.INTERNAL.withDescription("cannot read the request: " + e.getMessage()).withCause(e)
+            .asRuntimeException();
+      }
+    }
+
+    static AppendRequest parse(byte[] bytes) throws java.io.IOException {
+      try {
+        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(bytes);
+        long events = 0;
+        AppendRequest.Builder header = AppendRequest.newBuilder();
+        for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+          switch (com.google.protobuf.WireFormat.getTagFieldNumber(tag)) {
+            case AppendRequest.EVENTS_FIELD_NUMBER -> {
+              events++;
+              in.skipField(tag);
+            }
+            case AppendRequest.TENANT_FIELD_NUMBER -> header.setTenant(in.readStringRequireUtf8());
+            case AppendRequest.STREAM_FIELD_NUMBER -> header.setStream(in.readStringRequireUtf8());
+            case AppendRequest.REQUEST_SEQ_FIELD_NUMBER -> header.setRequestSeq(in.readInt64());
+            default -> in.skipField(tag);
+          }
+        }
+        if (events > MAX_EVENTS_PER_REQUEST) {
+          return header.setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
+              .addField(TOO_MANY_EVENTS_FIELD, com.google.protobuf.UnknownFieldSet.Field.newBuilder()
+                  .addVarint(events).build()).build()).build();
+        }
+        return AppendRequest.parseFrom(bytes);
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        throw Status.INVALID_ARGUMENT.withDescription("malformed AppendRequest: " + e.getMessage()).withCause(e)
+            .asRuntimeException();
+      }
+    }
   }
 
   @Override
@@ -90,20 +195,25 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
     return new StreamObserver<>() {
       // Responses go out in request order: each append's response waits for the previous one's.
       private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
+      /** The call ended with an error (sent, or the client's). */
       private boolean failed;
+      /** A request was refused before anything of it was appended: later requests are not appended. */
+      private boolean refused;
 
       @Override
       public synchronized void onNext(AppendRequest request) {
-        if (failed) {
-          return;
+        if (failed || refused) {
+          return; // after a refused request nothing more is appended: the call ends with its error
         }
         CompletableFuture<AppendResponse> append;
         try {
           append = appendAsync(request);
         } catch (RuntimeException e) {
+          refused = true;
           append = CompletableFuture.failedFuture(e);
         }
         CompletableFuture<AppendResponse> thisAppend = append;
+        long seq = request.getRequestSeq();
         previous = previous.thenCompose(ignored -> thisAppend.handle((response, error) -> {
           synchronized (this) {
             if (failed) {
@@ -111,7 +221,7 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
             }
             if (error != null) {
               failed = true;
-              call.onError(LedgerStatus.toStatus(error));
+              call.onError(LedgerStatus.toStatus(error, seq));
             } else {
               call.onNext(response);
               call.request(1);
@@ -136,6 +246,9 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
           }
         });
       }
+      // A request refused by validation ends the call after the responses to the requests before it, and
+      // no request after it is appended. A request that fails in Pulsar (UNAVAILABLE) ends the call too,
+      // but requests sent after it may already be appending: retry them with their idempotency keys.
     };
   }
 }

@@ -15,18 +15,48 @@ public final class LedgerStatus {
    *
    * @param error any error thrown while serving a call
    * @return INVALID_ARGUMENT for malformed input, NOT_FOUND for an unknown stream, ALREADY_EXISTS for a
-   *     conflicting stream or a registered tenant, RESOURCE_EXHAUSTED for a tenant over its ingest rate, UNAVAILABLE when Pulsar fails, INTERNAL otherwise; the description is the
+   *     conflicting stream or a registered tenant, FAILED_PRECONDITION for an incompatible schema change,
+   *     RESOURCE_EXHAUSTED for a tenant over its ingest rate, UNAVAILABLE when Pulsar fails, INTERNAL otherwise; the description is the
    *     error's message
    */
   public static StatusRuntimeException toStatus(Throwable error) {
+    return toStatus(error, -1);
+  }
+
+  /**
+   * Map an error of one request of a stream of requests (AppendStream) to a gRPC status exception.
+   *
+   * @param error the error
+   * @param requestSeq the failed request's {@code request_seq}, or -1 for none; the description then starts
+   *     with {@code request_seq N: }
+   * @return as {@link #toStatus(Throwable)}
+   */
+  public static StatusRuntimeException toStatus(Throwable error, long requestSeq) {
+    StatusRuntimeException status = map(error);
+    if (requestSeq < 0) {
+      return status;
+    }
+    com.google.rpc.Status proto = io.grpc.protobuf.StatusProto.fromThrowable(status);
+    if (proto != null) {
+      return io.grpc.protobuf.StatusProto.toStatusRuntimeException(proto.toBuilder()
+          .setMessage("request_seq " + requestSeq + ": " + proto.getMessage()).build());
+    }
+    return status.getStatus().withDescription("request_seq " + requestSeq + ": " + status.getStatus().getDescription())
+        .asRuntimeException();
+  }
+
+  private static StatusRuntimeException map(Throwable error) {
     while ((error instanceof CompletionException || error instanceof ExecutionException) && error.getCause() != null) {
       error = error.getCause();
     }
     if (error instanceof StatusRuntimeException sre) {
       return sre;
     }
+    if (error instanceof LedgerException.InvalidEvent invalid) {
+      return invalidEvents(invalid);
+    }
     Status status;
-    if (error instanceof LedgerException.InvalidEvent || error instanceof IllegalArgumentException) {
+    if (error instanceof IllegalArgumentException) {
       status = Status.INVALID_ARGUMENT;
     } else if (error instanceof dev.streamfold.ledger.tenant.TenantException.RateLimited) {
       status = Status.RESOURCE_EXHAUSTED;
@@ -36,6 +66,8 @@ public final class LedgerStatus {
       status = Status.ALREADY_EXISTS;
     } else if (error instanceof LedgerException.StreamNotFound) {
       status = Status.NOT_FOUND;
+    } else if (error instanceof LedgerException.IncompatibleSchema) {
+      status = Status.FAILED_PRECONDITION;
     } else if (error instanceof LedgerException.StreamExists) {
       status = Status.ALREADY_EXISTS;
     } else if (error instanceof LedgerException.Unavailable) {
@@ -44,5 +76,23 @@ public final class LedgerStatus {
       status = Status.INTERNAL;
     }
     return status.withDescription(String.valueOf(error.getMessage())).withCause(error).asRuntimeException();
+  }
+
+  /**
+   * INVALID_ARGUMENT with the message, and as details a {@code google.rpc.BadRequest} with one field
+   * violation per invalid event listed: field {@code events[<index>].<field>} (e.g.
+   * {@code events[3].payload_json.delay}), description the reason. Clients read them with
+   * {@code io.grpc.protobuf.StatusProto.fromThrowable}.
+   */
+  private static StatusRuntimeException invalidEvents(LedgerException.InvalidEvent invalid) {
+    com.google.rpc.BadRequest.Builder bad = com.google.rpc.BadRequest.newBuilder();
+    for (LedgerException.InvalidEvent e : invalid.all()) {
+      bad.addFieldViolations(com.google.rpc.BadRequest.FieldViolation.newBuilder()
+          .setField("events[" + e.index() + "]." + e.field()).setDescription(e.reason()));
+    }
+    com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
+        .setCode(Status.Code.INVALID_ARGUMENT.value()).setMessage(String.valueOf(invalid.getMessage()))
+        .addDetails(com.google.protobuf.Any.pack(bad.build())).build();
+    return io.grpc.protobuf.StatusProto.toStatusRuntimeException(status);
   }
 }

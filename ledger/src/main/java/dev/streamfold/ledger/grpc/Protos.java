@@ -28,7 +28,8 @@ final class Protos {
   static List<StreamColumn> columns(List<Column> columns) {
     List<StreamColumn> result = new ArrayList<>();
     for (Column c : columns) {
-      result.add(new StreamColumn(c.getName(), c.getType()));
+      result.add(new StreamColumn(c.getName(), c.getType(), c.getRequired(),
+          c.getDefaultJson().isEmpty() ? null : c.getDefaultJson()));
     }
     return result;
   }
@@ -42,7 +43,8 @@ final class Protos {
         .setWatermarkDelayMs(info.watermarkDelayMs())
         .setLatestMessageId(info.latest().map(Object::toString).orElse(""));
     for (StreamColumn c : info.columns()) {
-      b.addColumns(Column.newBuilder().setName(c.name()).setType(c.type()));
+      b.addColumns(Column.newBuilder().setName(c.name()).setType(c.type()).setRequired(c.required())
+          .setDefaultJson(c.defaultJson() == null ? "" : c.defaultJson()));
     }
     return b.build();
   }

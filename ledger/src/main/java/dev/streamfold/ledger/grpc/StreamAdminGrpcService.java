@@ -72,6 +72,13 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
   }
 
   @Override
+  public void updateStreamSchema(dev.streamfold.api.v1.UpdateStreamSchemaRequest request,
+      StreamObserver<dev.streamfold.api.v1.StreamInfo> response) {
+    GrpcReplies.reply(response, () -> Protos.info(ledger.updateSchema(new StreamRef(request.getTenant(), request.getName()),
+        Protos.columns(request.getColumnsList()))), LedgerStatus::toStatus);
+  }
+
+  @Override
   public void listStreams(ListStreamsRequest request, StreamObserver<ListStreamsResponse> response) {
     GrpcReplies.reply(response, () -> {
         ListStreamsResponse.Builder b = ListStreamsResponse.newBuilder();

@@ -10,9 +10,11 @@ import dev.streamfold.ledger.OffloadStatus;
 import dev.streamfold.ledger.StreamStorage;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.Names;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.StreamSchemas;
 import dev.streamfold.ledger.SystemTable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -48,6 +50,11 @@ public final class PulsarLedger implements Ledger {
   public static final String PRODUCER_NAME = "streamfold-appender";
   /** Topic property holding the stream's declared columns ({@link StreamColumn#encode}). */
   public static final String COLUMNS_PROPERTY = "streamfold.columns";
+  /**
+   * Topic property holding the stream's schema as JSON ({@link StreamColumn#encodeSchema}: types, NOT NULL,
+   * DEFAULT); absent on streams created before schemas, whose columns are {@link #COLUMNS_PROPERTY}.
+   */
+  public static final String SCHEMA_PROPERTY = "streamfold.schema";
   /** Topic property holding a stream's watermark delay, milliseconds (absent: 0). */
   public static final String WATERMARK_DELAY_PROPERTY = "streamfold.watermark_delay_ms";
   /**
@@ -153,25 +160,143 @@ public final class PulsarLedger implements Ledger {
     }
     StreamColumn.checkDistinct(columns);
     ensureTenant(stream.tenant());
-    String requested = StreamColumn.encode(columns);
     try {
       Optional<Map<String, String>> existing = properties(stream);
       if (existing.isPresent()) {
-        String have = existing.get().getOrDefault(COLUMNS_PROPERTY, "");
-        if (!have.equals(requested)) {
-          throw new LedgerException.StreamExists(stream, have, requested);
+        List<StreamColumn> have = columns(existing.get());
+        if (!have.equals(columns)) {
+          throw new LedgerException.StreamExists(stream, describe(have), describe(columns));
         }
         return false;
       }
       try {
-        admin.topics().createNonPartitionedTopic(stream.topic(), Map.of(COLUMNS_PROPERTY, requested,
-            WATERMARK_DELAY_PROPERTY, Long.toString(watermarkDelayMs)));
+        admin.topics().createNonPartitionedTopic(stream.topic(), Map.of(COLUMNS_PROPERTY, StreamColumn.encode(columns),
+            SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns), WATERMARK_DELAY_PROPERTY, Long.toString(watermarkDelayMs)));
       } catch (PulsarAdminException.ConflictException raced) {
         return false;
+      }
+      if (!columns.isEmpty()) {
+        registerSchema(stream, columns);
       }
       return true;
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot create stream " + stream, e);
+    }
+  }
+
+  private static List<StreamColumn> columns(Map<String, String> props) {
+    String schema = props.get(SCHEMA_PROPERTY);
+    return schema != null ? StreamColumn.decodeSchema(schema) : StreamColumn.decode(props.get(COLUMNS_PROPERTY));
+  }
+
+  private static String describe(List<StreamColumn> columns) {
+    return String.join(", ", columns.stream().map(StreamColumn::describe).toList());
+  }
+
+  /**
+   * Register the columns as the next version of the topic's schema in Pulsar's registry: type JSON (the
+   * payloads are JSON objects), the definition an Avro record with one field per column (NOT NULL columns
+   * as the plain type, the others as a union with null; DEFAULT as the field's default; TIMESTAMP as a
+   * string with {@code "sqlType": "TIMESTAMP"}). Our appender is a schemaless (BYTES) producer, which the
+   * broker accepts on a topic with a schema while {@code schemaValidationEnforced} is off (Pulsar's default,
+   * verified by {@code StreamSchemaIT}); events are validated by {@link EventValidator} instead.
+   *
+   * @throws LedgerException.IncompatibleSchema if Pulsar's compatibility check refuses it
+   */
+  private void registerSchema(StreamRef stream, List<StreamColumn> columns) {
+    org.apache.pulsar.common.schema.SchemaInfo info = org.apache.pulsar.common.schema.SchemaInfo.builder()
+        .name(stream.stream()).type(org.apache.pulsar.common.schema.SchemaType.JSON)
+        .schema(avroRecord(stream, columns).getBytes(StandardCharsets.UTF_8)).properties(Map.of()).build();
+    try {
+      admin.schemas().createSchema(stream.topic(), info);
+    } catch (PulsarAdminException.ConflictException | PulsarAdminException.ServerSideErrorException refused) {
+      throw new LedgerException.IncompatibleSchema(stream, "Pulsar's schema registry refused it ("
+          + registryRefusal(refused) + ")");
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot register the schema of stream " + stream, e);
+    }
+  }
+
+  /** The first line of the broker's "Message: ..." in a refusal (its full text carries a stack trace). */
+  static String registryRefusal(Exception refused) {
+    String text = String.valueOf(refused.getMessage());
+    for (String line : text.split("\n")) {
+      if (line.startsWith("Message: ")) {
+        return line.substring("Message: ".length()).trim();
+      }
+    }
+    return Names.shorten(text.trim());
+  }
+
+  /** The Avro record schema (JSON text) of a stream's columns, as registered in Pulsar. */
+  static String avroRecord(StreamRef stream, List<StreamColumn> columns) {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.node.ObjectNode record = json.createObjectNode().put("type", "record")
+        .put("name", stream.stream().replace('-', '_')).put("namespace", "streamfold." + stream.tenant().replace('-', '_'));
+    com.fasterxml.jackson.databind.node.ArrayNode fields = record.putArray("fields");
+    for (StreamColumn c : columns) {
+      String avro = switch (c.type()) {
+        case "BOOLEAN" -> "boolean";
+        case "INT" -> "int";
+        case "BIGINT" -> "long";
+        case "DOUBLE" -> "double";
+        default -> "string";
+      };
+      com.fasterxml.jackson.databind.node.ObjectNode field = fields.addObject().put("name", c.name());
+      com.fasterxml.jackson.databind.JsonNode defaultValue;
+      try {
+        defaultValue = c.defaultJson() == null ? null : json.readTree(c.defaultJson());
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+      if (c.type().equals("TIMESTAMP") && defaultValue != null && defaultValue.isNumber()) {
+        defaultValue = json.getNodeFactory().textNode(defaultValue.asText());
+      }
+      if (c.required()) {
+        field.put("type", avro);
+        if (defaultValue != null) {
+          field.set("default", defaultValue);
+        }
+      } else if (defaultValue == null) {
+        field.putArray("type").add("null").add(avro);
+        field.putNull("default");
+      } else {
+        // an Avro union's default must be of its first branch
+        field.putArray("type").add(avro).add("null");
+        field.set("default", defaultValue);
+      }
+      field.put("sqlType", c.type());
+    }
+    return record.toString();
+  }
+
+  @Override
+  public StreamInfo updateSchema(StreamRef stream, List<StreamColumn> columns) {
+    StreamColumn.checkDistinct(columns);
+    try {
+      Map<String, String> props = properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+      List<StreamColumn> old = columns(props);
+      String problem = StreamSchemas.incompatibility(old, columns);
+      if (problem != null) {
+        throw new LedgerException.IncompatibleSchema(stream, problem);
+      }
+      if (old.equals(columns)) {
+        return describe(stream);
+      }
+      if (!columns.isEmpty()) {
+        registerSchema(stream, columns);
+      }
+      Map<String, String> updated = new java.util.HashMap<>(props);
+      updated.put(COLUMNS_PROPERTY, StreamColumn.encode(columns));
+      updated.put(SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns));
+      admin.topics().updateProperties(stream.topic(), updated);
+      StreamAppender appender = appenders.remove(stream);
+      if (appender != null) {
+        appender.close(); // the next append opens one that validates against the new columns
+      }
+      return describe(stream);
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot update the schema of stream " + stream, e);
     }
   }
 
@@ -212,7 +337,7 @@ public final class PulsarLedger implements Ledger {
   public StreamInfo describe(StreamRef stream) {
     try {
       Map<String, String> props = properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
-      List<StreamColumn> columns = StreamColumn.decode(props.get(COLUMNS_PROPERTY));
+      List<StreamColumn> columns = columns(props);
       Optional<Message<byte[]>> last = lastMessage(stream);
       return new StreamInfo(stream, columns,
           last.map(m -> PulsarMessageIds.toText(m.getMessageId())),
@@ -242,8 +367,21 @@ public final class PulsarLedger implements Ledger {
       appender = appenders.computeIfAbsent(stream, this::openAppender);
     }
     List<StreamColumn> columns = appender.columns();
+    List<LedgerException.InvalidEvent> invalid = new ArrayList<>();
+    int invalidEvents = 0;
+    long nowMs = System.currentTimeMillis();
     for (int i = 0; i < events.size(); i++) {
-      EventValidator.check(i, events.get(i), columns);
+      try {
+        EventValidator.check(i, events.get(i), columns, nowMs);
+      } catch (LedgerException.InvalidEvent e) {
+        invalidEvents++;
+        if (invalid.size() < LedgerException.InvalidEvent.MAX_LISTED) {
+          invalid.add(e);
+        }
+      }
+    }
+    if (!invalid.isEmpty()) {
+      throw LedgerException.InvalidEvent.ofRequest(invalid, invalidEvents, events.size());
     }
     return appender.append(events);
   }

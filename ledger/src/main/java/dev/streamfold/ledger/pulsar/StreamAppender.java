@@ -148,14 +148,16 @@ final class StreamAppender {
     }
   }
 
+  /** Flush and close; waits until the broker released the producer name, so a new appender can take it. */
   synchronized void close() {
     if (producer != null) {
       try {
         producer.flush();
+        producer.close();
       } catch (PulsarClientException ignored) {
         // closing anyway
       }
-      producer.closeAsync();
+      producer = null;
     }
     if (index != null) {
       index.close();

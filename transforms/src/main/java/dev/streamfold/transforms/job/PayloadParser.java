@@ -42,6 +42,9 @@ public final class PayloadParser implements EventConverter<Row> {
 
   private final String[] names;
   private final String[] types;
+  /** Per declared column: its DEFAULT as JSON text (events without the field are read with it), or null. */
+  private final String[] defaults;
+  private transient Object[] defaultValues;
   /** Per declared column: whether it is parsed (columns no query reads stay NULL, unparsed). */
   private final boolean[] read;
   private transient Map<String, Integer> indexes;
@@ -67,6 +70,7 @@ public final class PayloadParser implements EventConverter<Row> {
   public PayloadParser(List<StreamColumn> columns, List<String> sql) {
     names = columns.stream().map(StreamColumn::name).toArray(String[]::new);
     types = columns.stream().map(StreamColumn::type).toArray(String[]::new);
+    defaults = columns.stream().map(StreamColumn::defaultJson).toArray(String[]::new);
     read = new boolean[names.length];
     String code = sql == null ? null : String.join("\n", sql).replaceAll("'(?:[^']|'')*'", "''");
     boolean star = code == null || java.util.regex.Pattern.compile("(?i)(SELECT|,|\\.)\\s*\\*").matcher(code).find();
@@ -208,9 +212,26 @@ public final class PayloadParser implements EventConverter<Row> {
       }
       indexes = map;
     }
+    if (defaultValues == null) {
+      Object[] values = new Object[names.length];
+      for (int i = 0; i < names.length; i++) {
+        try {
+          values[i] = defaults[i] == null ? null : value(types[i], JSON.readTree(defaults[i]));
+        } catch (java.io.IOException e) {
+          values[i] = null;
+        }
+      }
+      defaultValues = values;
+    }
     try (JsonParser parser = JSON.getFactory().createParser(payload)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return false;
+      }
+      // a field the event does not hold is read as the column's DEFAULT (an explicit null stays NULL)
+      for (int i = 0; i < names.length; i++) {
+        if (read[i] && defaultValues[i] != null) {
+          row.setField(i, defaultValues[i]);
+        }
       }
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         Integer i = indexes.get(parser.currentName());
@@ -286,7 +307,7 @@ public final class PayloadParser implements EventConverter<Row> {
           return LocalDateTime.ofInstant(Instant.ofEpochMilli(v.longValue()), ZoneOffset.UTC);
         }
         try {
-          return v.isTextual() ? LocalDateTime.parse(v.textValue()) : null;
+          return v.isTextual() ? dev.streamfold.ledger.IsoDateTimes.parse(v.textValue()) : null;
         } catch (RuntimeException e) {
           return null;
         }

@@ -104,6 +104,7 @@ public final class ViewJobBuilder {
       }
     }
     checkOneRowPerKey(explained, keys, keyGiven);
+    checkJoinState(explained);
     if (usesEventTimeWindows(sql) && keys.stream().noneMatch(k -> k.equals("window_start") || k.equals("window_end"))) {
       throw new TransformException.InvalidSql("a windowed view keeps one row per key and window, so its key must"
           + " include window_start (or window_end), e.g. --key " + keys.get(0) + ",window_start; key now: " + keys, null);
@@ -197,6 +198,29 @@ public final class ViewJobBuilder {
     }
   }
 
+  private static final Pattern RAW_EVENT_JOIN = Pattern.compile(
+      "Join\\(joinType=\\[(\\w+)\\][^\\n]*(left|right)InputSpec=\\[NoUniqueKey\\]");
+
+  /**
+   * A regular join keeps, in Flink state and forever, every row of each input that has no unique key:
+   * joined raw events (a self-join of a stream, or {@code IN (SELECT ... FROM stream)}) make a view's
+   * state grow with the whole ledger, and a key shared by n events on each side emits n^2 rows. So such
+   * joins are refused; joins of aggregates (each side grouped by the join key, so one row per key) keep
+   * state proportional to the keys and are allowed.
+   *
+   * @throws TransformException.InvalidSql naming the join type and what to do instead
+   */
+  static void checkJoinState(String explained) {
+    Matcher m = RAW_EVENT_JOIN.matcher(explained);
+    if (m.find()) {
+      throw new TransformException.InvalidSql("this SQL joins raw events (" + m.group(1) + "): a join keeps every event"
+          + " of an input without a unique key in its state forever, so the view's state would grow with the whole"
+          + " ledger (and a key shared by many events emits a row per pair); join aggregates instead, each side"
+          + " grouped by the join key, e.g. SELECT a.k, a.n, b.m FROM (SELECT k, COUNT(*) AS n FROM s GROUP BY k) a"
+          + " JOIN (SELECT k, SUM(x) AS m FROM s GROUP BY k) b ON a.k = b.k", null);
+    }
+  }
+
   private static final Pattern GROUP_BY = Pattern.compile("groupBy=\\[([^\\]]*)\\]");
   private static final Pattern PARTITION_BY = Pattern.compile("partitionBy=\\[([^\\]]*)\\]");
 
@@ -225,7 +249,9 @@ public final class ViewJobBuilder {
     if (groupings.isEmpty() && !explained.contains("GroupAggregate") && !explained.contains("WindowAggregate")) {
       throw new TransformException.InvalidSql("a view keeps one row per key, but this SQL returns a row per event "
           + "(it does not aggregate); use GROUP BY on the key column(s), e.g. SELECT " + keys.get(0)
-          + ", COUNT(*) AS n FROM ... GROUP BY " + keys.get(0), null);
+          + ", COUNT(*) AS n FROM ... GROUP BY " + keys.get(0) + " (supported: GROUP BY, event-time windows"
+          + " TUMBLE/HOP/CUMULATE/SESSION grouped by key and window_start, deduplication or Top-N with"
+          + " ROW_NUMBER() OVER (PARTITION BY key ...))", null);
     }
     if (!keyGiven && groupings.stream().noneMatch(g -> g.contains(keys.get(0)))) {
       throw new TransformException.InvalidSql("the view key defaults to the first result column '" + keys.get(0)

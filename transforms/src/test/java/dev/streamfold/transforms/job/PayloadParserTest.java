@@ -25,6 +25,20 @@ class PayloadParserTest {
   }
 
   @Test
+  void oldEventsWithoutAnAddedColumnAreReadWithItsDefault() {
+    PayloadParser evolved = new PayloadParser(List.of(new StreamColumn("delay", "INT"),
+        new StreamColumn("carrier", "STRING", false, "\"AA\""), new StreamColumn("seats", "INT", true, "150"),
+        new StreamColumn("since", "TIMESTAMP", false, "\"2001-01-01T00:00:00\"")));
+    Row old = evolved.toRow(new SourceEvent("1:2:-1:-1", "k", 0, 0, "{\"delay\":5}"));
+    assertThat(old.getField(1)).isEqualTo("AA");
+    assertThat(old.getField(2)).isEqualTo(150);
+    assertThat(old.getField(3)).isEqualTo(LocalDateTime.parse("2001-01-01T00:00:00"));
+    Row explicit = evolved.toRow(new SourceEvent("1:3:-1:-1", "k", 0, 0, "{\"delay\":5,\"carrier\":\"UA\",\"seats\":null}"));
+    assertThat(explicit.getField(1)).isEqualTo("UA");
+    assertThat(explicit.getField(2)).as("an explicit null is not the default").isNull();
+  }
+
+  @Test
   void missingOrMistypedValuesAreNull() {
     Row row = parser.toRow(new SourceEvent("1:2:-1:-1", "k", 0, 0, "{\"delay\":\"late\",\"date\":12}"));
     assertThat(row.getField(1)).isNull();

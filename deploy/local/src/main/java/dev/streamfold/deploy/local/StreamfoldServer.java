@@ -98,9 +98,10 @@ public final class StreamfoldServer implements AutoCloseable {
     HealthStatusManager health = new HealthStatusManager();
     replays = new ReplayGrpcService(transforms);
     viewReads = new ViewGrpcService(views);
+    builder.maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES);
     grpc = builder
         .intercept(new AuthInterceptor(this::verify))
-        .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime)))
+        .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime)).definition())
         .addService(new TenantGrpcService(tenants))
         .addService(new StreamAdminGrpcService(ledger))
         .addService(new TransformGrpcService(transforms))

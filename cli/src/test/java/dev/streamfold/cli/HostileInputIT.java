@@ -1,0 +1,202 @@
+package dev.streamfold.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StoredEvent;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.grpc.IngestGrpcService;
+import dev.streamfold.ledger.grpc.StreamAdminGrpcService;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Testkit;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.BufferedWriter;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hostile input files through the real {@code streamfold ingest} command, against the real ingest
+ * service on a real Pulsar ledger: missing and malformed files, a CSV whose line 1,234,567 has a wrong
+ * column count (reported with its line; exactly the rows before it are appended), {@code --skip-bad}
+ * (skips and counts), non-UTF-8 text, rows wider than one gRPC request would hold in a batch.
+ */
+class HostileInputIT {
+  private static final String TENANT = Testkit.uniqueName("cli");
+  private static PulsarLedger ledger;
+  private static Server server;
+  private static String target;
+
+  @TempDir
+  static Path dir;
+
+  @BeforeAll
+  static void start() throws Exception {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES)
+        .addService(new IngestGrpcService(ledger).definition()).addService(new StreamAdminGrpcService(ledger))
+        .build().start();
+    target = "127.0.0.1:" + server.getPort();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (server != null) {
+      server.shutdownNow();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static StreamRef stream(String name) {
+    StreamRef ref = new StreamRef(TENANT, name);
+    ledger.createStream(ref, List.of(new StreamColumn("k", "STRING"), new StreamColumn("n", "BIGINT")));
+    return ref;
+  }
+
+  /** Run the CLI; returns {exit code, stdout, the "error:" lines of stderr (progress bars left out)}. */
+  private static String[] run(String... args) {
+    PrintStream stdout = System.out;
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      String[] all = java.util.Arrays.copyOf(args, args.length + 4);
+      all[args.length] = "--server";
+      all[args.length + 1] = target;
+      all[args.length + 2] = "--tenant";
+      all[args.length + 3] = TENANT;
+      code = StreamfoldCli.commandLine().execute(all);
+    } finally {
+      System.setOut(stdout);
+      System.setErr(stderr);
+    }
+    String errors = err.toString(StandardCharsets.UTF_8).lines().map(l -> l.substring(Math.max(0, l.lastIndexOf('\r') + 1)))
+        .filter(l -> l.startsWith("error: ")).collect(java.util.stream.Collectors.joining("\n"));
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), errors};
+  }
+
+  /** A CSV with a header and {@code rows} rows {@code k<i % 10>,<i>}; row {@code badRow} (if > 0) has 3 fields. */
+  private static Path csv(String name, int rows, int... badRows) throws Exception {
+    Path file = dir.resolve(name);
+    java.util.Set<Integer> bad = new java.util.HashSet<>();
+    for (int b : badRows) {
+      bad.add(b);
+    }
+    try (BufferedWriter w = Files.newBufferedWriter(file)) {
+      w.write("k,n\n");
+      for (int i = 1; i <= rows; i++) {
+        w.write(bad.contains(i) ? "k,1,extra\n" : "k" + (i % 10) + "," + i + "\n");
+      }
+    }
+    return file;
+  }
+
+  @Test
+  void aMissingOrMalformedFileIsNamedAndNothingIsAppended() throws Exception {
+    StreamRef s = stream("files");
+    String[] r = run("ingest", "files", dir.resolve("nope.csv").toString(), "--key", "k");
+    assertThat(r[0]).isNotEqualTo("0");
+    assertThat(r[2]).isEqualTo("error: no such file: " + dir.resolve("nope.csv"));
+
+    Path empty = Files.writeString(dir.resolve("empty.csv"), "");
+    assertThat(run("ingest", "files", empty.toString(), "--key", "k")[2]).contains("empty file");
+
+    Path notParquet = Files.writeString(dir.resolve("junk.parquet"), "this is not parquet at all");
+    assertThat(run("ingest", "files", notParquet.toString(), "--key", "k")[2])
+        .startsWith("error: " + notParquet + ": not a readable Parquet file");
+
+    Path latin1 = dir.resolve("latin1.csv");
+    Files.write(latin1, "k,n\nZ\u00fcrich,1\n".getBytes(StandardCharsets.ISO_8859_1));
+    assertThat(run("ingest", "files", latin1.toString(), "--key", "k")[2])
+        .isEqualTo("error: " + latin1 + " line 2: not UTF-8 text (a malformed byte sequence); convert the file to UTF-8");
+
+    Path jsonl = Files.writeString(dir.resolve("bad.jsonl"), "{\"k\":\"a\",\"n\":1}\n[1,2]\n{\"k\":\"b\",\"n\":2}\n");
+    String[] j = run("ingest", "files", jsonl.toString(), "--key", "k");
+    assertThat(j[2]).contains("bad.jsonl").contains("line 2").contains("the 1 events before it were appended");
+    assertThat(ledger.describe(s).eventCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aWrongColumnCountOnLine1234567StopsThereAfterAppendingExactlyTheRowsBeforeIt() throws Exception {
+    StreamRef s = stream("big");
+    // line 1 is the header: data row 1,234,566 is line 1,234,567
+    Path file = csv("big.csv", 1_300_000, 1_234_566);
+    String[] r = run("ingest", "big", file.toString(), "--key", "k");
+    assertThat(r[0]).isNotEqualTo("0");
+    assertThat(r[2]).startsWith("error: " + file + " row 1234566 (line 1234567): 3 fields, but the header has 2")
+        .contains("the 1,234,565 events before it were appended").contains("nothing from that row on")
+        .contains("--skip-bad");
+    StreamInfo info = ledger.describe(s);
+    assertThat(info.eventCount()).isEqualTo(1_234_565);
+    List<StoredEvent> last = ledger.read(s, Optional.empty(), 1, 10_000);
+    assertThat(last.get(0).event().payloadJson()).isEqualTo("{\"k\":\"k1\",\"n\":1}");
+    assertThat(r[2]).contains(info.latest().orElseThrow().toString());
+  }
+
+  @Test
+  void aRowTheServerRefusesIsNamedByItsLine() throws Exception {
+    StreamRef s = new StreamRef(TENANT, "required");
+    ledger.createStream(s, List.of(new StreamColumn("k", "STRING"), StreamColumn.parse("n:BIGINT NOT NULL")));
+    Path file = dir.resolve("required.csv");
+    try (BufferedWriter w = Files.newBufferedWriter(file)) {
+      w.write("k,n\n");
+      for (int i = 1; i <= 10_000; i++) {
+        w.write("k" + (i % 10) + "," + (i == 5_000 || i == 5_003 ? "" : Integer.toString(i)) + "\n");
+      }
+    }
+    String[] r = run("ingest", "required", file.toString(), "--key", "k");
+    assertThat(r[0]).isNotEqualTo("0");
+    // 2,000 events per request: rows 4,001..6,000 are one request, refused whole; the two before are in
+    assertThat(r[2]).startsWith("error: INVALID_ARGUMENT: " + file + " row 5000 (line 5001): field 'payload_json.n' is"
+        + " missing or null, but the stream's schema requires it (column n BIGINT NOT NULL); also refused: " + file
+        + " row 5003 (line 5004)").contains("the server appended the 4,000 events before that request, nothing from it on");
+    assertThat(ledger.describe(s).eventCount()).isEqualTo(4_000);
+  }
+
+  @Test
+  void skipBadSkipsCountsAndReports() throws Exception {
+    StreamRef s = stream("skipping");
+    Path file = csv("skip.csv", 10_000, 3, 500, 501, 9_000, 9_001, 9_002, 10_000);
+    String[] r = run("ingest", "skipping", file.toString(), "--key", "k", "--skip-bad");
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1]).contains("Appended 9,993 events").contains("Skipped 7 bad rows (--skip-bad), the first 5:")
+        .contains(file + " row 3 (line 4): 3 fields, but the header has 2")
+        .contains(file + " row 9000 (line 9001)").doesNotContain("row 9002 (line");
+    assertThat(ledger.describe(s).eventCount()).isEqualTo(9_993);
+  }
+
+  @Test
+  void wideRowsAreBatchedByBytesUnderTheServersRequestLimit() throws Exception {
+    StreamRef s = stream("wide");
+    Path file = dir.resolve("wide.csv");
+    String wide = "w".repeat(10_000);
+    try (BufferedWriter w = Files.newBufferedWriter(file)) {
+      w.write("k,n,text\n");
+      for (int i = 0; i < 3_000; i++) {
+        w.write("k" + i + "," + i + "," + wide + "\n"); // 2,000 of these would be a 20 MB request
+      }
+    }
+    String[] r = run("ingest", "wide", file.toString(), "--key", "k");
+    assertThat(r[2]).isEmpty();
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(ledger.describe(s).eventCount()).isEqualTo(3_000);
+  }
+}

@@ -1,0 +1,291 @@
+package dev.streamfold.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewSchema;
+import dev.streamfold.views.ViewStore;
+import dev.streamfold.views.ViewWriter;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Hostile RESP input against query-service over views in a real redis-server: each case asserts a clear
+ * error (or the exact answer), that the server still serves other connections, and that no stored
+ * data changed (a row and the view's position, read before and after).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HostileRespIT {
+  private static final String BIG_KEY = "big";
+  private static final int BIG_VALUE_BYTES = 20 * 1024 * 1024;
+  /** Row keys that are not plain text: CRLF, NUL, non-ASCII UTF-8 (BMP and beyond). */
+  private static final List<String> ODD_KEYS = List.of("a\r\nb", "nul\0inside", "Zürich", "emoji\uD83D\uDE00", "ns:1:2",
+      "*3\r\n$3\r\nSET");
+
+  private ViewStore store;
+  private RespServer server;
+  private String tenant;
+  private String before;
+
+  @BeforeAll
+  void start() {
+    tenant = Testkit.uniqueName("t");
+    store = ViewStore.connect(Testkit.redis().uri());
+    ViewName name = new ViewName(tenant, "delays");
+    store.define(name, new ViewSchema(Map.of("airport", "STRING", "n", "BIGINT", "note", "STRING"), List.of("airport")));
+    Map<String, Map<String, String>> rows = new LinkedHashMap<>();
+    rows.put("ATL", Map.of("airport", "ATL", "n", "5"));
+    for (String key : ODD_KEYS) {
+      rows.put(key, Map.of("airport", key, "n", "7"));
+    }
+    rows.put(BIG_KEY, Map.of("airport", BIG_KEY, "n", "1", "note", "x".repeat(BIG_VALUE_BYTES)));
+    try (ViewWriter writer = store.writer(name, 1)) {
+      writer.commit(rows, List.of(), new ViewWriter.Progress(ViewPhase.LIVE, 9, List.of("3:9:-1:-1"), 9, "3:9:-1:-1"),
+          System.currentTimeMillis());
+    }
+    store.serve(name, 1);
+    server = new RespServer(store, RespServerOptions.defaults().withDefaultTenant(tenant)).start();
+  }
+
+  @AfterAll
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  /** What a well-behaved client reads: one row and the view's position. */
+  private String snapshot() {
+    try (RawRespClient client = new RawRespClient(server.port())) {
+      String row = client.call("HGETALL", "delays:ATL");
+      String info = client.call("VIEW.INFO", "delays");
+      int at = info.indexOf("position");
+      return row + "|" + info.substring(at, info.indexOf("events_applied", at));
+    }
+  }
+
+  @BeforeEach
+  void recordState() {
+    before = snapshot();
+    assertThat(before).contains("ATL").contains("3:9:-1:-1");
+  }
+
+  @AfterEach
+  void serverStillServesAndNothingChanged() {
+    try (RawRespClient client = new RawRespClient(server.port())) {
+      assertThat(client.call("PING")).isEqualTo("+PONG\r\n");
+    }
+    assertThat(snapshot()).isEqualTo(before);
+  }
+
+  /** A socket for raw bytes: write, then read what the server says until it closes or goes quiet. */
+  private static final class Raw implements AutoCloseable {
+    final Socket socket;
+    final InputStream in;
+    final OutputStream out;
+
+    Raw(int port) throws IOException {
+      socket = new Socket(InetAddress.getLoopbackAddress(), port);
+      socket.setSoTimeout(10_000);
+      in = socket.getInputStream();
+      out = socket.getOutputStream();
+    }
+
+    /** Read until the server closes the connection (fails after 10 s of silence). */
+    String readUntilClosed() throws IOException {
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      byte[] buf = new byte[8192];
+      try {
+        for (int n; (n = in.read(buf)) >= 0; ) {
+          all.write(buf, 0, n);
+        }
+      } catch (java.net.SocketException reset) {
+        // closed with unread input: reset by peer after the reply
+      }
+      return all.toString(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+
+  @Test
+  void garbageBytesGetAnErrorAndTheConnectionStaysUsable() throws Exception {
+    byte[] garbage = new byte[4096];
+    new Random(7).nextBytes(garbage);
+    for (int i = 0; i < garbage.length; i++) {
+      // no type byte at a line start and no line ends: one long inline line of junk, then a real command
+      if (garbage[i] == '\r' || garbage[i] == '\n' || garbage[i] == '*' || garbage[i] == '$' || garbage[i] == '"'
+          || garbage[i] == '\'') {
+        garbage[i] = 'g';
+      }
+    }
+    garbage[0] = 'g';
+    try (RawRespClient client = new RawRespClient(server.port())) {
+      ByteArrayOutputStream request = new ByteArrayOutputStream();
+      request.writeBytes(garbage);
+      request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+      request.writeBytes(RawRespClient.encode("PING"));
+      client.send(request.toByteArray());
+      assertThat(client.readReply()).startsWith("-ERR unknown command");
+      assertThat(client.readReply()).isEqualTo("+PONG\r\n");
+    }
+    // binary junk after a '*': a protocol error, and the connection is closed, as Redis does
+    try (Raw raw = new Raw(server.port())) {
+      raw.out.write(new byte[] {'*', (byte) 0xff, 0, 1, '\r', '\n'});
+      assertThat(raw.readUntilClosed()).startsWith("-ERR Protocol error");
+    }
+  }
+
+  @Test
+  void anUnterminatedBulkStringWaitsAndABadTerminatorIsAProtocolError() throws Exception {
+    try (Raw raw = new Raw(server.port())) {
+      raw.out.write("*2\r\n$4\r\nECHO\r\n$10\r\nabc".getBytes(StandardCharsets.US_ASCII));
+      raw.socket.setSoTimeout(500);
+      assertThat(CompletableFuture.supplyAsync(() -> {
+        try {
+          return raw.in.read();
+        } catch (IOException timeout) {
+          return -2;
+        }
+      }).get()).as("no reply while the bulk string is incomplete, like Redis").isEqualTo(-2);
+      raw.socket.setSoTimeout(10_000);
+      raw.out.write("defghij\r\n".getBytes(StandardCharsets.US_ASCII));
+      byte[] reply = raw.in.readNBytes("$10\r\nabcdefghij\r\n".length());
+      assertThat(new String(reply, StandardCharsets.US_ASCII)).isEqualTo("$10\r\nabcdefghij\r\n");
+    }
+    try (Raw raw = new Raw(server.port())) {
+      raw.out.write("*1\r\n$4\r\nPINGxx\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertThat(raw.readUntilClosed()).startsWith("-ERR Protocol error");
+    }
+  }
+
+  @Test
+  void aHugeDeclaredBulkLengthIsRefusedAtOnceWithoutWaitingForTheBytes() throws Exception {
+    for (long length : new long[] {1L << 40, 512L * 1024 * 1024, RequestLimits.MAX_BULK_BYTES + 1L}) {
+      try (Raw raw = new Raw(server.port())) {
+        raw.out.write(("*2\r\n$4\r\nECHO\r\n$" + length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        assertThat(raw.readUntilClosed()).as("$" + length).startsWith("-ERR Protocol error: invalid bulk length");
+      }
+    }
+  }
+
+  @Test
+  void aHugeDeclaredArgumentCountIsRefusedAtOnce() throws Exception {
+    // Netty's RedisArrayAggregator would allocate a list of that many slots (8 GB): OutOfMemoryError.
+    try (Raw raw = new Raw(server.port())) {
+      raw.out.write("*2000000000\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertThat(raw.readUntilClosed()).startsWith("-ERR Protocol error: invalid multibulk length (2000000000 arguments; at most 65536)");
+    }
+  }
+
+  @Test
+  void aMillionArgumentsAreRefusedAndNestedArraysToo() throws Exception {
+    try (Raw raw = new Raw(server.port())) {
+      int n = 1_000_000;
+      ByteArrayOutputStream request = new ByteArrayOutputStream(12 * n);
+      request.writeBytes(("*" + n + "\r\n$6\r\nEXISTS\r\n").getBytes(StandardCharsets.US_ASCII));
+      byte[] arg = "$3\r\nk:1\r\n".getBytes(StandardCharsets.US_ASCII);
+      for (int i = 1; i < n; i++) {
+        request.writeBytes(arg);
+      }
+      CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
+        try {
+          raw.out.write(request.toByteArray());
+        } catch (IOException closedByServer) {
+          // expected: the server closes after its error
+        }
+      });
+      assertThat(raw.readUntilClosed()).startsWith("-ERR Protocol error: invalid multibulk length (1000000 arguments");
+      writing.join();
+    }
+    try (Raw raw = new Raw(server.port())) {
+      raw.out.write("*1\r\n*1\r\n*1\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertThat(raw.readUntilClosed()).isEqualTo("-ERR Protocol error: expected '$', got '*'\r\n");
+    }
+  }
+
+  @Test
+  void pipelinedCommandsAfterErrorsStayInSync() {
+    try (RawRespClient client = new RawRespClient(server.port())) {
+      ByteArrayOutputStream batch = new ByteArrayOutputStream();
+      batch.writeBytes(RawRespClient.encode("HGET", "delays:ATL"));
+      batch.writeBytes(RawRespClient.encode("NOSUCHCOMMAND", "x"));
+      batch.writeBytes(RawRespClient.encode("SET", "delays:ATL", "hacked"));
+      batch.writeBytes(RawRespClient.encode("VIEW.WAIT", "delays", "not-an-id", "10"));
+      batch.writeBytes(RawRespClient.encode("HGET", "delays:ATL", "n"));
+      batch.writeBytes(RawRespClient.encode("ECHO", "still in sync"));
+      client.send(batch.toByteArray());
+      assertThat(client.readReply()).startsWith("-ERR wrong number of arguments for 'hget' command");
+      assertThat(client.readReply()).startsWith("-ERR unknown command 'NOSUCHCOMMAND'");
+      assertThat(client.readReply()).startsWith("-READONLY");
+      assertThat(client.readReply()).startsWith("-ERR");
+      assertThat(client.readReply()).isEqualTo("$1\r\n5\r\n");
+      assertThat(client.readReply()).isEqualTo("$13\r\nstill in sync\r\n");
+    }
+  }
+
+  @Test
+  void binarySafeKeysRoundTripExactly() {
+    RedisClient lettuce = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + server.port()));
+    try (StatefulRedisConnection<byte[], byte[]> connection = lettuce.connect(ByteArrayCodec.INSTANCE)) {
+      for (String key : ODD_KEYS) {
+        byte[] clientKey = ("delays:" + key).getBytes(StandardCharsets.UTF_8);
+        Map<byte[], byte[]> row = connection.sync().hgetall(clientKey);
+        Map<String, String> text = new LinkedHashMap<>();
+        row.forEach((k, v) -> text.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8)));
+        assertThat(text).as(key).containsEntry("airport", key).containsEntry("n", "7");
+        assertThat(connection.sync().exists(clientKey)).isEqualTo(1);
+      }
+      List<String> scanned = connection.sync().scan(io.lettuce.core.ScanArgs.Builder.limit(1000)).getKeys().stream()
+          .map(k -> new String(k, StandardCharsets.UTF_8)).toList();
+      for (String key : ODD_KEYS) {
+        assertThat(scanned).contains("delays:" + key);
+      }
+    } finally {
+      lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+
+  @Test
+  void aTwentyMegabyteRowIsReadAndThePingAfterItIsAnswered() throws Exception {
+    try (RawRespClient client = new RawRespClient(server.port())) {
+      client.send(RawRespClient.encode("HGET", "delays:" + BIG_KEY, "note"));
+      client.send(RawRespClient.encode("PING"));
+      String value = client.readReply();
+      assertThat(value).startsWith("$" + BIG_VALUE_BYTES + "\r\nxxxx").hasSize(BIG_VALUE_BYTES + 13);
+      assertThat(client.readReply()).isEqualTo("+PONG\r\n");
+      String row = client.call("HGETALL", "delays:" + BIG_KEY);
+      assertThat(row.length()).isGreaterThan(BIG_VALUE_BYTES);
+      assertThat(client.call("PING")).isEqualTo("+PONG\r\n");
+    }
+  }
+}
