@@ -281,6 +281,8 @@ class DeployManifestsTest {
   void dockerfileRunsTheServerMainWithFlinksJava17Flags() throws IOException {
     String dockerfile = Files.readString(DOCKERFILE);
     assertThat(dockerfile).contains(StreamfoldServerMain.class.getName());
+    assertThat(dockerfile).as("class path in Maven's order (protobuf-java before pulsar-client-all), not a wildcard")
+        .doesNotContain("lib/*").contains("dependency:build-classpath");
     Matcher options = Pattern.compile("JDK_JAVA_OPTIONS=\"([^\"]*)\"").matcher(dockerfile);
     assertThat(options.find()).as("JDK_JAVA_OPTIONS in " + DOCKERFILE).isTrue();
     List<String> flags = List.of(options.group(1).replace("\\\n", " ").trim().split("\\s+"));
