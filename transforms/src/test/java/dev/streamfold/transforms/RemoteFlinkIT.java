@@ -107,19 +107,17 @@ class RemoteFlinkIT {
     assertThat(appliedAtKill).as("the kill came during the backfill").isLessThan(EVENTS);
     taskManager = flink.startTaskManager();
 
-    Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200))
-        .alias("both views LIVE with every event").until(() -> {
-      ViewMetadata a = live(delays);
-      ViewMetadata b = live(byOrigin);
-      return a != null && b != null && a.phase() == ViewPhase.LIVE && b.phase() == ViewPhase.LIVE
-          && a.eventsApplied() == EVENTS && b.eventsApplied() == EVENTS;
-    }, done -> {
-      if (!done) {
-        System.err.println("delays: " + manager.status(tenant, "delays") + "\nby_origin: "
-            + manager.status(tenant, "by_origin"));
-      }
-      return done;
-    });
+    try {
+      Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200)).until(() -> {
+        ViewMetadata a = live(delays);
+        ViewMetadata b = live(byOrigin);
+        return a != null && b != null && a.phase() == ViewPhase.LIVE && b.phase() == ViewPhase.LIVE
+            && a.eventsApplied() == EVENTS && b.eventsApplied() == EVENTS;
+      });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("views not LIVE with all " + EVENTS + " events after the TaskManager was replaced:\n"
+          + manager.status(tenant, "delays") + "\n" + manager.status(tenant, "by_origin"), e);
+    }
     assertThat(manager.status(tenant, "delays").jobState()).isEqualTo("RUNNING");
 
     Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
