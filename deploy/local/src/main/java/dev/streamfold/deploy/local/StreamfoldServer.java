@@ -95,7 +95,7 @@ public final class StreamfoldServer implements AutoCloseable {
         options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS,
         options.tenants(), options.flinkRestAddress(), options.checkpointsUri()));
     transforms.start();
-    metrics = new ServerMetrics(ledger, transforms, views);
+    metrics = new ServerMetrics(ledger, options.tenants(), transforms, views);
     ServerBuilder<?> builder = grpcBuilder != null ? grpcBuilder
         : NettyServerBuilder.forAddress(new InetSocketAddress(options.bindHost(), options.grpcPort()));
     HealthStatusManager health = new HealthStatusManager();

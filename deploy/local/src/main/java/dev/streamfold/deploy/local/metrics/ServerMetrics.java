@@ -85,12 +85,13 @@ public final class ServerMetrics implements AutoCloseable {
    * Create the metrics, with per-view gauges read at each scrape.
    *
    * @param ledger lists the tenants
+   * @param tenants the tenants whose views this server runs (its {@code --tenants}); empty for all of the ledger's
    * @param transforms each tenant's views, and the events in their source streams
    * @param views each view's metadata
    * @throws NullPointerException if an argument is null
    */
-  public ServerMetrics(Ledger ledger, TransformManager transforms, ViewStore views) {
-    this(ViewCollector.source(Objects.requireNonNull(ledger, "ledger"),
+  public ServerMetrics(Ledger ledger, java.util.Set<String> tenants, TransformManager transforms, ViewStore views) {
+    this(ViewCollector.source(Objects.requireNonNull(ledger, "ledger"), java.util.Set.copyOf(tenants),
         Objects.requireNonNull(transforms, "transforms"), Objects.requireNonNull(views, "views")));
   }
 

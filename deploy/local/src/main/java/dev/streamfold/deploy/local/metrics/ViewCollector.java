@@ -68,17 +68,18 @@ final class ViewCollector implements MultiCollector {
   }
 
   /**
-   * Read the views of every tenant of the ledger from the transform catalog and the view store.
+   * Read the views of the server's tenants from the transform catalog and the view store.
    *
    * @param ledger lists the tenants
+   * @param tenants the tenants whose views this server runs; empty for every tenant of the ledger
    * @param transforms each tenant's views and their source streams' event counts
    * @param views each view's metadata
    * @return the source
    */
-  static Source source(Ledger ledger, TransformManager transforms, ViewStore views) {
+  static Source source(Ledger ledger, java.util.Set<String> tenants, TransformManager transforms, ViewStore views) {
     return () -> {
       List<ViewSample> samples = new ArrayList<>();
-      for (String tenant : ledger.tenants()) {
+      for (String tenant : tenants.isEmpty() ? ledger.tenants() : new java.util.TreeSet<>(tenants)) {
         for (TransformDefinition definition : transforms.list(tenant)) {
           try {
             ViewName name = new ViewName(tenant, definition.name());
