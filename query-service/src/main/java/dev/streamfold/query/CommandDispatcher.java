@@ -16,6 +16,7 @@ final class CommandDispatcher {
 
   private final CommandTable table = new CommandTable();
   private final RespAuthenticator authenticator;
+  private volatile RespListener listener = RespListener.NONE;
 
   /**
    * Create a dispatcher with all supported commands.
@@ -44,6 +45,11 @@ final class CommandDispatcher {
     table.addAll(new IntrospectionCommands(table, server, views::keyCount).commands());
   }
 
+  /** Set who is told of each command's outcome (metrics). */
+  void listener(RespListener listener) {
+    this.listener = java.util.Objects.requireNonNull(listener, "listener");
+  }
+
   CommandTable table() {
     return table;
   }
@@ -56,6 +62,28 @@ final class CommandDispatcher {
    * @return the reply, an error reply when the command failed
    */
   RedisMessage execute(Session session, Request request) {
+    long startNanos = System.nanoTime();
+    RedisMessage reply = run(session, request);
+    String errorKind = reply instanceof io.netty.handler.codec.redis.ErrorRedisMessage error
+        ? errorKind(error.content()) : null;
+    listener.commandDone(metricName(request.name()), System.nanoTime() - startNanos, errorKind);
+    return reply;
+  }
+
+  /** The command's upper-case name when the table serves it, else {@link RespListener#OTHER}. */
+  private String metricName(String lowerName) {
+    return lowerName.indexOf('|') < 0 && table.find(lowerName) != null
+        ? lowerName.toUpperCase(java.util.Locale.ROOT) : RespListener.OTHER;
+  }
+
+  /** The first word of an error line if it is an upper-case code of at most 16 letters, else ERR. */
+  static String errorKind(String line) {
+    int space = line.indexOf(' ');
+    String word = space < 0 ? line : line.substring(0, space);
+    return word.length() <= 16 && !word.isEmpty() && word.chars().allMatch(c -> c >= 'A' && c <= 'Z') ? word : "ERR";
+  }
+
+  private RedisMessage run(Session session, Request request) {
     try {
       Command command = table.resolve(request);
       if (authenticator != null && session.authToken() != null

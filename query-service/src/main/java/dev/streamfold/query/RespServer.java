@@ -127,6 +127,18 @@ public final class RespServer implements AutoCloseable {
   }
 
   /**
+   * Tell a listener the outcome and latency of every command from now on (metrics).
+   *
+   * @param listener the listener; {@link RespListener#NONE} to stop
+   * @return this server
+   * @throws NullPointerException if {@code listener} is null
+   */
+  public RespServer listener(RespListener listener) {
+    dispatcher.listener(listener);
+    return this;
+  }
+
+  /**
    * Bind the port and start serving.
    *
    * @return this server

@@ -57,6 +57,29 @@ class CommandDispatcherTest {
   }
 
   @Test
+  void tellsTheListenerEachCommandByBoundedNameAndErrorKind() {
+    List<String> seen = new java.util.ArrayList<>();
+    dispatcher.listener((command, latencyNanos, errorKind) -> {
+      assertThat(latencyNanos).isNotNegative();
+      seen.add(command + " " + errorKind);
+    });
+    run("hgetall", "delays:ATL");
+    run("CLIENT", "SETNAME", "x");
+    run("nosuch", "a");
+    run("set", "k", "v");
+    run("config|get", "x");
+    assertThat(seen).containsExactly("HGETALL null", "CLIENT null", "OTHER ERR", "OTHER READONLY", "OTHER ERR");
+  }
+
+  @Test
+  void errorKindIsTheUpperCaseFirstWordOrErr() {
+    assertThat(CommandDispatcher.errorKind("NOAUTH Authentication required.")).isEqualTo("NOAUTH");
+    assertThat(CommandDispatcher.errorKind("WRONGPASS invalid")).isEqualTo("WRONGPASS");
+    assertThat(CommandDispatcher.errorKind("wrong lower case")).isEqualTo("ERR");
+    assertThat(CommandDispatcher.errorKind("A".repeat(17) + " x")).isEqualTo("ERR");
+  }
+
+  @Test
   void checksArityWithRedisWording() {
     assertThat(run("hget", "delays:ATL")).isEqualTo("-ERR wrong number of arguments for 'hget' command\r\n");
     assertThat(run("HGET", "a", "b", "c")).isEqualTo("-ERR wrong number of arguments for 'hget' command\r\n");

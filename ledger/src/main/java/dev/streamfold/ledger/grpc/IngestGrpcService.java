@@ -40,6 +40,7 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
 
   private final Ledger ledger;
   private final IngestLimiter limiter;
+  private final IngestListener listener;
 
   /**
    * Create the service with {@link dev.streamfold.ledger.tenant.TenantLimits#defaults()} for every tenant.
@@ -57,8 +58,42 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
    * @param limiter each tenant's event size, batch size and ingest rate limits
    */
   public IngestGrpcService(Ledger ledger, IngestLimiter limiter) {
-    this.ledger = ledger;
-    this.limiter = limiter;
+    this(ledger, limiter, IngestListener.NONE);
+  }
+
+  /**
+   * Create the service.
+   *
+   * @param ledger where events are appended
+   * @param limiter each tenant's event size, batch size and ingest rate limits
+   * @param listener told the outcome and latency of each append request (metrics)
+   * @throws NullPointerException if an argument is null
+   */
+  public IngestGrpcService(Ledger ledger, IngestLimiter limiter, IngestListener listener) {
+    this.ledger = java.util.Objects.requireNonNull(ledger, "ledger");
+    this.limiter = java.util.Objects.requireNonNull(limiter, "limiter");
+    this.listener = java.util.Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * Tell the listener how an append request ended, once it has.
+   *
+   * @param startNanos {@link System#nanoTime()} when the request arrived
+   * @return {@code append}, unchanged (the listener only watches it)
+   */
+  private CompletableFuture<AppendResponse> observe(AppendRequest request, long startNanos,
+      CompletableFuture<AppendResponse> append) {
+    append.whenComplete((response, error) -> {
+      long latencyNanos = System.nanoTime() - startNanos;
+      if (error == null) {
+        listener.appended(new StreamRef(request.getTenant(), request.getStream()), request.getEventsCount(),
+            latencyNanos);
+      } else {
+        listener.refused(request.getTenant(), request.getEventsCount(),
+            LedgerStatus.toStatus(error).getStatus().getCode(), latencyNanos);
+      }
+    });
+    return append;
   }
 
   private CompletableFuture<AppendResponse> appendAsync(AppendRequest request) {
@@ -173,18 +208,23 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
 
   @Override
   public void append(AppendRequest request, StreamObserver<AppendResponse> responseObserver) {
+    long startNanos = System.nanoTime();
+    CompletableFuture<AppendResponse> append;
     try {
-      appendAsync(request).whenComplete((response, error) -> {
-        if (error != null) {
-          responseObserver.onError(LedgerStatus.toStatus(error));
-        } else {
-          responseObserver.onNext(response);
-          responseObserver.onCompleted();
-        }
-      });
+      append = appendAsync(request);
     } catch (RuntimeException e) {
+      observe(request, startNanos, CompletableFuture.failedFuture(e));
       responseObserver.onError(LedgerStatus.toStatus(e));
+      return;
     }
+    observe(request, startNanos, append).whenComplete((response, error) -> {
+      if (error != null) {
+        responseObserver.onError(LedgerStatus.toStatus(error));
+      } else {
+        responseObserver.onNext(response);
+        responseObserver.onCompleted();
+      }
+    });
   }
 
   @Override
@@ -206,12 +246,14 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
           return; // after a refused request nothing more is appended: the call ends with its error
         }
         CompletableFuture<AppendResponse> append;
+        long startNanos = System.nanoTime();
         try {
           append = appendAsync(request);
         } catch (RuntimeException e) {
           refused = true;
           append = CompletableFuture.failedFuture(e);
         }
+        observe(request, startNanos, append);
         CompletableFuture<AppendResponse> thisAppend = append;
         long seq = request.getRequestSeq();
         previous = previous.thenCompose(ignored -> thisAppend.handle((response, error) -> {

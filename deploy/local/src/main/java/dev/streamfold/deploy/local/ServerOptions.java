@@ -26,13 +26,18 @@ import java.util.Objects;
  * @param checkpointsUri base URI of retained view checkpoints ({@code --checkpoints-uri}, env
  *     {@code STREAMFOLD_CHECKPOINTS_URI}), e.g. {@code s3://bucket/checkpoints}; null for
  *     {@code <dataDir>/checkpoints}
+ * @param metricsPort port of the Prometheus {@code /metrics} HTTP endpoint on the bind host ({@code --metrics-port}),
+ *     0 for a free one, {@link #METRICS_DISABLED} (the default) for none
  */
 public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri,
     int grpcPort, int respPort, String bindHost, String defaultTenant, Duration checkpointInterval,
-    java.util.Set<String> tenants, String bookieAdminUrl, String flinkRestAddress, String checkpointsUri) {
+    java.util.Set<String> tenants, String bookieAdminUrl, String flinkRestAddress, String checkpointsUri,
+    int metricsPort) {
   public static final String DEFAULT_BIND_HOST = "127.0.0.1";
   public static final String DEFAULT_TENANT = "demo";
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+  /** {@link #metricsPort()} when no {@code /metrics} endpoint is served (the default). */
+  public static final int METRICS_DISABLED = -1;
 
   public ServerOptions {
     Objects.requireNonNull(dataDir, "dataDir (--data-dir)");
@@ -43,6 +48,18 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
     defaultTenant = defaultTenant == null ? DEFAULT_TENANT : defaultTenant;
     checkpointInterval = checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
     tenants = tenants == null ? java.util.Set.of() : java.util.Set.copyOf(tenants);
+    if (metricsPort < METRICS_DISABLED || metricsPort > 65_535) {
+      throw new IllegalArgumentException("metricsPort (--metrics-port) must be 0 (a free port) to 65535, or "
+          + METRICS_DISABLED + " for none: " + metricsPort);
+    }
+  }
+
+  /** Options without a {@code /metrics} endpoint. */
+  public ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri, int grpcPort,
+      int respPort, String bindHost, String defaultTenant, Duration checkpointInterval, java.util.Set<String> tenants,
+      String bookieAdminUrl, String flinkRestAddress, String checkpointsUri) {
+    this(dataDir, pulsarServiceUrl, pulsarAdminUrl, redisUri, grpcPort, respPort, bindHost, defaultTenant,
+        checkpointInterval, tenants, bookieAdminUrl, flinkRestAddress, checkpointsUri, METRICS_DISABLED);
   }
 
   /** Options with the embedded MiniCluster and checkpoints under the data directory. */

@@ -2,6 +2,7 @@ package dev.streamfold.deploy.local;
 
 import dev.streamfold.api.auth.AuthInterceptor;
 import dev.streamfold.api.auth.Caller;
+import dev.streamfold.deploy.local.metrics.ServerMetrics;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.grpc.IngestGrpcService;
@@ -61,6 +62,7 @@ public final class StreamfoldServer implements AutoCloseable {
   private ReplayGrpcService replays;
   private ViewGrpcService viewReads;
   private RespServer resp;
+  private ServerMetrics metrics;
 
   public StreamfoldServer(ServerOptions options) {
     this.options = options;
@@ -93,6 +95,7 @@ public final class StreamfoldServer implements AutoCloseable {
         options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS,
         options.tenants(), options.flinkRestAddress(), options.checkpointsUri()));
     transforms.start();
+    metrics = new ServerMetrics(ledger, options.tenants(), transforms, views);
     ServerBuilder<?> builder = grpcBuilder != null ? grpcBuilder
         : NettyServerBuilder.forAddress(new InetSocketAddress(options.bindHost(), options.grpcPort()));
     HealthStatusManager health = new HealthStatusManager();
@@ -101,7 +104,10 @@ public final class StreamfoldServer implements AutoCloseable {
     builder.maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES);
     grpc = builder
         .intercept(new AuthInterceptor(this::verify))
-        .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime)).definition())
+        // added last, so it runs first: it also counts the calls AuthInterceptor refuses
+        .intercept(metrics.grpcInterceptor())
+        .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime), metrics.ingest())
+            .definition())
         .addService(new TenantGrpcService(tenants))
         .addService(new StreamAdminGrpcService(ledger))
         .addService(new TransformGrpcService(transforms))
@@ -118,8 +124,11 @@ public final class StreamfoldServer implements AutoCloseable {
     }
     resp = new RespServer(views, RespServerOptions.defaults().withHost(options.bindHost())
         .withPort(options.respPort()).withDefaultTenant(options.defaultTenant()),
-        view -> transforms.sourceEvents(view.tenant(), view.view()), this::respTenant);
+        view -> transforms.sourceEvents(view.tenant(), view.view()), this::respTenant).listener(metrics.resp());
     resp.start();
+    if (options.metricsPort() != ServerOptions.METRICS_DISABLED) {
+      metrics.serve(options.bindHost(), options.metricsPort());
+    }
     return this;
   }
 
@@ -202,11 +211,19 @@ public final class StreamfoldServer implements AutoCloseable {
     return resp.port();
   }
 
+  /** The port of the Prometheus {@code /metrics} endpoint, -1 when {@link ServerOptions#metricsPort()} is disabled. */
+  public int metricsPort() {
+    return metrics.port();
+  }
+
   /** Stop serving; jobs keep their retained checkpoints and resume on the next start. */
   @Override
   public void close() {
     if (refresher != null) {
       refresher.shutdownNow();
+    }
+    if (metrics != null) {
+      metrics.close();
     }
     if (resp != null) {
       resp.close();

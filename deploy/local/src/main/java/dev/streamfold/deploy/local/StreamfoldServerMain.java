@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * StreamfoldServerMain --data-dir DIR --pulsar-service-url URL --pulsar-admin-url URL --redis-uri URI
  *     [--grpc-port N] [--resp-port N] [--bind-host H] [--tenant T] [--checkpoint-interval-ms N]
- *     [--tenants T1,T2] [--bookie-admin-url URL] [--ready-file FILE]
+ *     [--tenants T1,T2] [--bookie-admin-url URL] [--ready-file FILE] [--metrics-port N]
  * </pre>
  * Every flag can also be given as an environment variable {@code STREAMFOLD_<FLAG>} (upper case, {@code -} as
  * {@code _}, e.g. {@code STREAMFOLD_REDIS_URI}); a flag on the command line wins. An unknown flag is refused.
@@ -24,7 +24,9 @@ import java.util.concurrent.CountDownLatch;
  * is generated at the first start into {@code <data dir>/admin-token} (mode 600; see {@link AdminToken}).
  * <pre>
  * </pre>
- * Once serving, it writes {@code {"grpcPort":N,"respPort":N}} to the ready file. SIGTERM stops it
+ * {@code --metrics-port} serves Prometheus metrics at {@code /metrics} on that port (0: a free port; none
+ * without the flag). Once serving, it writes {@code {"grpcPort":N,"respPort":N,"metricsPort":N}} to the ready
+ * file ({@code metricsPort} -1 without a metrics endpoint). SIGTERM stops it
  * cleanly; views resume from their checkpoints on the next start.
  */
 public final class StreamfoldServerMain {
@@ -37,7 +39,8 @@ public final class StreamfoldServerMain {
       List.of("data-dir", "pulsar-service-url", "pulsar-admin-url", "redis-uri");
   /** Flags with a default. */
   public static final List<String> OPTIONAL_FLAGS = List.of("grpc-port", "resp-port", "bind-host", "tenant",
-      "checkpoint-interval-ms", "tenants", "bookie-admin-url", "ready-file", "flink-rest-address", "checkpoints-uri");
+      "checkpoint-interval-ms", "tenants", "bookie-admin-url", "ready-file", "flink-rest-address", "checkpoints-uri",
+      "metrics-port");
 
   /**
    * Return the environment variable that sets a flag when the command line does not.
@@ -88,7 +91,7 @@ public final class StreamfoldServerMain {
     } catch (IllegalArgumentException e) {
       System.err.println("usage: StreamfoldServerMain --data-dir DIR --pulsar-service-url URL "
           + "--pulsar-admin-url URL --redis-uri URI [--grpc-port N] [--resp-port N] [--ready-file FILE] "
-          + "[--flink-rest-address HOST:PORT] [--checkpoints-uri URI] (or " + ENV_PREFIX + "<FLAG> environment variables); " + e.getMessage());
+          + "[--flink-rest-address HOST:PORT] [--checkpoints-uri URI] [--metrics-port N] (or " + ENV_PREFIX + "<FLAG> environment variables); " + e.getMessage());
       System.exit(2);
       return;
     }
@@ -106,7 +109,8 @@ public final class StreamfoldServerMain {
         flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of(),
         flags.get("bookie-admin-url"),
         flags.get("flink-rest-address"),
-        flags.get("checkpoints-uri"));
+        flags.get("checkpoints-uri"),
+        flags.containsKey("metrics-port") ? Integer.parseInt(flags.get("metrics-port")) : ServerOptions.METRICS_DISABLED);
     Files.createDirectories(options.dataDir());
     StreamfoldServer server;
     try {
@@ -123,7 +127,8 @@ public final class StreamfoldServerMain {
       server.close();
       stopped.countDown();
     }, "streamfold-server-stop"));
-    String ready = "{\"grpcPort\":" + server.grpcPort() + ",\"respPort\":" + server.respPort() + "}";
+    String ready = "{\"grpcPort\":" + server.grpcPort() + ",\"respPort\":" + server.respPort()
+        + ",\"metricsPort\":" + server.metricsPort() + "}";
     System.out.println("streamfold server ready " + ready);
     if (flags.containsKey("ready-file")) {
       Path file = Path.of(flags.get("ready-file"));

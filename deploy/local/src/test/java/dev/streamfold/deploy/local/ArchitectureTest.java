@@ -31,6 +31,8 @@ class ArchitectureTest {
   void protobufStaysInTheContractAndTheServiceLayers() {
     noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
             "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..", "dev.streamfold.deploy.local",
+            // the server's metrics: a gRPC interceptor and the ingest listener's status codes
+            "dev.streamfold.deploy.local.metrics",
             "dev.streamfold.cli..")
         .should().dependOnClassesThat().resideInAnyPackage("dev.streamfold.api..", "com.google.protobuf..")
         .check(CLASSES);
@@ -40,6 +42,8 @@ class ArchitectureTest {
   void onlyTheServiceLayersAndTheCliImportGrpc() {
     noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
             "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..", "dev.streamfold.deploy.local",
+            // the server's metrics: a gRPC interceptor and the ingest listener's status codes
+            "dev.streamfold.deploy.local.metrics",
             "dev.streamfold.cli..")
         .should().dependOnClassesThat().resideInAPackage("io.grpc..")
         .check(CLASSES);

@@ -142,7 +142,7 @@ class DeployManifestsTest {
       exposed.retainAll(listens);
       listening.put(service.getKey(), exposed);
     }
-    assertThat(listening.get("streamfold")).as("streamfold's exposed ports").hasSize(2);
+    assertThat(listening.get("streamfold")).as("streamfold's exposed ports: gRPC, RESP, metrics").hasSize(3);
     assertAddressesResolve("compose", compose(), listening);
   }
 

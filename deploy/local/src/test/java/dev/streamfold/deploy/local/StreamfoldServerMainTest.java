@@ -20,6 +20,14 @@ class StreamfoldServerMainTest {
   }
 
   @Test
+  void metricsPortIsAFlagAndAnEnvironmentVariable() {
+    assertThat(StreamfoldServerMain.resolveFlags(new String[] {}, Map.of("STREAMFOLD_METRICS_PORT", "9464")))
+        .containsEntry("metrics-port", "9464");
+    assertThat(StreamfoldServerMain.resolveFlags(new String[] {"--metrics-port", "0"}, Map.of()))
+        .containsEntry("metrics-port", "0");
+  }
+
+  @Test
   void unknownFlagIsRefusedWithItsName() {
     assertThatThrownBy(() -> StreamfoldServerMain.resolveFlags(new String[] {"--redis-url", "redis://x"}, Map.of()))
         .isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,78 @@
+package dev.streamfold.deploy.local.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewPhase;
+import io.grpc.Status;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class ServerMetricsTest {
+
+  @Test
+  void countsIngestRespAndViewsInTheTextFormat() throws IOException {
+    ViewMetadata live = new ViewMetadata(1, ViewPhase.LIVE, 40, 30, "", List.of("1:2:0"), 3, 1_000, "");
+    ServerMetrics metrics = new ServerMetrics(
+        () -> List.of(new ViewCollector.ViewSample("acme", "totals", live, OptionalLong.of(45))));
+    metrics.ingest().appended(new StreamRef("acme", "orders"), 7, 2_000_000);
+    metrics.ingest().appended(new StreamRef("acme", "orders"), 3, 1_000_000);
+    metrics.ingest().refused("acme", 2, Status.Code.RESOURCE_EXHAUSTED, 500_000);
+    metrics.resp().commandDone("HGETALL", 1_000_000, null);
+    metrics.resp().commandDone("OTHER", 1_000, "ERR");
+
+    String text = scrape(metrics);
+
+    assertThat(text).contains("streamfold_ingest_events_appended_total{stream=\"orders\",tenant=\"acme\"} 10.0")
+        .contains("streamfold_ingest_refused_requests_total{code=\"RESOURCE_EXHAUSTED\",tenant=\"acme\"} 1.0")
+        .contains("streamfold_ingest_refused_events_total{code=\"RESOURCE_EXHAUSTED\",tenant=\"acme\"} 2.0")
+        .contains("streamfold_ingest_append_duration_seconds_count{outcome=\"appended\"} 2")
+        .contains("streamfold_resp_commands_total{command=\"HGETALL\"} 1.0")
+        .contains("streamfold_resp_errors_total{command=\"OTHER\",kind=\"ERR\"} 1.0")
+        .contains("streamfold_view_events_applied{tenant=\"acme\",view=\"totals\"} 40.0")
+        .contains("streamfold_view_backfill_target_events{tenant=\"acme\",view=\"totals\"} 30.0")
+        .contains("streamfold_view_lag_events{tenant=\"acme\",view=\"totals\"} 5.0")
+        .contains("streamfold_view_rows{tenant=\"acme\",view=\"totals\"} 3.0")
+        .contains("streamfold_view_phase{phase=\"LIVE\",tenant=\"acme\",view=\"totals\"} 1.0")
+        .contains("streamfold_view_phase{phase=\"BACKFILLING\",tenant=\"acme\",view=\"totals\"} 0.0");
+  }
+
+  @Test
+  void lastCommitAgeComesFromTheClockAndIsAbsentBeforeTheFirstCommit() throws IOException {
+    ViewMetadata committed = new ViewMetadata(1, ViewPhase.LIVE, 1, 1, "", List.of(), 1, 10_000, "");
+    ViewMetadata never = new ViewMetadata(1, ViewPhase.STARTING, 0, 0, "", List.of(), 0, 0, "");
+    Clock clock = Clock.fixed(Instant.ofEpochMilli(12_500), ZoneOffset.UTC);
+    ViewCollector collector = new ViewCollector(() -> List.of(
+        new ViewCollector.ViewSample("t", "a", committed, OptionalLong.empty()),
+        new ViewCollector.ViewSample("t", "b", never, OptionalLong.empty())), clock);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrometheusTextFormatWriter.create().write(out, collector.collect());
+    String text = out.toString(StandardCharsets.UTF_8);
+
+    assertThat(text).contains("streamfold_view_last_commit_age_seconds{tenant=\"t\",view=\"a\"} 2.5")
+        .doesNotContain("streamfold_view_last_commit_age_seconds{tenant=\"t\",view=\"b\"}");
+  }
+
+  @Test
+  void aFailingSourceYieldsNoViewSamplesRatherThanAFailedScrape() throws IOException {
+    ServerMetrics metrics = new ServerMetrics(() -> {
+      throw new IllegalStateException("redis down");
+    });
+    assertThat(scrape(metrics)).doesNotContain("streamfold_view_events_applied{");
+  }
+
+  private static String scrape(ServerMetrics metrics) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrometheusTextFormatWriter.create().write(out, metrics.registry().scrape());
+    return out.toString(StandardCharsets.UTF_8);
+  }
+}
