@@ -38,17 +38,26 @@ final class StreamCommand {
             + " (default: ${DEFAULT-VALUE}); fixed at creation.")
     String watermarkDelay;
 
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "0",
+        description = "Partitions of the stream's Pulsar topic: 0 (default) for one unpartitioned topic, or 2 to 64."
+            + " An event goes to partition murmur3_32(key) mod N, so events with the same key stay in order in one"
+            + " partition; views read the partitions in parallel and their position is a vector of message IDs,"
+            + " one per partition. Fixed at creation.")
+    int partitions;
+
     @Override
     public Integer call() {
       List<Column> parsed = parseColumns(columns);
       long delayMs = dev.streamfold.ledger.Durations.parseMs(watermarkDelay);
       try (StreamfoldClient client = server.connect()) {
         CreateStreamResponse response = client.admin().createStream(CreateStreamRequest.newBuilder()
-            .setTenant(server.tenant).setName(name).addAllColumns(parsed).setWatermarkDelayMs(delayMs).build());
+            .setTenant(server.tenant).setName(name).addAllColumns(parsed).setWatermarkDelayMs(delayMs)
+            .setPartitions(partitions).build());
         StreamInfo s = response.getStream();
         System.out.println((response.getCreated() ? "Created" : "Exists:") + " stream " + s.getTenant() + "/"
             + s.getName() + " (" + s.getTopic() + ") columns " + columns(s)
-            + (s.getWatermarkDelayMs() > 0 ? ", watermark delay " + s.getWatermarkDelayMs() + " ms" : ""));
+            + (s.getWatermarkDelayMs() > 0 ? ", watermark delay " + s.getWatermarkDelayMs() + " ms" : "")
+            + (s.getPartitions() > 0 ? ", " + s.getPartitions() + " partitions" : ""));
       }
       return 0;
     }
@@ -68,10 +77,11 @@ final class StreamCommand {
           System.out.println("No streams in tenant " + server.tenant + ".");
           return 0;
         }
-        System.out.printf("%-24s %12s  %-24s %s%n", "STREAM", "EVENTS", "LATEST MESSAGE ID", "COLUMNS");
+        System.out.printf("%-24s %12s %5s  %-24s %s%n", "STREAM", "EVENTS", "PARTS", "LATEST POSITION", "COLUMNS");
         for (StreamInfo s : streams) {
-          System.out.printf("%-24s %,12d  %-24s %s%n", s.getName(), s.getEventCount(),
-              s.getLatestMessageId().isEmpty() ? "-" : s.getLatestMessageId(), columns(s));
+          System.out.printf("%-24s %,12d %5s  %-24s %s%n", s.getName(), s.getEventCount(),
+              s.getPartitions() == 0 ? "-" : Integer.toString(s.getPartitions()),
+              s.getLatestPosition().isEmpty() ? "-" : s.getLatestPosition(), columns(s));
         }
       }
       return 0;

@@ -45,7 +45,29 @@ public interface Ledger extends AutoCloseable {
    * @throws LedgerException.StreamExists if it exists with other columns
    * @throws LedgerException.Unavailable if Pulsar fails
    */
-  boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs);
+  default boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs) {
+    return createStream(stream, columns, watermarkDelayMs, 0);
+  }
+
+  /** Most partitions a stream may have. */
+  int MAX_PARTITIONS = 64;
+
+  /**
+   * Create a stream (and its tenant when missing), partitioned or not.
+   *
+   * @param stream the stream
+   * @param columns declared payload columns (may be empty)
+   * @param watermarkDelayMs bounded out-of-orderness of its event times, milliseconds, >= 0 (see above)
+   * @param partitions 0 or 1 for an unpartitioned stream (one Pulsar topic); 2 to {@link #MAX_PARTITIONS}
+   *     for a Pulsar partitioned topic: an event goes to partition {@code murmur3_32(key) mod partitions}
+   *     (Pulsar's {@code Murmur3_32Hash} key routing), so events with the same key are in one partition, in
+   *     append order; events without a key are spread round-robin. Fixed when the stream is created.
+   * @return true when created, false when it existed with the same columns and partitions
+   * @throws IllegalArgumentException if the delay is negative or the partitions out of range
+   * @throws LedgerException.StreamExists if it exists with other columns or another partition count
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs, int partitions);
 
   /**
    * Change a stream's schema (its declared columns), checked for compatibility with every event already
@@ -210,7 +232,9 @@ public interface Ledger extends AutoCloseable {
   OffloadStatus offloadStatus(StreamRef stream);
 
   /**
-   * Read events of a stream in ledger order, wherever they are stored (BookKeeper or tiered storage).
+   * Read events of a stream in ledger order, wherever they are stored (BookKeeper or tiered storage). On
+   * a partitioned stream, reading from the earliest event merges the partitions by sequence id (the order
+   * the appender accepted the events); reading after a message ID reads that message ID's partition.
    *
    * @param stream the stream
    * @param after read after this message ID (exclusive); empty to read from the earliest event

@@ -13,6 +13,30 @@ import java.util.Optional;
  *     Streamfold's appender is the stream's only writer)
  * @param watermarkDelayMs bounded out-of-orderness of the stream's event times, milliseconds (0 unless
  *     set when the stream was created)
+ * @param partitions the stream's partitions: 0 for an unpartitioned stream (one Pulsar topic, message IDs
+ *     with partition -1), else N >= 2 (a Pulsar partitioned topic; events with the same key are in the
+ *     same partition)
+ * @param latestPositions the position vector of the latest events: the latest message ID of every
+ *     partition that holds events, ordered by partition (for an unpartitioned stream, {@code latest} alone;
+ *     empty when the stream is empty). For a partitioned stream {@code latest} is the latest event of all
+ *     (highest sequence id).
  */
 public record StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<MessageIdText> latest,
-    long eventCount, long watermarkDelayMs) {}
+    long eventCount, long watermarkDelayMs, int partitions, List<MessageIdText> latestPositions) {
+
+  /** An unpartitioned stream's description. */
+  public StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<MessageIdText> latest, long eventCount,
+      long watermarkDelayMs) {
+    this(ref, columns, latest, eventCount, watermarkDelayMs, 0, latest.map(List::of).orElse(List.of()));
+  }
+
+  /** True for a partitioned stream ({@code partitions >= 2}). */
+  public boolean partitioned() {
+    return partitions > 0;
+  }
+
+  /** The latest position vector as text: message IDs joined by ',' (empty when the stream is empty). */
+  public String latestPositionText() {
+    return String.join(",", latestPositions.stream().map(Object::toString).toList());
+  }
+}

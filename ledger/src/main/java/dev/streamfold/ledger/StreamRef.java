@@ -50,6 +50,17 @@ public record StreamRef(String tenant, String stream) {
     return "persistent://" + tenant + "/" + LEDGER_NAMESPACE + "/" + stream;
   }
 
+  /**
+   * The Pulsar topic of one partition of a partitioned stream ({@code <topic>-partition-<p>}, Pulsar's
+   * naming of a partitioned topic's internal topics).
+   *
+   * @param partition partition index, 0 to partitions - 1
+   * @return the partition's topic
+   */
+  public String partitionTopic(int partition) {
+    return topic() + "-partition-" + partition;
+  }
+
   @Override
   public String toString() {
     return tenant + "/" + stream;

@@ -6,6 +6,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -27,21 +28,52 @@ import java.util.Optional;
  *   <li>latest: the latest event when the replay starts (a stop only).</li>
  * </ul>
  *
+ *   <li>a position vector (partitioned streams): one message ID per partition, joined by ',' (as VIEW.INFO
+ *       reports a view's position); a stop applies, in each listed partition, the events up to and
+ *       including ({@code --to}) or before ({@code --before}) its message ID, and nothing of a partition it
+ *       does not list.</li>
+ * </ul>
+ *
  * @param kind what the cursor names
  * @param messageId the message ID, for {@link Kind#MESSAGE}
  * @param eventTimeMs the event time, epoch milliseconds, for {@link Kind#EVENT_TIME}
  * @param inclusive for a stop: whether the named event (or time) itself is included
+ * @param position the message IDs of a {@link Kind#POSITION} cursor, at most one per partition; empty
+ *     for the other kinds
  */
-public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long eventTimeMs, boolean inclusive) {
+public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long eventTimeMs, boolean inclusive,
+    List<MessageIdText> position) {
   /** What a cursor names. */
-  public enum Kind { MESSAGE, EVENT_TIME, LATEST }
+  public enum Kind { MESSAGE, EVENT_TIME, LATEST, POSITION }
 
   public ReplayCursor {
     Objects.requireNonNull(kind, "kind");
     messageId = messageId == null ? Optional.empty() : messageId;
+    position = position == null ? List.of() : List.copyOf(position);
     if (kind == Kind.MESSAGE && messageId.isEmpty()) {
       throw new IllegalArgumentException("a message cursor needs a message ID");
     }
+    if (kind == Kind.POSITION) {
+      if (position.isEmpty()) {
+        throw new IllegalArgumentException("a position vector needs at least one message ID");
+      }
+      java.util.Set<Integer> partitions = new java.util.HashSet<>();
+      for (MessageIdText id : position) {
+        if (!partitions.add(id.partition())) {
+          throw new IllegalArgumentException("position vector names partition " + id.partition() + " twice: "
+              + join(position));
+        }
+      }
+    }
+  }
+
+  /** A cursor of one kind but a position vector. */
+  public ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long eventTimeMs, boolean inclusive) {
+    this(kind, messageId, eventTimeMs, inclusive, List.of());
+  }
+
+  private static String join(List<MessageIdText> ids) {
+    return String.join(",", ids.stream().map(Object::toString).toList());
   }
 
   /** The latest event when the replay starts, included. */
@@ -67,6 +99,13 @@ public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long ev
       }
       return latest();
     }
+    if (t.matches("-?\\d+:-?\\d+:-?\\d+:-?\\d+(\\s*,\\s*-?\\d+:-?\\d+:-?\\d+:-?\\d+)+")) {
+      List<MessageIdText> ids = new java.util.ArrayList<>();
+      for (String id : t.split("\\s*,\\s*")) {
+        ids.add(MessageIdText.parse(id));
+      }
+      return new ReplayCursor(Kind.POSITION, Optional.empty(), 0, inclusive, ids);
+    }
     if (t.matches("-?\\d+:-?\\d+:-?\\d+:-?\\d+")) {
       return new ReplayCursor(Kind.MESSAGE, Optional.of(MessageIdText.parse(t)), 0, inclusive);
     }
@@ -85,7 +124,8 @@ public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long ev
       return new ReplayCursor(Kind.EVENT_TIME, Optional.empty(), ms, inclusive);
     } catch (DateTimeParseException | NumberFormatException e) {
       throw new IllegalArgumentException("cannot read cursor '" + text + "': use a message ID"
-          + " (ledgerId:entryId:partition:batchIndex, as Append returns it), an event time (ISO-8601 such as"
+          + " (ledgerId:entryId:partition:batchIndex, as Append returns it), a position vector of a partitioned"
+          + " stream (message IDs joined by ',', as VIEW.INFO reports), an event time (ISO-8601 such as"
           + " 2015-01-02T10:00:00Z, a date 2015-01-02 (UTC), or epoch milliseconds) or 'latest'");
     }
   }
@@ -94,6 +134,7 @@ public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long ev
   public String describe(String direction) {
     String at = switch (kind) {
       case MESSAGE -> messageId.get().toString();
+      case POSITION -> join(position);
       case EVENT_TIME -> Instant.ofEpochMilli(eventTimeMs).toString();
       case LATEST -> "latest";
     };

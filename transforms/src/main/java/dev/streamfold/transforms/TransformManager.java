@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -520,14 +521,14 @@ public final class TransformManager implements AutoCloseable {
       resumeFrom = existing.get().position();
     } else {
       // The backfill target is recorded once, when the version starts.
-      targetId = info.latest().map(Object::toString).orElse("");
+      targetId = info.latestPositionText(); // a position vector on a partitioned stream
       targetEvents = info.eventCount();
       try (ViewWriter writer = views.writer(name, definition.version())) {
         writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
             targetEvents, targetId), System.currentTimeMillis());
       }
     }
-    JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
+    JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), checkpointDir(definition),
         options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
     attachJars(graph, List.of(definition));
@@ -715,6 +716,13 @@ public final class TransformManager implements AutoCloseable {
     if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.LATEST) {
       throw new TransformException.InvalidReplay("--from takes a message ID or an event time, not 'latest'");
     }
+    if (info.partitioned()) {
+      return replayPartitioned(definition, stream, info, from, to, as);
+    }
+    if (to.kind() == ReplayCursor.Kind.POSITION || from.map(c -> c.kind() == ReplayCursor.Kind.POSITION).orElse(false)) {
+      throw new TransformException.InvalidReplay("stream " + stream + " is not partitioned: give one message ID,"
+          + " not a position vector");
+    }
     Optional<StoredEvent> start = from.filter(c -> c.kind() == ReplayCursor.Kind.MESSAGE)
         .map(c -> locateOrExplain(stream, info, c.messageId().get()));
     Optional<StoredEvent> stop = to.kind() == ReplayCursor.Kind.MESSAGE
@@ -773,9 +781,25 @@ public final class TransformManager implements AutoCloseable {
     String run = java.util.UUID.randomUUID().toString();
     String subscription = "streamfold-replay-" + run;
     Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
-    JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), ledger.serviceUrl(),
+    JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), 0, ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(),
-        options.parallelism(), target, subscription, bound, readThrough, targetEvents, info.watermarkDelayMs());
+        options.parallelism(), target, subscription, bound, List.of(readThrough), targetEvents, info.watermarkDelayMs());
+    long expected = exact ? targetEvents : -1;
+    return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, applied -> {
+      long events = applied.eventsApplied();
+      return expected >= 0 && events != expected
+          ? "the replay applied " + events + " events but the ledger holds " + expected + " in its range" : null;
+    });
+  }
+
+  /**
+   * Submit a replay job and follow it to COMPLETE or FAILED.
+   *
+   * @param check the completed replay's metadata to the reason it is wrong, or null when it is right
+   */
+  private VirtualStateStatus runReplay(String tenant, String name, ViewName target, TransformDefinition definition,
+      JobGraph graph, StreamRef stream, String subscription, Path scratch,
+      java.util.function.Function<ViewMetadata, String> check) {
     attachJars(graph, List.of(definition));
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
@@ -785,7 +809,6 @@ public final class TransformManager implements AutoCloseable {
     }
     JobID id = graph.getJobID();
     replays.put(target, id);
-    long expected = exact ? targetEvents : -1;
     cluster.requestJobResult(id).whenCompleteAsync((result, error) -> {
       try {
         if (!id.equals(replays.remove(target))) {
@@ -794,10 +817,8 @@ public final class TransformManager implements AutoCloseable {
         String cause = error != null ? error.getMessage()
             : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse(null);
         if (cause == null) {
-          long applied = views.metadata(target, 1).map(ViewMetadata::eventsApplied).orElse(-1L);
-          if (expected >= 0 && applied != expected) {
-            cause = "the replay applied " + applied + " events but the ledger holds " + expected + " in its range";
-          }
+          Optional<ViewMetadata> done = views.metadata(target, 1);
+          cause = done.isEmpty() ? "the replay's virtual state has no metadata" : check.apply(done.get());
         }
         if (cause == null) {
           views.completeVirtualState(target);
@@ -818,6 +839,89 @@ public final class TransformManager implements AutoCloseable {
       }
     }, housekeeping);
     return virtualState(tenant, name);
+  }
+
+  /**
+   * A replay of a view over a partitioned stream. Ledger order exists within each partition only, so every
+   * cursor is applied partition by partition: a stop is a position vector (one message ID per partition;
+   * a partition it does not list contributes nothing), {@code latest} (the latest position vector when the
+   * replay starts) or an event time (each partition stops at its own first event past T); a start is an
+   * event time (each partition starts at its own first event at or after T). A completed replay to a
+   * position vector (inclusive) or to latest is checked: its committed position must equal the stop vector,
+   * partition by partition, else it is FAILED.
+   */
+  private VirtualStateStatus replayPartitioned(TransformDefinition definition, StreamRef stream, StreamInfo info,
+      Optional<ReplayCursor> from, ReplayCursor to, Optional<String> as) {
+    String tenant = definition.tenant();
+    if (from.isPresent() && from.get().kind() != ReplayCursor.Kind.EVENT_TIME) {
+      throw new TransformException.InvalidReplay("stream " + stream + " has " + info.partitions() + " partitions, which"
+          + " have no common order of message IDs: --from takes an event time there (each partition starts at its first"
+          + " event at or after it)");
+    }
+    List<MessageIdText> stops = new ArrayList<>();
+    switch (to.kind()) {
+      case MESSAGE, POSITION -> {
+        List<MessageIdText> ids = to.kind() == ReplayCursor.Kind.MESSAGE ? List.of(to.messageId().get()) : to.position();
+        for (MessageIdText id : ids) {
+          if (id.partition() < 0 || id.partition() >= info.partitions()) {
+            throw new TransformException.InvalidReplay("message ID " + id + " names partition " + id.partition()
+                + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1) + " (latest position "
+                + info.latestPositionText() + ")");
+          }
+          stops.add(locateOrExplain(stream, info, id).messageId());
+        }
+      }
+      case LATEST -> stops.addAll(info.latestPositions());
+      case EVENT_TIME -> { }
+    }
+    stops.sort(java.util.Comparator.comparingInt(MessageIdText::partition));
+    String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
+        "name the virtual state with --as: a replay of a partitioned stream stops at a position vector, which has no"
+        + " <view>@<message ID> name"));
+    ViewName target = new ViewName(tenant, name);
+    if (target.isPositionForm()) {
+      throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
+          + " which names replays of unpartitioned streams only; choose a plain name with --as");
+    }
+    if (views.virtualState(target).isPresent() || views.schema(target).isPresent()
+        || catalog.get(tenant, name).isPresent()) {
+      throw new TransformException.VirtualStateExists(tenant, name);
+    }
+    boolean messageStop = to.kind() != ReplayCursor.Kind.EVENT_TIME;
+    List<MessageIdText> readThrough = messageStop ? stops : info.latestPositions();
+    String stopText = String.join(",", stops.stream().map(Object::toString).toList());
+    VirtualState state = new VirtualState(target, definition.name(), definition.version(), definition.logic(),
+        from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
+        System.currentTimeMillis());
+    views.defineVirtualState(state, schema(definition));
+    String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
+    try (ViewWriter writer = views.writer(target, 1)) {
+      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
+          info.eventCount(), readThroughText), System.currentTimeMillis());
+    }
+    if (readThrough.isEmpty()) {
+      views.completeVirtualState(target); // nothing to read: the empty state is exact
+      LOG.info("virtual state {} is empty ({} over an empty range)", target, state.stop());
+      return virtualState(tenant, name);
+    }
+    ReplayBound bound = new ReplayBound(null,
+        from.map(ReplayCursor::eventTimeMs).orElse(Long.MIN_VALUE),
+        messageStop ? stopText : null, to.inclusive(),
+        to.kind() == ReplayCursor.Kind.EVENT_TIME ? to.eventTimeMs() : Long.MAX_VALUE, to.inclusive());
+    String run = java.util.UUID.randomUUID().toString();
+    String subscription = "streamfold-replay-" + run;
+    Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
+    JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), info.partitions(),
+        ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(),
+        options.checkpointInterval(), options.parallelism(), target, subscription, bound, readThrough,
+        info.eventCount(), info.watermarkDelayMs());
+    boolean exact = messageStop && to.inclusive() && from.isEmpty();
+    java.util.Set<String> expected = new java.util.HashSet<>(stops.stream().map(Object::toString).toList());
+    return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, done -> {
+      java.util.Set<String> reached = new java.util.HashSet<>(done.position());
+      return exact && !reached.equals(expected)
+          ? "the replay stopped at " + String.join(",", done.position()) + " but its stop is " + stopText : null;
+    });
   }
 
   /**
@@ -987,6 +1091,11 @@ public final class TransformManager implements AutoCloseable {
     }
     StreamRef stream = new StreamRef(spec.tenant(), spec.labelStream());
     StreamInfo info = ledger.describe(stream);
+    if (info.partitioned()) {
+      throw new TransformException.InvalidTrainingSet("stream " + stream + " has " + info.partitions() + " partitions:"
+          + " training sets need one total ledger order of the label stream (their point-in-time join runs on it), and"
+          + " this release builds them over unpartitioned streams only; replays and views work on partitioned streams");
+    }
     Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
     Path output = Path.of(spec.output());
     if (!output.isAbsolute()) {

@@ -41,7 +41,9 @@ final class Protos {
         .setTopic(info.ref().topic())
         .setEventCount(info.eventCount())
         .setWatermarkDelayMs(info.watermarkDelayMs())
-        .setLatestMessageId(info.latest().map(Object::toString).orElse(""));
+        .setLatestMessageId(info.latest().map(Object::toString).orElse(""))
+        .setPartitions(info.partitions())
+        .setLatestPosition(info.latestPositionText());
     for (StreamColumn c : info.columns()) {
       b.addColumns(Column.newBuilder().setName(c.name()).setType(c.type()).setRequired(c.required())
           .setDefaultJson(c.defaultJson() == null ? "" : c.defaultJson()));

@@ -22,7 +22,7 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
     GrpcReplies.reply(response, () -> {
         StreamRef stream = new StreamRef(request.getTenant(), request.getName());
         boolean created = ledger.createStream(stream, Protos.columns(request.getColumnsList()),
-            request.getWatermarkDelayMs());
+            request.getWatermarkDelayMs(), request.getPartitions());
         return CreateStreamResponse.newBuilder()
           .setCreated(created).setStream(Protos.info(ledger.describe(stream))).build();
       }, LedgerStatus::toStatus);

@@ -23,7 +23,8 @@ import org.apache.pulsar.client.api.Schema;
  * Which client idempotency keys a stream already holds, and at which message ID. Kept in memory and,
  * durably, in the compacted topic {@code persistent://<tenant>/system/idempotency.<stream>} (entries
  * {@code k:<key>} → message ID text, and a high-water mark {@code hwm}: every keyed event of the stream
- * up to that message ID is in the index).
+ * up to that position is in the index; for a partitioned stream the position is a vector, one message ID
+ * per partition, joined by ',').
  *
  * <p>An index entry is written after the event is acknowledged by Pulsar, so a crash can lose the
  * entries of the last moments; {@link #open} therefore also reads the stream itself after the
@@ -38,9 +39,9 @@ final class IdempotencyIndex implements AutoCloseable {
   private final Producer<byte[]> producer;
   private final Map<String, CompletableFuture<MessageIdText>> byKey = new ConcurrentHashMap<>();
   private final AtomicInteger pendingWrites = new AtomicInteger();
-  private volatile MessageIdText lastAcked;
-  private volatile MessageIdText indexedUpTo;
-  private MessageIdText writtenHwm;
+  private final Map<Integer, MessageIdText> lastAcked = new ConcurrentHashMap<>();
+  private final Map<Integer, MessageIdText> indexedUpTo = new ConcurrentHashMap<>();
+  private final Map<Integer, MessageIdText> writtenHwm = new java.util.TreeMap<>();
 
   private IdempotencyIndex(StreamRef stream, Producer<byte[]> producer) {
     this.stream = stream;
@@ -56,16 +57,17 @@ final class IdempotencyIndex implements AutoCloseable {
    *
    * @param client Pulsar client
    * @param stream the stream
+   * @param topics the stream's topics: its own, or each partition's in partition order
    * @param timeoutMs longest wait for one read, milliseconds
    * @return the index, caught up with the stream
    * @throws LedgerException.Unavailable if Pulsar fails
    */
-  static IdempotencyIndex open(PulsarClient client, StreamRef stream, long timeoutMs) {
+  static IdempotencyIndex open(PulsarClient client, StreamRef stream, java.util.List<String> topics, long timeoutMs) {
     try {
       Producer<byte[]> producer = client.newProducer(Schema.BYTES).topic(topic(stream))
           .enableBatching(true).batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS).blockIfQueueFull(true).create();
       IdempotencyIndex index = new IdempotencyIndex(stream, producer);
-      Optional<MessageIdText> hwm = Optional.empty();
+      Map<Integer, MessageIdText> hwm = new java.util.TreeMap<>();
       try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic(stream))
           .startMessageId(MessageId.earliest).readCompacted(true).create()) {
         while (reader.hasMessageAvailable()) {
@@ -75,16 +77,28 @@ final class IdempotencyIndex implements AutoCloseable {
           }
           String value = new String(m.getValue(), StandardCharsets.UTF_8);
           if (m.getKey().equals(HWM_KEY)) {
-            hwm = Optional.of(MessageIdText.parse(value));
+            hwm.clear();
+            for (String id : value.split(",")) {
+              MessageIdText parsed = MessageIdText.parse(id);
+              hwm.put(parsed.partition(), parsed);
+            }
           } else if (m.getKey().startsWith(ENTRY_PREFIX)) {
             index.byKey.put(m.getKey().substring(ENTRY_PREFIX.length()),
                 CompletableFuture.completedFuture(MessageIdText.parse(value)));
           }
         }
       }
-      MessageIdText scannedUpTo = index.catchUp(client, hwm, timeoutMs);
+      Map<Integer, MessageIdText> scannedUpTo = new java.util.TreeMap<>(hwm);
+      for (int p = 0; p < topics.size(); p++) {
+        int partition = topics.size() == 1 && topics.get(0).equals(stream.topic()) ? -1 : p;
+        MessageIdText last = index.catchUp(client, topics.get(p), partition,
+            Optional.ofNullable(hwm.get(partition)), timeoutMs);
+        if (last != null) {
+          scannedUpTo.put(partition, last);
+        }
+      }
       producer.flush();
-      if (scannedUpTo != null) {
+      if (!scannedUpTo.equals(hwm)) {
         index.writeHwm(scannedUpTo).get(timeoutMs, TimeUnit.MILLISECONDS);
       }
       return index;
@@ -93,17 +107,18 @@ final class IdempotencyIndex implements AutoCloseable {
     }
   }
 
-  /** Index the keyed events of the stream after {@code hwm}; returns the last event read, or null. */
-  private MessageIdText catchUp(PulsarClient client, Optional<MessageIdText> hwm, long timeoutMs) throws Exception {
+  /** Index the keyed events of one topic of the stream after {@code hwm}; returns the last event read, or null. */
+  private MessageIdText catchUp(PulsarClient client, String topic, int partition, Optional<MessageIdText> hwm,
+      long timeoutMs) throws Exception {
     MessageIdText last = null;
-    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(hwm.map(PulsarMessageIds::toPulsar).orElse(MessageId.earliest)).create()) {
       while (reader.hasMessageAvailable()) {
         Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
         if (m == null) {
           break;
         }
-        last = PulsarMessageIds.toText(m.getMessageId());
+        last = PulsarMessageIds.toText(m.getMessageId(), partition);
         String key = m.getProperty(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY);
         if (key != null && !byKey.containsKey(key)) {
           byKey.put(key, CompletableFuture.completedFuture(last));
@@ -142,16 +157,16 @@ final class IdempotencyIndex implements AutoCloseable {
       }
       writeEntry(key, id).whenComplete((ok, writeError) -> {
         if (writeError == null) {
-          indexedUpTo = id;
+          indexedUpTo.put(id.partition(), id);
         }
         pendingWrites.decrementAndGet();
       });
     });
   }
 
-  /** Note that an event (keyed or not) was acknowledged; calls come in ledger order. */
+  /** Note that an event (keyed or not) was acknowledged; calls come in ledger order within a partition. */
   void acked(MessageIdText id) {
-    lastAcked = id;
+    lastAcked.put(id.partition(), id);
   }
 
   /**
@@ -160,9 +175,16 @@ final class IdempotencyIndex implements AutoCloseable {
    * in ledger order).
    */
   synchronized void advanceHighWaterMark() {
-    MessageIdText acked = lastAcked;
-    MessageIdText candidate = pendingWrites.get() == 0 ? acked : indexedUpTo;
-    if (candidate != null && (writtenHwm == null || candidate.compareTo(writtenHwm) > 0)) {
+    Map<Integer, MessageIdText> candidate = new java.util.TreeMap<>(writtenHwm);
+    boolean advanced = false;
+    for (Map.Entry<Integer, MessageIdText> e : (pendingWrites.get() == 0 ? lastAcked : indexedUpTo).entrySet()) {
+      MessageIdText written = writtenHwm.get(e.getKey());
+      if (written == null || e.getValue().compareTo(written) > 0) {
+        candidate.put(e.getKey(), e.getValue());
+        advanced = true;
+      }
+    }
+    if (advanced) {
       writeHwm(candidate);
     }
   }
@@ -172,9 +194,11 @@ final class IdempotencyIndex implements AutoCloseable {
         .sendAsync();
   }
 
-  private synchronized CompletableFuture<MessageId> writeHwm(MessageIdText id) {
-    writtenHwm = id;
-    return producer.newMessage().key(HWM_KEY).value(id.toString().getBytes(StandardCharsets.UTF_8)).sendAsync();
+  private synchronized CompletableFuture<MessageId> writeHwm(Map<Integer, MessageIdText> position) {
+    writtenHwm.clear();
+    writtenHwm.putAll(position);
+    String text = String.join(",", position.values().stream().map(Object::toString).toList());
+    return producer.newMessage().key(HWM_KEY).value(text.getBytes(StandardCharsets.UTF_8)).sendAsync();
   }
 
   /** Keys known, for tests and metrics. */

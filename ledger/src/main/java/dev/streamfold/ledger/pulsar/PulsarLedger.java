@@ -69,6 +69,7 @@ public final class PulsarLedger implements Ledger {
   private final PulsarClient client;
   private final PulsarAdmin admin;
   private final Map<StreamRef, StreamAppender> appenders = new ConcurrentHashMap<>();
+  private final Map<StreamRef, Integer> partitionCounts = new ConcurrentHashMap<>();
   private final Map<String, PulsarSystemTable> tables = new ConcurrentHashMap<>();
   private final PulsarArtifacts artifacts;
   private final Set<String> provisioned = ConcurrentHashMap.newKeySet();
@@ -154,10 +155,15 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
-  public boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs) {
+  public boolean createStream(StreamRef stream, List<StreamColumn> columns, long watermarkDelayMs, int partitions) {
     if (watermarkDelayMs < 0) {
       throw new IllegalArgumentException("watermark delay must be >= 0 ms, got " + watermarkDelayMs);
     }
+    if (partitions < 0 || partitions > MAX_PARTITIONS) {
+      throw new IllegalArgumentException("partitions must be 0 or 1 (unpartitioned) or 2 to " + MAX_PARTITIONS
+          + ", got " + partitions);
+    }
+    int wanted = partitions == 1 ? 0 : partitions;
     StreamColumn.checkDistinct(columns);
     ensureTenant(stream.tenant());
     try {
@@ -167,14 +173,24 @@ public final class PulsarLedger implements Ledger {
         if (!have.equals(columns)) {
           throw new LedgerException.StreamExists(stream, describe(have), describe(columns));
         }
+        int havePartitions = partitions(stream);
+        if (havePartitions != wanted) {
+          throw new LedgerException.StreamExists(stream, partitionsText(havePartitions), partitionsText(wanted));
+        }
         return false;
       }
+      Map<String, String> props = Map.of(COLUMNS_PROPERTY, StreamColumn.encode(columns),
+          SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns), WATERMARK_DELAY_PROPERTY, Long.toString(watermarkDelayMs));
       try {
-        admin.topics().createNonPartitionedTopic(stream.topic(), Map.of(COLUMNS_PROPERTY, StreamColumn.encode(columns),
-            SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns), WATERMARK_DELAY_PROPERTY, Long.toString(watermarkDelayMs)));
+        if (wanted == 0) {
+          admin.topics().createNonPartitionedTopic(stream.topic(), props);
+        } else {
+          admin.topics().createPartitionedTopic(stream.topic(), wanted, props);
+        }
       } catch (PulsarAdminException.ConflictException raced) {
         return false;
       }
+      partitionCounts.put(stream, wanted);
       if (!columns.isEmpty()) {
         registerSchema(stream, columns);
       }
@@ -182,6 +198,37 @@ public final class PulsarLedger implements Ledger {
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot create stream " + stream, e);
     }
+  }
+
+  private static String partitionsText(int partitions) {
+    return partitions == 0 ? "unpartitioned" : partitions + " partitions";
+  }
+
+  /**
+   * A stream's partition count: 0 when unpartitioned (Pulsar's partitioned-topic metadata; fixed at
+   * creation, so cached).
+   */
+  int partitions(StreamRef stream) throws PulsarAdminException {
+    Integer known = partitionCounts.get(stream);
+    if (known != null) {
+      return known;
+    }
+    int n = admin.topics().getPartitionedTopicMetadata(stream.topic()).partitions;
+    partitionCounts.put(stream, n);
+    return n;
+  }
+
+  /** The Pulsar topics holding a stream's events: the topic itself, or each partition's topic in order. */
+  List<String> physicalTopics(StreamRef stream) throws PulsarAdminException {
+    int n = partitions(stream);
+    if (n == 0) {
+      return List.of(stream.topic());
+    }
+    List<String> topics = new ArrayList<>(n);
+    for (int p = 0; p < n; p++) {
+      topics.add(stream.partitionTopic(p));
+    }
+    return topics;
   }
 
   private static List<StreamColumn> columns(Map<String, String> props) {
@@ -313,7 +360,8 @@ public final class PulsarLedger implements Ledger {
   public List<StreamRef> listStreams(String tenant) {
     StreamRef.checkTenant(tenant);
     try {
-      List<String> topics = admin.topics().getList(tenant + "/" + StreamRef.LEDGER_NAMESPACE);
+      List<String> topics = new ArrayList<>(admin.topics().getList(tenant + "/" + StreamRef.LEDGER_NAMESPACE));
+      topics.addAll(admin.topics().getPartitionedTopicList(tenant + "/" + StreamRef.LEDGER_NAMESPACE));
       String prefix = "persistent://" + tenant + "/" + StreamRef.LEDGER_NAMESPACE + "/";
       List<StreamRef> streams = new ArrayList<>();
       for (String topic : topics) {
@@ -324,6 +372,7 @@ public final class PulsarLedger implements Ledger {
           }
         }
       }
+      streams = new ArrayList<>(new java.util.LinkedHashSet<>(streams));
       streams.sort((a, b) -> a.stream().compareTo(b.stream()));
       return streams;
     } catch (PulsarAdminException.NotFoundException e) {
@@ -338,18 +387,35 @@ public final class PulsarLedger implements Ledger {
     try {
       Map<String, String> props = properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
       List<StreamColumn> columns = columns(props);
-      Optional<Message<byte[]>> last = lastMessage(stream);
-      return new StreamInfo(stream, columns,
-          last.map(m -> PulsarMessageIds.toText(m.getMessageId())),
-          last.map(m -> m.getSequenceId() + 1).orElse(0L),
-          Long.parseLong(props.getOrDefault(WATERMARK_DELAY_PROPERTY, "0")));
+      long delay = Long.parseLong(props.getOrDefault(WATERMARK_DELAY_PROPERTY, "0"));
+      int partitions = partitions(stream);
+      List<MessageIdText> latestPositions = new ArrayList<>();
+      Message<byte[]> newest = null;
+      int newestIndex = -1;
+      List<String> topics = physicalTopics(stream);
+      for (int p = 0; p < topics.size(); p++) {
+        Optional<Message<byte[]>> last = lastMessage(stream, topics.get(p));
+        if (last.isPresent()) {
+          latestPositions.add(PulsarMessageIds.toText(last.get().getMessageId(), partitions == 0 ? -1 : p));
+          if (newest == null || last.get().getSequenceId() > newest.getSequenceId()) {
+            newest = last.get();
+            newestIndex = partitions == 0 ? -1 : p;
+          }
+        }
+      }
+      Optional<MessageIdText> latest = Optional.empty();
+      if (newest != null) {
+        latest = Optional.of(PulsarMessageIds.toText(newest.getMessageId(), newestIndex));
+      }
+      return new StreamInfo(stream, columns, latest, newest == null ? 0L : newest.getSequenceId() + 1, delay,
+          partitions, List.copyOf(latestPositions));
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot describe stream " + stream, e);
     }
   }
 
-  private Optional<Message<byte[]>> lastMessage(StreamRef stream) {
-    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+  private Optional<Message<byte[]>> lastMessage(StreamRef stream, String topic) {
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(MessageId.latest).startMessageIdInclusive().create()) {
       if (!reader.hasMessageAvailable()) {
         return Optional.empty();
@@ -388,7 +454,11 @@ public final class PulsarLedger implements Ledger {
 
   private StreamAppender openAppender(StreamRef stream) {
     StreamInfo info = describe(stream);
-    return new StreamAppender(client, stream, info.columns(), options.operationTimeout());
+    try {
+      return new StreamAppender(client, stream, info.columns(), physicalTopics(stream), options.operationTimeout());
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot open an appender on stream " + stream, e);
+    }
   }
 
   @Override
@@ -461,8 +531,26 @@ public final class PulsarLedger implements Ledger {
   public StreamStorage storage(StreamRef stream) {
     try {
       properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
-      var stats = admin.topics().getInternalStats(stream.topic());
-      Map<Long, com.fasterxml.jackson.databind.JsonNode> info = internalInfoByLedger(stream);
+      List<LedgerSegment> segments = new ArrayList<>();
+      long local = 0;
+      long offloaded = 0;
+      for (String topic : physicalTopics(stream)) {
+        StreamStorage one = storage(stream, topic);
+        segments.addAll(one.segments());
+        local += one.localBytes();
+        offloaded += one.offloadedBytes();
+      }
+      return new StreamStorage(stream, segments, local, offloaded);
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot read the storage of stream " + stream, e);
+    }
+  }
+
+  /** The storage of one of a stream's topics (the stream's own, or one partition's). */
+  private StreamStorage storage(StreamRef stream, String topic) {
+    try {
+      var stats = admin.topics().getInternalStats(topic);
+      Map<Long, com.fasterxml.jackson.databind.JsonNode> info = internalInfoByLedger(stream, topic);
       Optional<Set<Long>> onBookies = bookieLedgers();
       String offloadTarget = offloadTarget(stream);
       List<LedgerSegment> segments = new ArrayList<>();
@@ -539,12 +627,12 @@ public final class PulsarLedger implements Ledger {
   }
 
   /** The managed ledger's own description of each segment (offload context included), by ledger id. */
-  private Map<Long, com.fasterxml.jackson.databind.JsonNode> internalInfoByLedger(StreamRef stream)
+  private Map<Long, com.fasterxml.jackson.databind.JsonNode> internalInfoByLedger(StreamRef stream, String topic)
       throws PulsarAdminException {
     Map<Long, com.fasterxml.jackson.databind.JsonNode> byLedger = new java.util.HashMap<>();
     try {
       com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper()
-          .readTree(admin.topics().getInternalInfo(stream.topic()));
+          .readTree(admin.topics().getInternalInfo(topic));
       for (com.fasterxml.jackson.databind.JsonNode ledger : root.path("ledgers")) {
         byLedger.put(ledger.path("ledgerId").asLong(), ledger);
       }
@@ -561,22 +649,45 @@ public final class PulsarLedger implements Ledger {
     if (maxEvents < 1) {
       throw new IllegalArgumentException("maxEvents must be >= 1, got " + maxEvents);
     }
+    int partitions;
     try {
       properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+      partitions = partitions(stream);
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot read stream " + stream, e);
     }
+    if (partitions == 0) {
+      return readTopic(stream, stream.topic(), -1, after, maxEvents, timeoutMs);
+    }
+    if (after.isPresent()) {
+      int p = after.get().partition();
+      if (p < 0 || p >= partitions) {
+        throw new IllegalArgumentException("message ID " + after.get() + " names partition " + p + ", but stream "
+            + stream + " has partitions 0 to " + (partitions - 1));
+      }
+      return readTopic(stream, stream.partitionTopic(p), p, after, maxEvents, timeoutMs);
+    }
+    List<dev.streamfold.ledger.StoredEvent> merged = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      merged.addAll(readTopic(stream, stream.partitionTopic(p), p, Optional.empty(), maxEvents, timeoutMs));
+    }
+    merged.sort(java.util.Comparator.comparingLong(dev.streamfold.ledger.StoredEvent::sequence));
+    return merged.size() > maxEvents ? List.copyOf(merged.subList(0, maxEvents)) : merged;
+  }
+
+  private List<dev.streamfold.ledger.StoredEvent> readTopic(StreamRef stream, String topic, int partition,
+      Optional<MessageIdText> after, int maxEvents, long timeoutMs) {
     List<dev.streamfold.ledger.StoredEvent> events = new ArrayList<>();
-    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(after.map(PulsarMessageIds::toPulsar).orElse(MessageId.earliest)).create()) {
       while (events.size() < maxEvents && reader.hasMessageAvailable()) {
         Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
         if (m == null) {
           throw new LedgerException.Unavailable("cannot read stream " + stream + " after "
               + after.map(Object::toString).orElse("earliest") + " within " + timeoutMs + " ms: "
-              + whereStored(stream, events.isEmpty() ? after : Optional.of(events.get(events.size() - 1).messageId())), null);
+              + whereStored(stream, topic, events.isEmpty() ? after : Optional.of(events.get(events.size() - 1).messageId())), null);
         }
-        events.add(new dev.streamfold.ledger.StoredEvent(PulsarMessageIds.toText(m.getMessageId()), envelope(m),
+        events.add(new dev.streamfold.ledger.StoredEvent(PulsarMessageIds.toText(m.getMessageId(), partition), envelope(m),
             m.getSequenceId()));
       }
     } catch (LedgerException e) {
@@ -589,15 +700,29 @@ public final class PulsarLedger implements Ledger {
 
   @Override
   public Optional<dev.streamfold.ledger.StoredEvent> locate(StreamRef stream, MessageIdText id, long timeoutMs) {
+    String topic;
+    int partitions;
     try {
       properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
+      partitions = partitions(stream);
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot read stream " + stream, e);
+    }
+    if (partitions == 0) {
+      if (id.partition() != -1) {
+        return Optional.empty(); // an unpartitioned stream's message IDs have partition -1
+      }
+      topic = stream.topic();
+    } else {
+      if (id.partition() < 0 || id.partition() >= partitions) {
+        return Optional.empty();
+      }
+      topic = stream.partitionTopic(id.partition());
     }
     // A reader starting inclusively at a batch message ID skips the batch's earlier messages
     // (Pulsar client: startMessageIdInclusive with a batch index), so the first message read is the one
     // at {@code id} when it exists, or the next one when it does not.
-    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(PulsarMessageIds.toPulsar(id)).startMessageIdInclusive().create()) {
       if (!reader.hasMessageAvailable()) {
         return Optional.empty();
@@ -605,11 +730,10 @@ public final class PulsarLedger implements Ledger {
       Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
       if (m == null) {
         throw new LedgerException.Unavailable("cannot read stream " + stream + " at " + id + " within "
-            + timeoutMs + " ms: " + whereStored(stream, Optional.of(id)), null);
+            + timeoutMs + " ms: " + whereStored(stream, topic, Optional.of(id)), null);
       }
-      MessageIdText found = PulsarMessageIds.toText(m.getMessageId());
-      if (found.ledgerId() != id.ledgerId() || found.entryId() != id.entryId() || found.partition() != id.partition()
-          || found.batchIndex() != id.batchIndex()) {
+      MessageIdText found = PulsarMessageIds.toText(m.getMessageId(), partitions == 0 ? -1 : id.partition());
+      if (!found.equals(id)) {
         return Optional.empty();
       }
       return Optional.of(new dev.streamfold.ledger.StoredEvent(found, envelope(m), m.getSequenceId()));
@@ -621,9 +745,9 @@ public final class PulsarLedger implements Ledger {
   }
 
   /** Name the segment after {@code at} and where it is stored, for an error message. */
-  private String whereStored(StreamRef stream, Optional<MessageIdText> at) {
+  private String whereStored(StreamRef stream, String topic, Optional<MessageIdText> at) {
     try {
-      for (LedgerSegment segment : storage(stream).segments()) {
+      for (LedgerSegment segment : storage(stream, topic).segments()) {
         if (at.isEmpty() || segment.ledgerId() >= at.get().ledgerId()) {
           return "the next events are in segment " + segment.ledgerId() + (segment.offloaded() && segment.localDeleted()
               ? ", offloaded to " + segment.location() + " and deleted locally: is the S3 endpoint reachable?"
@@ -648,25 +772,43 @@ public final class PulsarLedger implements Ledger {
   public OffloadStatus offload(StreamRef stream) {
     try {
       properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
-      MessageId last = admin.topics().getLastMessageId(stream.topic());
-      admin.topics().triggerOffload(stream.topic(), last);
+      for (String topic : physicalTopics(stream)) {
+        MessageId last = admin.topics().getLastMessageId(topic);
+        admin.topics().triggerOffload(topic, last);
+      }
       return offloadStatus(stream);
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot offload stream " + stream, e);
     }
   }
 
+  /**
+   * The status of a stream's offload. For a partitioned stream: RUNNING while any partition's runs, else
+   * ERROR when any failed (errors joined, each naming its partition), else the first partition's; the
+   * first unoffloaded message is the first partition's that has one.
+   */
   @Override
   public OffloadStatus offloadStatus(StreamRef stream) {
     try {
-      var status = admin.topics().offloadStatus(stream.topic());
-      MessageId first = status.getFirstUnoffloadedMessage();
+      List<String> topics = physicalTopics(stream);
+      String state = null;
       String firstText = "";
-      if (first instanceof org.apache.pulsar.client.api.MessageIdAdv) {
-        firstText = PulsarMessageIds.toText(first).toString();
+      List<String> errors = new ArrayList<>();
+      for (int p = 0; p < topics.size(); p++) {
+        var status = admin.topics().offloadStatus(topics.get(p));
+        String name = status.getStatus().name();
+        if (state == null || name.equals("RUNNING") || (name.equals("ERROR") && !state.equals("RUNNING"))) {
+          state = name;
+        }
+        MessageId first = status.getFirstUnoffloadedMessage();
+        if (firstText.isEmpty() && first instanceof org.apache.pulsar.client.api.MessageIdAdv) {
+          firstText = PulsarMessageIds.toText(first, topics.size() == 1 ? -1 : p).toString();
+        }
+        if (status.getLastError() != null && !status.getLastError().isEmpty()) {
+          errors.add(topics.size() == 1 ? status.getLastError() : "partition " + p + ": " + status.getLastError());
+        }
       }
-      return new OffloadStatus(status.getStatus().name(), firstText,
-          status.getLastError() == null ? "" : status.getLastError());
+      return new OffloadStatus(state == null ? "NOT_RUN" : state, firstText, String.join("; ", errors));
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot read the offload status of stream " + stream, e);
     }

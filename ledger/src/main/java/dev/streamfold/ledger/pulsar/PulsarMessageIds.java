@@ -25,6 +25,40 @@ public final class PulsarMessageIds {
   }
 
   /**
+   * Convert a Pulsar message ID read from one partition's own topic ({@code <topic>-partition-<p>}): a
+   * consumer or reader of that topic reports partition -1, so the partition is set from the topic.
+   *
+   * @param id a positional message ID
+   * @param partition the partition it was read from, or -1 for an unpartitioned stream (kept as reported)
+   * @return its text form value with that partition
+   * @throws IllegalArgumentException if {@code id} is not a positional message ID
+   */
+  public static MessageIdText toText(MessageId id, int partition) {
+    MessageIdText text = toText(id);
+    return partition < 0 || text.partition() == partition ? text
+        : new MessageIdText(text.ledgerId(), text.entryId(), partition, text.batchIndex());
+  }
+
+  /**
+   * The partition of a message from its topic name ({@code ...-partition-<p>}), or -1 when the topic is
+   * not a partition's topic.
+   *
+   * @param topicName a full topic name, e.g. {@code persistent://t/ledger/s-partition-3}
+   * @return the partition index, or -1
+   */
+  public static int partitionOfTopic(String topicName) {
+    int at = topicName == null ? -1 : topicName.lastIndexOf("-partition-");
+    if (at < 0) {
+      return -1;
+    }
+    try {
+      return Integer.parseInt(topicName.substring(at + "-partition-".length()));
+    } catch (NumberFormatException notAPartition) {
+      return -1;
+    }
+  }
+
+  /**
    * Convert to a Pulsar message ID.
    *
    * @param text the message ID

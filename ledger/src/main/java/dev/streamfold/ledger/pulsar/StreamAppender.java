@@ -30,15 +30,21 @@ final class StreamAppender {
   private final PulsarClient client;
   private final StreamRef stream;
   private final List<StreamColumn> columns;
+  private final List<String> topics;
   private final Duration timeout;
   private Producer<byte[]> producer;
   private IdempotencyIndex index;
   private long nextSequenceId;
 
-  StreamAppender(PulsarClient client, StreamRef stream, List<StreamColumn> columns, Duration timeout) {
+  /**
+   * @param topics the stream's topics: its own, or each partition's in partition order
+   */
+  StreamAppender(PulsarClient client, StreamRef stream, List<StreamColumn> columns, List<String> topics,
+      Duration timeout) {
     this.client = client;
     this.stream = stream;
     this.columns = columns;
+    this.topics = topics;
     this.timeout = timeout;
   }
 
@@ -48,7 +54,7 @@ final class StreamAppender {
 
   private void open() throws PulsarClientException {
     if (index == null) {
-      index = IdempotencyIndex.open(client, stream, timeout.toMillis());
+      index = IdempotencyIndex.open(client, stream, topics, timeout.toMillis());
     }
     producer = client.newProducer(Schema.BYTES)
         .topic(stream.topic())
@@ -57,6 +63,10 @@ final class StreamAppender {
         .batchingMaxMessages(1000)
         .batchingMaxPublishDelay(1, TimeUnit.MILLISECONDS)
         .blockIfQueueFull(true)
+        // Partitioned streams: a keyed event goes to murmur3_32(key) mod partitions, so one key's events
+        // stay in one partition in append order; events without a key are spread round-robin.
+        .hashingScheme(org.apache.pulsar.client.api.HashingScheme.Murmur3_32Hash)
+        .messageRoutingMode(org.apache.pulsar.client.api.MessageRoutingMode.RoundRobinPartition)
         .sendTimeout((int) timeout.toSeconds(), TimeUnit.SECONDS)
         .create();
     nextSequenceId = producer.getLastSequenceId() + 1;

@@ -15,7 +15,9 @@ public final class LedgerEventDeserializer implements PulsarDeserializationSchem
   public void deserialize(Message<byte[]> message, Collector<SourceEvent> out) {
     byte[] value = message.getValue();
     out.collect(new SourceEvent(
-        PulsarMessageIds.toText(message.getMessageId()).toString(),
+        // a partition's own topic reports partition -1 in its message IDs; the topic name tells it
+        PulsarMessageIds.toText(message.getMessageId(), PulsarMessageIds.partitionOfTopic(message.getTopicName()))
+            .toString(),
         message.hasKey() ? message.getKey() : "",
         message.getEventTime() > 0 ? message.getEventTime() : message.getPublishTime(),
         message.getSequenceId(),

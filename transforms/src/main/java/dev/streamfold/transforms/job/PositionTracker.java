@@ -47,8 +47,9 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   private transient long maxEventTimeMs;
   private transient long watermarkMs;
   private transient long eventsBehindWatermark;
-  private transient boolean started;
-  private transient boolean stopped;
+  private transient java.util.Set<Integer> started;
+  private transient java.util.Set<Integer> stopped;
+  private transient Map<Integer, MessageIdText> stops;
   private transient Map<Integer, String> lastByPartition;
   private transient long eventsApplied;
   private transient ListState<String> positionState;
@@ -136,8 +137,9 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     watermarkMs = clock.size() == 3 ? clock.get(1) : Long.MIN_VALUE;
     eventsBehindWatermark = clock.size() == 3 ? clock.get(2) : 0;
     reuse = new StreamRecord<>(null);
-    started = !lastByPartition.isEmpty(); // something applied: the start was reached
-    stopped = false;
+    started = new java.util.HashSet<>(lastByPartition.keySet()); // something applied: the start was reached
+    stopped = new java.util.HashSet<>();
+    stops = bound == null ? Map.of() : bound.stops();
   }
 
   @Override
@@ -172,20 +174,24 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     eventsApplied++;
   }
 
-  /** Apply the replay range: skip events before the start; from the first event past the stop, skip all. */
+  /**
+   * Apply the replay range, partition by partition (ledger order exists within a partition): skip events
+   * before the start; from the first event past the stop, skip all of that partition.
+   */
   private boolean inBound(SourceEvent event) {
-    if (stopped) {
+    int partition = partitionOf(event.messageId);
+    if (stopped.contains(partition)) {
       return false;
     }
-    if (bound.pastStop(event)) {
-      stopped = true;
+    if (bound.pastStop(event, stops)) {
+      stopped.add(partition);
       return false;
     }
-    if (!started) {
+    if (!started.contains(partition)) {
       if (bound.beforeStart(event)) {
         return false;
       }
-      started = true;
+      started.add(partition);
     }
     return true;
   }

@@ -95,25 +95,30 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
   /**
    * Decide the phase after a commit at {@code position}.
    *
-   * @param position last applied message IDs (text), comma-separated; "" when none
-   * @param target backfill target message ID text; "" when the stream was empty at start
-   * @return LIVE when the position has reached the target in the target's partition, else BACKFILLING
+   * @param position last applied message IDs (text), one per partition, comma-separated; "" when none
+   * @param target backfill target: the latest message ID of each partition holding events when the version
+   *     started (a position vector, comma-separated); "" when the stream was empty at start
+   * @return LIVE when the position has reached the target in every partition of the target, else BACKFILLING
    */
   static ViewPhase phase(String position, String target) {
     if (target.isEmpty()) {
       return ViewPhase.LIVE;
     }
-    MessageIdText goal = MessageIdText.parse(target);
-    if (position.isEmpty()) {
-      return ViewPhase.BACKFILLING;
-    }
-    for (String id : position.split(",")) {
-      MessageIdText at = MessageIdText.parse(id);
-      if (at.partition() == goal.partition() && at.compareTo(goal) >= 0) {
-        return ViewPhase.LIVE;
+    Map<Integer, MessageIdText> reached = new java.util.HashMap<>();
+    if (!position.isEmpty()) {
+      for (String id : position.split(",")) {
+        MessageIdText at = MessageIdText.parse(id);
+        reached.put(at.partition(), at);
       }
     }
-    return ViewPhase.BACKFILLING;
+    for (String id : target.split(",")) {
+      MessageIdText goal = MessageIdText.parse(id);
+      MessageIdText at = reached.get(goal.partition());
+      if (at == null || at.compareTo(goal) < 0) {
+        return ViewPhase.BACKFILLING;
+      }
+    }
+    return ViewPhase.LIVE;
   }
 
   /** Buffers changes between barriers and hands them over as one commit per checkpoint. */

@@ -2,6 +2,7 @@ package dev.streamfold.transforms.job;
 
 import dev.streamfold.ledger.MessageIdText;
 import java.io.Serializable;
+import java.util.Map;
 
 /**
  * The range of the ledger a replay applies, checked event by event in ledger order by the
@@ -13,7 +14,9 @@ import java.io.Serializable;
  * @param startId first message ID applied (inclusive) as text, or null to start at the earliest event
  * @param startTimeMs apply from the first event whose event time is at or after this (epoch ms), or
  *     {@link Long#MIN_VALUE}
- * @param stopId stop message ID text, or null
+ * @param stopId stop message ID text, or null; for a partitioned stream a position vector (message IDs
+ *     joined by ','): each listed partition stops at its own message ID, and no event of an unlisted
+ *     partition is applied
  * @param stopIdInclusive whether the event at {@code stopId} is applied
  * @param stopTimeMs stop at the first event later than this event time (epoch ms; at or later when
  *     {@code stopTimeInclusive} is false), or {@link Long#MAX_VALUE}
@@ -30,10 +33,42 @@ public record ReplayBound(String startId, long startTimeMs, String stopId, boole
     return event.eventTimeMs < startTimeMs;
   }
 
-  /** True when the event lies past the stop (it and every later event are not applied). */
-  boolean pastStop(SourceEvent event) {
+  /**
+   * The stop message ID of each partition, parsed once per task.
+   *
+   * @return partition to stop message ID; empty when there is no message-ID stop
+   */
+  Map<Integer, MessageIdText> stops() {
+    Map<Integer, MessageIdText> stops = new java.util.HashMap<>();
     if (stopId != null) {
-      int c = MessageIdText.parse(event.messageId).compareTo(MessageIdText.parse(stopId));
+      for (String id : stopId.split(",")) {
+        MessageIdText parsed = MessageIdText.parse(id);
+        stops.put(parsed.partition(), parsed);
+      }
+    }
+    return stops;
+  }
+
+  /** {@link #pastStop(SourceEvent, Map)}, parsing the stops on each call (tests). */
+  boolean pastStop(SourceEvent event) {
+    return pastStop(event, stops());
+  }
+
+  /**
+   * True when the event lies past the stop of its partition (it and every later event of the partition are
+   * not applied).
+   *
+   * @param event the event
+   * @param stops {@link #stops()}
+   */
+  boolean pastStop(SourceEvent event, Map<Integer, MessageIdText> stops) {
+    if (stopId != null) {
+      MessageIdText id = MessageIdText.parse(event.messageId);
+      MessageIdText stop = stops.get(id.partition());
+      if (stop == null) {
+        return true;
+      }
+      int c = id.compareTo(stop);
       if (stopIdInclusive ? c > 0 : c >= 0) {
         return true;
       }

@@ -2,7 +2,6 @@ package dev.streamfold.transforms.job;
 
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.pulsar.PulsarMessageIds;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.views.ViewName;
@@ -20,7 +19,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.pulsar.source.PulsarSource;
 import org.apache.flink.connector.pulsar.source.PulsarSourceBuilder;
-import org.apache.flink.connector.pulsar.source.enumerator.cursor.StopCursor;
 import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -266,13 +264,16 @@ public final class ViewJobBuilder {
    * @param definition the transformation (its version is the one this job fills)
    * @param streamColumns the source stream's declared columns
    * @param topic the source stream's Pulsar topic
+   * @param partitions the stream's partitions (0: unpartitioned); the source reads with parallelism
+   *     {@code min(partitions, parallelism)}, one split per partition
    * @param serviceUrl Pulsar service URL
    * @param adminUrl Pulsar admin URL
    * @param redisUri Redis URI of the views
    * @param checkpointDir URI of the retained-checkpoint directory of this version, e.g. {@code file:///...}
    * @param checkpointInterval checkpoint (and view commit) interval
    * @param parallelism parallelism of the SQL operators
-   * @param backfillTargetMessageId latest message ID text at job start, "" when the stream was empty
+   * @param backfillTargetMessageId latest position at job start (one message ID per partition holding
+   *     events, joined by ','), "" when the stream was empty
    * @param backfillTargetEvents events in the stream at job start
    * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
@@ -282,7 +283,7 @@ public final class ViewJobBuilder {
    *     every graph has a new source (the connector's own source state is deliberately not restored)
    */
   public static JobGraph build(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
-      String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
+      int partitions, String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
       int parallelism, String backfillTargetMessageId, long backfillTargetEvents, long watermarkDelayMs,
       List<String> resumeFrom) {
     Configuration conf = checkpointing(checkpointDir, checkpointInterval, true);
@@ -292,9 +293,9 @@ public final class ViewJobBuilder {
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
     PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
         .setDeserializationSchema(new LedgerEventDeserializer())
-        .setStartCursor(startCursor(resumeFrom))
+        .setStartCursor(PositionCursors.start(resumeFrom))
         .setSubscriptionName(subscription(definition));
-    return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, null,
+    return assemble(conf, definition, streamColumns, List.of(topic), sourceParallelism(partitions, parallelism), serviceUrl, adminUrl, parallelism, source, null,
         watermarkDelayMs,
         new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
             new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
@@ -311,6 +312,8 @@ public final class ViewJobBuilder {
    * @param definition the transformation version to replay
    * @param streamColumns the source stream's declared columns
    * @param topic the source stream's Pulsar topic
+   * @param partitions the stream's partitions (0: unpartitioned); a partitioned stream's replay reads only
+   *     the partitions {@code readThrough} lists
    * @param serviceUrl Pulsar service URL
    * @param adminUrl Pulsar admin URL
    * @param redisUri Redis URI of the views
@@ -320,27 +323,32 @@ public final class ViewJobBuilder {
    * @param target the virtual state the rows go to (version 1)
    * @param subscription the Pulsar subscription to read on (delete it when the replay ends)
    * @param bound the exact range applied
-   * @param readThrough the last message ID the source reads (at or after the range's end)
+   * @param readThrough the last message ID the source reads (at or after the range's end), per partition
    * @param targetEvents events the replay expects to apply (progress; an upper bound for time stops)
    * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @return the job graph, not yet submitted
    */
   public static JobGraph buildReplay(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
-      String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
-      int parallelism, ViewName target, String subscription, ReplayBound bound, MessageIdText readThrough,
+      int partitions, String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
+      int parallelism, ViewName target, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
       long targetEvents, long watermarkDelayMs) {
     Configuration conf = checkpointing(checkpointDir, checkpointInterval, false);
     conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
-        : startCursor(List.of(bound.startId()));
+        : PositionCursors.start(List.of(bound.startId()));
     PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
         .setDeserializationSchema(new LedgerEventDeserializer())
         .setStartCursor(start)
-        .setBoundedStopCursor(StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough)))
+        .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
         .setSubscriptionName(subscription);
-    return assemble(conf, definition, streamColumns, topic, serviceUrl, adminUrl, parallelism, source, bound,
-        watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThrough.toString(),
+    // Only partitions with events to read: a bounded split of a partition that has none would never end.
+    List<String> topics = partitions == 0 ? List.of(topic)
+        : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
+    String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
+    return assemble(conf, definition, streamColumns, topics, sourceParallelism(Math.min(partitions, topics.size()),
+        parallelism), serviceUrl, adminUrl, parallelism, source, bound,
+        watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThroughText,
             targetEvents, true), checkpointInterval);
   }
 
@@ -370,8 +378,16 @@ public final class ViewJobBuilder {
     return conf;
   }
 
+  /**
+   * Parallelism of a stream's source: one reader for an unpartitioned stream, else one per partition up to
+   * the job's parallelism (the connector assigns each partition to one reader).
+   */
+  static int sourceParallelism(int partitions, int parallelism) {
+    return partitions <= 1 ? 1 : Math.max(1, Math.min(partitions, parallelism));
+  }
+
   private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
-      String topic, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
+      List<String> topics, int sourceParallelism, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
       ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
@@ -387,11 +403,14 @@ public final class ViewJobBuilder {
     PulsarSource<SourceEvent> source = fetchPromptly(sourceBuilder)
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
-        .setTopics(topic)
+        .setTopics(topics)
         .build();
-    DataStream<SourceEvent> read = env
-        .fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic)
-        .setParallelism(1)
+    String sourceName = "ledger " + topics.get(0).replaceAll("-partition-\\d+$", "");
+    DataStream<SourceEvent> read = (bound == null
+        ? env.fromSource(source, WatermarkStrategy.noWatermarks(), sourceName)
+        : env.fromSource(new WithoutCursorAcks<>(source, TypeInformation.of(SourceEvent.class)),
+            WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class)))
+        .setParallelism(sourceParallelism)
         .uid("ledger-source-" + java.util.UUID.randomUUID());
     List<String> columns = new ArrayList<>(definition.columns().keySet());
     int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();
@@ -433,20 +452,13 @@ public final class ViewJobBuilder {
   }
 
   /**
-   * Where the source starts: earliest, or the entry of the committed position, inclusive. Pulsar
-   * positions a subscription per entry, so a batched entry is re-read from its first message; the
-   * {@link PositionTracker} drops the messages it already applied.
+   * Where the source starts (see {@link PositionCursors#start}).
+   *
+   * @param resumeFrom message ID text per partition; empty for earliest
+   * @return the cursor
    */
   public static StartCursor startCursor(List<String> resumeFrom) {
-    if (resumeFrom == null || resumeFrom.isEmpty()) {
-      return StartCursor.earliest();
-    }
-    if (resumeFrom.size() > 1) {
-      throw new UnsupportedOperationException("partitioned streams are not supported yet: position " + resumeFrom);
-    }
-    MessageIdText at = MessageIdText.parse(resumeFrom.get(0));
-    return StartCursor.fromMessageId(PulsarMessageIds.toPulsar(
-        new MessageIdText(at.ledgerId(), at.entryId(), at.partition(), -1)), true);
+    return PositionCursors.start(resumeFrom);
   }
 
   /** Pulsar subscription of one view version's source: a new version reads on a new subscription. */

@@ -117,6 +117,8 @@ public final class TrainingSetJobBuilder {
         .setBoundedStopCursor(StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough)))
         .setSubscriptionName(subscription)
         .build();
-    return env.fromSource(source, WatermarkStrategy.noWatermarks(), "ledger " + topic);
+    return env.fromSource(new dev.streamfold.transforms.job.WithoutCursorAcks<>(source,
+        TypeInformation.of(SourceEvent.class)), WatermarkStrategy.noWatermarks(), "ledger " + topic,
+        TypeInformation.of(SourceEvent.class));
   }
 }

@@ -22,6 +22,19 @@ class ReplayBoundTest {
   }
 
   @Test
+  void positionVectorsStopEachPartitionAtItsOwnMessageIdAndLeaveOutUnlistedPartitions() {
+    ReplayBound to = new ReplayBound(null, Long.MIN_VALUE, "7:3:0:4,9:1:2:-1", true, Long.MAX_VALUE, true);
+    ReplayBound before = new ReplayBound(null, Long.MIN_VALUE, "7:3:0:4,9:1:2:-1", false, Long.MAX_VALUE, true);
+    assertThat(to.pastStop(at("7:3:0:4", 0))).isFalse();
+    assertThat(to.pastStop(at("7:3:0:5", 0))).isTrue();
+    assertThat(to.pastStop(at("9:1:2:-1", 0))).isFalse();
+    assertThat(to.pastStop(at("9:2:2:-1", 0))).isTrue();
+    assertThat(to.pastStop(at("1:1:1:-1", 0))).as("partition 1 is not in the vector").isTrue();
+    assertThat(before.pastStop(at("7:3:0:4", 0))).isTrue();
+    assertThat(before.pastStop(at("9:0:2:-1", 0))).isFalse();
+  }
+
+  @Test
   void eventTimeStopsAreInclusiveOrExclusiveAtTheTimeItself() {
     ReplayBound to = new ReplayBound(null, Long.MIN_VALUE, null, true, 1000, true);
     ReplayBound before = new ReplayBound(null, Long.MIN_VALUE, null, true, 1000, false);

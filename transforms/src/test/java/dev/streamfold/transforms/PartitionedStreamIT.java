@@ -1,0 +1,232 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.StoredEvent;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pulsar.client.impl.Murmur3Hash32;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Partitioned streams end to end on real Pulsar, Redis and a Flink MiniCluster: key routing, a view over
+ * four partitions read by two source readers, an exact resume of every partition after the server stops,
+ * and replays to a position vector, to latest and to an event time, each checked against an oracle.
+ */
+class PartitionedStreamIT {
+  private static final int PARTITIONS = 4;
+  private static PulsarLedger ledger;
+  private static ViewStore views;
+
+  @BeforeAll
+  static void start() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    views = ViewStore.connect(Testkit.redis().uri());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static TransformManager manager(String tenant, String dir) {
+    TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
+        Testkit.workDir().resolve(dir), Duration.ofMillis(500), 2, 8, Set.of(tenant)));
+    manager.start();
+    return manager;
+  }
+
+  private static List<StreamColumn> columns() {
+    List<StreamColumn> columns = new ArrayList<>();
+    for (String c : Flights.COLUMNS) {
+      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
+    }
+    return columns;
+  }
+
+  /** Append keyed by origin; returns each event's message ID, in append order. */
+  private static List<MessageIdText> append(StreamRef stream, List<Flights.Flight> flights) {
+    List<MessageIdText> ids = new ArrayList<>();
+    for (int from = 0; from < flights.size(); from += 1000) {
+      List<EventEnvelope> batch = new ArrayList<>();
+      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
+        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
+      }
+      for (Appended a : ledger.append(stream, batch).join()) {
+        ids.add(a.messageId());
+      }
+    }
+    return ids;
+  }
+
+  private static int expectedPartition(String key) {
+    return Murmur3Hash32.getInstance().makeHash(key) % PARTITIONS; // Pulsar's signSafeMod of a non-negative hash
+  }
+
+  private static void awaitLive(ViewName name, long events) {
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
+      ViewMetadata m = views.liveMetadata(name).orElse(null);
+      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
+    });
+  }
+
+  private static VirtualStateStatus awaitComplete(TransformManager manager, String tenant, String name) {
+    AtomicReference<VirtualStateStatus> last = new AtomicReference<>();
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      VirtualStateStatus status = manager.virtualState(tenant, name);
+      last.set(status);
+      ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);
+      if (phase == ViewPhase.FAILED) {
+        throw new AssertionError("replay " + name + " failed: " + status.progress().get().error());
+      }
+      return phase == ViewPhase.COMPLETE;
+    });
+    return last.get();
+  }
+
+  private static void assertEqualsOracle(Map<String, Map<String, String>> rows, List<Flights.Flight> flights) {
+    Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
+    assertThat(rows.keySet()).containsExactlyInAnyOrderElementsOf(oracle.keySet());
+    oracle.forEach((origin, expected) -> {
+      Map<String, String> row = rows.get(origin);
+      assertThat(Long.parseLong(row.get("flights"))).as(origin + " flights").isEqualTo(expected.flights());
+      assertThat(Long.parseLong(row.get("delayed"))).as(origin + " delayed").isEqualTo(expected.delayed());
+      assertThat(Double.parseDouble(row.get("avg_delay"))).as(origin + " avg_delay")
+          .isCloseTo(expected.avgDelay(), within(1e-9));
+    });
+  }
+
+  @Test
+  void keysStayInTheirPartitionAndViewsAndReplaysAreExactOverEveryPartition() {
+    String tenant = Testkit.uniqueName("p");
+    StreamRef stream = new StreamRef(tenant, "flights");
+    assertThat(ledger.createStream(stream, columns(), 0, PARTITIONS)).isTrue();
+    assertThat(ledger.createStream(stream, columns(), 0, PARTITIONS)).isFalse();
+    assertThatThrownBy(() -> ledger.createStream(stream, columns(), 0, 0))
+        .isInstanceOf(LedgerException.StreamExists.class).hasMessageContaining("4 partitions");
+    assertThat(ledger.listStreams(tenant)).containsExactly(stream);
+
+    List<Flights.Flight> flights = Flights.load().subList(0, 18_000);
+    List<MessageIdText> ids = append(stream, flights.subList(0, 15_000));
+
+    // Key routing: murmur3_32(key) mod partitions, so one origin's events are in one partition.
+    Set<Integer> used = new HashSet<>();
+    for (int i = 0; i < ids.size(); i++) {
+      assertThat(ids.get(i).partition()).as("partition of event %d (%s)", i, flights.get(i).origin())
+          .isEqualTo(expectedPartition(flights.get(i).origin()));
+      used.add(ids.get(i).partition());
+    }
+    assertThat(used).hasSize(PARTITIONS);
+    StreamInfo info = ledger.describe(stream);
+    assertThat(info.partitions()).isEqualTo(PARTITIONS);
+    assertThat(info.eventCount()).isEqualTo(15_000);
+    assertThat(info.latest()).contains(ids.get(14_999));
+    Map<Integer, MessageIdText> lastByPartition = new HashMap<>();
+    ids.forEach(id -> lastByPartition.put(id.partition(), id));
+    assertThat(info.latestPositions()).containsExactlyElementsOf(
+        lastByPartition.values().stream().sorted(java.util.Comparator.comparingInt(MessageIdText::partition)).toList());
+    // read merges the partitions by sequence id (append order); locate finds an event in its partition
+    List<StoredEvent> firstTen = ledger.read(stream, Optional.empty(), 10, 30_000);
+    assertThat(firstTen).extracting(StoredEvent::messageId).containsExactlyElementsOf(ids.subList(0, 10));
+    assertThat(ledger.locate(stream, ids.get(12_345), 30_000)).hasValueSatisfying(
+        e -> assertThat(e.sequence()).isEqualTo(12_345));
+
+    ViewName name = new ViewName(tenant, "delays_by_origin");
+    String position15k;
+    TransformManager manager = manager(tenant, "partitioned-" + tenant);
+    try {
+      manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+      awaitLive(name, 15_000);
+      ViewMetadata live = views.liveMetadata(name).orElseThrow();
+      assertThat(live.position()).hasSize(PARTITIONS);
+      assertThat(String.join(",", live.position())).isEqualTo(info.latestPositionText());
+      assertEqualsOracle(views.snapshot(name, 1).rows(), flights.subList(0, 15_000));
+      position15k = String.join(",", live.position());
+      append(stream, flights.subList(15_000, 16_500));
+      awaitLive(name, 16_500);
+    } finally {
+      manager.close();
+    }
+    // Appended while no job runs; the restarted server resumes every partition at its committed position.
+    append(stream, flights.subList(16_500, 18_000));
+    manager = manager(tenant, "partitioned-" + tenant);
+    try {
+      awaitLive(name, 18_000);
+      assertEqualsOracle(views.snapshot(name, 1).rows(), flights);
+
+      // Replays: to the position vector the view had at 15,000 events, to latest, and before an event time.
+      manager.replay(tenant, "delays_by_origin", Optional.empty(), ReplayCursor.parse(position15k, true),
+          Optional.of("at15k"));
+      manager.replay(tenant, "delays_by_origin", Optional.empty(), ReplayCursor.latest(), Optional.of("latest"));
+      long t = flights.get(10_000).eventTimeMs();
+      manager.replay(tenant, "delays_by_origin", Optional.empty(), ReplayCursor.parse(Long.toString(t), false),
+          Optional.of("beforeT"));
+      VirtualStateStatus at15k = awaitComplete(manager, tenant, "at15k");
+      assertThat(at15k.progress().orElseThrow().eventsApplied()).isEqualTo(15_000);
+      assertEqualsOracle(views.snapshot(new ViewName(tenant, "at15k"), 1).rows(), flights.subList(0, 15_000));
+      awaitComplete(manager, tenant, "latest");
+      assertEqualsOracle(views.snapshot(new ViewName(tenant, "latest"), 1).rows(), flights);
+      // Each partition stops at its own first event at or after T, in its own order.
+      Map<Integer, Boolean> stopped = new HashMap<>();
+      List<Flights.Flight> beforeT = new ArrayList<>();
+      for (Flights.Flight f : flights) {
+        int p = expectedPartition(f.origin());
+        if (stopped.getOrDefault(p, false) || f.eventTimeMs() >= t) {
+          stopped.put(p, true);
+          continue;
+        }
+        beforeT.add(f);
+      }
+      assertThat(beforeT.size()).isBetween(1, flights.size() - 1);
+      VirtualStateStatus before = awaitComplete(manager, tenant, "beforeT");
+      assertThat(before.progress().orElseThrow().eventsApplied()).isEqualTo(beforeT.size());
+      assertEqualsOracle(views.snapshot(new ViewName(tenant, "beforeT"), 1).rows(), beforeT);
+
+      // Clear refusals.
+      TransformManager m = manager;
+      assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(), ReplayCursor.latest(),
+          Optional.empty())).isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("--as");
+      assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin",
+          Optional.of(ReplayCursor.parse(ids.get(5).toString(), true)), ReplayCursor.latest(), Optional.of("x")))
+          .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("event time");
+      MessageIdText elsewhere = new MessageIdText(ids.get(0).ledgerId(), 0, 7, -1);
+      assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
+          ReplayCursor.parse(elsewhere.toString(), true), Optional.of("y")))
+          .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("partitions 0 to 3");
+    } finally {
+      manager.close();
+    }
+  }
+}
