@@ -1091,12 +1091,14 @@ public final class TransformManager implements AutoCloseable {
     }
     StreamRef stream = new StreamRef(spec.tenant(), spec.labelStream());
     StreamInfo info = ledger.describe(stream);
-    if (info.partitioned()) {
+    if (info.partitioned() && spec.to().kind() == ReplayCursor.Kind.MESSAGE) {
       throw new TransformException.InvalidTrainingSet("stream " + stream + " has " + info.partitions() + " partitions:"
-          + " training sets need one total ledger order of the label stream (their point-in-time join runs on it), and"
-          + " this release builds them over unpartitioned streams only; replays and views work on partitioned streams");
+          + " --to takes a position vector (one message ID per partition, joined by ','), latest or an event time");
     }
-    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
+    if (!info.partitioned() && spec.to().kind() == ReplayCursor.Kind.POSITION) {
+      throw new TransformException.InvalidTrainingSet("stream " + stream + " is not partitioned: give one message ID,"
+          + " not a position vector");
+    }    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
     Path output = Path.of(spec.output());
     if (!output.isAbsolute()) {
       output = options.dataDir().toAbsolutePath().resolve("training-sets").resolve(output);
@@ -1175,13 +1177,40 @@ public final class TransformManager implements AutoCloseable {
     }
     projection.append(" FROM ").append(table);
 
-    Optional<StoredEvent> stop = spec.to().kind() == ReplayCursor.Kind.MESSAGE
-        ? Optional.of(locateOrExplain(stream, info, spec.to().messageId().get()))
-        : spec.to().kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
-            ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
-    MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
-    long targetEvents = stop.map(e -> e.sequence() + (spec.to().inclusive() ? 1 : 0)).orElse(info.eventCount());
-    ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, stop.map(e -> e.messageId().toString()).orElse(null),
+    List<MessageIdText> readThroughAll;
+    long targetEvents;
+    String stopText;
+    if (info.partitioned()) {
+      // Per partition (see replayPartitioned); the events are merged back into sequence-id order in the job.
+      List<MessageIdText> stops = new ArrayList<>();
+      if (spec.to().kind() == ReplayCursor.Kind.POSITION) {
+        for (MessageIdText id : spec.to().position()) {
+          if (id.partition() < 0 || id.partition() >= info.partitions()) {
+            throw new TransformException.InvalidTrainingSet("message ID " + id + " names partition " + id.partition()
+                + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1));
+          }
+          stops.add(locateOrExplain(stream, info, id).messageId());
+        }
+      } else if (spec.to().kind() == ReplayCursor.Kind.LATEST) {
+        stops.addAll(info.latestPositions());
+      }
+      stops.sort(Comparator.comparingInt(MessageIdText::partition));
+      readThroughAll = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? info.latestPositions() : stops;
+      targetEvents = info.eventCount(); // an upper bound: progress only
+      stopText = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? null
+          : String.join(",", stops.stream().map(Object::toString).toList());
+    } else {
+      Optional<StoredEvent> stop = spec.to().kind() == ReplayCursor.Kind.MESSAGE
+          ? Optional.of(locateOrExplain(stream, info, spec.to().messageId().get()))
+          : spec.to().kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
+              ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
+      readThroughAll = stop.map(StoredEvent::messageId).or(info::latest).map(List::of).orElse(List.of());
+      targetEvents = stop.map(e -> e.sequence() + (spec.to().inclusive() ? 1 : 0)).orElse(info.eventCount());
+      stopText = stop.map(e -> e.messageId().toString()).orElse(null);
+    }
+    String readThrough = readThroughAll.isEmpty() ? null
+        : String.join(",", readThroughAll.stream().map(Object::toString).toList());
+    ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, stopText,
         spec.to().inclusive(), spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? spec.to().eventTimeMs() : Long.MAX_VALUE,
         spec.to().inclusive());
     TrainingSetColumns columns = TrainingSetColumns.of(labelType, featureTypes);
@@ -1197,7 +1226,7 @@ public final class TransformManager implements AutoCloseable {
         format, output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString());
     String key = spec.tenant() + "/" + spec.name();
     long startedAt = System.currentTimeMillis();
-    String stopId = readThrough == null ? "" : readThrough.toString();
+    String stopId = readThrough == null ? "" : readThrough;
     Path manifest = output.resolveSibling(output.getFileName() + ".manifest.json");
     TrainingSetStatus status = new TrainingSetStatus(spec.name(), TrainingSetStatus.RUNNING, 0, targetEvents, 0,
         output.toString(), manifest.toString(), stopId, startedAt, 0, "");
@@ -1213,7 +1242,8 @@ public final class TransformManager implements AutoCloseable {
     }
     String subscription = "streamfold-training-" + run;
     JobGraph graph = TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
-        ledger.serviceUrl(), ledger.adminUrl(), projection.toString(), views, subscription, bound, readThrough, plan);
+        info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), projection.toString(), views, subscription, bound,
+        readThroughAll, plan);
     attachJars(graph, views);
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);

@@ -14,12 +14,19 @@ import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.testkit.Flights;
+import dev.streamfold.transforms.training.FeatureSpec;
+import dev.streamfold.transforms.training.TrainingSetSpec;
+import dev.streamfold.transforms.training.TrainingSetStatus;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +45,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Partitioned streams end to end on real Pulsar, Redis and a Flink MiniCluster: key routing, a view over
  * four partitions read by two source readers, an exact resume of every partition after the server stops,
- * and replays to a position vector, to latest and to an event time, each checked against an oracle.
+ * replays to a position vector, to latest and to an event time, and a training set whose features are
+ * checked row by row against the append order, each against an oracle.
  */
 class PartitionedStreamIT {
   private static final int PARTITIONS = 4;
@@ -129,7 +137,7 @@ class PartitionedStreamIT {
   }
 
   @Test
-  void keysStayInTheirPartitionAndViewsAndReplaysAreExactOverEveryPartition() {
+  void keysStayInTheirPartitionAndViewsReplaysAndTrainingSetsAreExactOverEveryPartition() throws Exception {
     String tenant = Testkit.uniqueName("p");
     StreamRef stream = new StreamRef(tenant, "flights");
     assertThat(ledger.createStream(stream, columns(), 0, PARTITIONS)).isTrue();
@@ -174,13 +182,13 @@ class PartitionedStreamIT {
       assertThat(String.join(",", live.position())).isEqualTo(info.latestPositionText());
       assertEqualsOracle(views.snapshot(name, 1).rows(), flights.subList(0, 15_000));
       position15k = String.join(",", live.position());
-      append(stream, flights.subList(15_000, 16_500));
+      ids.addAll(append(stream, flights.subList(15_000, 16_500)));
       awaitLive(name, 16_500);
     } finally {
       manager.close();
     }
     // Appended while no job runs; the restarted server resumes every partition at its committed position.
-    append(stream, flights.subList(16_500, 18_000));
+    ids.addAll(append(stream, flights.subList(16_500, 18_000)));
     manager = manager(tenant, "partitioned-" + tenant);
     try {
       awaitLive(name, 18_000);
@@ -213,6 +221,39 @@ class PartitionedStreamIT {
       VirtualStateStatus before = awaitComplete(manager, tenant, "beforeT");
       assertThat(before.progress().orElseThrow().eventsApplied()).isEqualTo(beforeT.size());
       assertEqualsOracle(views.snapshot(new ViewName(tenant, "beforeT"), 1).rows(), beforeT);
+
+      // A training set over the partitioned stream: features are the view just before each label event in
+      // the order the appender accepted the events (the partitions merged by sequence id).
+      Path out = Testkit.workDir().resolve("partitioned-training").resolve(tenant).resolve("delayed.jsonl");
+      manager.createTrainingSet(new TrainingSetSpec(tenant, "delayed", "flights", "origin", "delay >= 15", "",
+          List.of(FeatureSpec.parse("delays_by_origin.flights")), ReplayCursor.latest(), out.toString(), "test"));
+      TransformManager tm = manager;
+      AtomicReference<TrainingSetStatus> built = new AtomicReference<>();
+      Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> {
+        TrainingSetStatus status = tm.trainingSet(tenant, "delayed");
+        built.set(status);
+        if (status.phase().equals(TrainingSetStatus.FAILED)) {
+          throw new AssertionError("training set failed: " + status.error());
+        }
+        return status.phase().equals(TrainingSetStatus.COMPLETE);
+      });
+      assertThat(built.get().rows()).isEqualTo(18_000);
+      List<String> lines = Files.readAllLines(out).stream().filter(l -> !l.isBlank()).toList();
+      assertThat(lines).hasSize(18_000);
+      ObjectMapper json = new ObjectMapper();
+      Map<String, Long> soFar = new HashMap<>();
+      for (int i = 0; i < flights.size(); i++) {
+        JsonNode row = json.readTree(lines.get(i));
+        Flights.Flight f = flights.get(i);
+        assertThat(row.get("message_id").asText()).as("row %d", i).isEqualTo(ids.get(i).toString());
+        Long earlier = soFar.get(f.origin());
+        if (earlier == null) {
+          assertThat(row.get("delays_by_origin__flights").isNull()).as("row %d", i).isTrue();
+        } else {
+          assertThat(row.get("delays_by_origin__flights").asLong()).as("row %d", i).isEqualTo(earlier);
+        }
+        soFar.merge(f.origin(), 1L, Long::sum);
+      }
 
       // Clear refusals.
       TransformManager m = manager;

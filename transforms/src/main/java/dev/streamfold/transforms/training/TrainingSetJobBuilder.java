@@ -2,7 +2,6 @@ package dev.streamfold.transforms.training;
 
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.pulsar.PulsarMessageIds;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.job.EventConverter;
 import dev.streamfold.transforms.job.FoldStage;
@@ -19,7 +18,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.pulsar.source.PulsarSource;
 import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
-import org.apache.flink.connector.pulsar.source.enumerator.cursor.StopCursor;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -58,13 +56,17 @@ public final class TrainingSetJobBuilder {
    * @param featureViews the feature views' definitions, in the plan's input order
    * @param subscription the Pulsar subscription to read on (delete it when the export ends)
    * @param bound the range of events applied (the label events and the feature history)
-   * @param readThrough the last message ID the source reads
+   * @param partitions the label stream's partitions (0: unpartitioned); a partitioned stream's events are
+   *     merged back into sequence-id order ({@link dev.streamfold.transforms.job.LedgerOrderMerge}) before
+   *     the ledger clock
+   * @param readThrough the last message ID the source reads, per partition read
    * @param plan the validated plan
    * @return the job graph, not yet submitted
    */
   public static JobGraph build(String name, String stream, List<StreamColumn> streamColumns, String topic,
-      String serviceUrl, String adminUrl, String eventProjectionSql, List<TransformDefinition> featureViews,
-      String subscription, ReplayBound bound, MessageIdText readThrough, TrainingSetPlan plan) {
+      int partitions, String serviceUrl, String adminUrl, String eventProjectionSql,
+      List<TransformDefinition> featureViews, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
+      TrainingSetPlan plan) {
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "training set " + name);
@@ -77,7 +79,13 @@ public final class TrainingSetJobBuilder {
     PayloadParser parser = new PayloadParser(streamColumns, sql);
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : ViewJobBuilder.startCursor(List.of(bound.startId()));
-    DataStream<SourceEvent> read = source(env, topic, serviceUrl, adminUrl, start, readThrough, subscription);
+    List<String> topics = partitions == 0 ? List.of(topic)
+        : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
+    DataStream<SourceEvent> read = source(env, topics, serviceUrl, adminUrl, start, readThrough, subscription);
+    if (partitions > 0) {
+      read = read.transform("ledger order", TypeInformation.of(SourceEvent.class),
+          new dev.streamfold.transforms.job.LedgerOrderMerge(readThrough));
+    }
     SingleOutputStreamOperator<Row> rows = read
         .transform("position + ledger clock", parser.ledgerClockRowType(), new PositionTracker<>(parser, bound, true));
     tableEnv.createTemporaryView(ViewJobBuilder.quote(stream), rows, parser.ledgerClockSchema());
@@ -106,19 +114,20 @@ public final class TrainingSetJobBuilder {
   }
 
   /** The bounded ledger source of the range. */
-  private static DataStream<SourceEvent> source(StreamExecutionEnvironment env, String topic, String serviceUrl,
-      String adminUrl, StartCursor start, MessageIdText readThrough, String subscription) {
+  private static DataStream<SourceEvent> source(StreamExecutionEnvironment env, List<String> topics, String serviceUrl,
+      String adminUrl, StartCursor start, List<MessageIdText> readThrough, String subscription) {
     PulsarSource<SourceEvent> source = ViewJobBuilder.fetchPromptly(PulsarSource.builder()
         .setDeserializationSchema(new LedgerEventDeserializer()))
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
-        .setTopics(topic)
+        .setTopics(topics)
         .setStartCursor(start)
-        .setBoundedStopCursor(StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough)))
+        .setBoundedStopCursor(dev.streamfold.transforms.job.PositionCursors.stopAfter(readThrough))
         .setSubscriptionName(subscription)
         .build();
     return env.fromSource(new dev.streamfold.transforms.job.WithoutCursorAcks<>(source,
-        TypeInformation.of(SourceEvent.class)), WatermarkStrategy.noWatermarks(), "ledger " + topic,
+        TypeInformation.of(SourceEvent.class)), WatermarkStrategy.noWatermarks(),
+        "ledger " + topics.get(0).replaceAll("-partition-\\d+$", ""),
         TypeInformation.of(SourceEvent.class));
   }
 }
