@@ -877,7 +877,7 @@ public final class TransformManager implements AutoCloseable {
     stops.sort(java.util.Comparator.comparingInt(MessageIdText::partition));
     String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
         "name the virtual state with --as: a replay of a partitioned stream stops at a position vector, which has no"
-        + " <view>@<message ID> name"));
+        + " <view>@<message ID> name (to roll back to it: replay --as NAME, then rollback VIEW --state NAME)"));
     ViewName target = new ViewName(tenant, name);
     if (target.isPositionForm()) {
       throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"

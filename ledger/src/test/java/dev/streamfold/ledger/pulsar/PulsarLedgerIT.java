@@ -24,6 +24,8 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The ledger on a real Pulsar standalone broker. */
 class PulsarLedgerIT {
@@ -93,12 +95,14 @@ class PulsarLedgerIT {
     }
   }
 
-  @Test
-  void aRetriedIdempotencyKeyIsStoredOnceAndAnsweredWithTheFirstMessageId() throws Exception {
+  /** On an unpartitioned stream and on one of 3 partitions (keys k0..k6 spread over them). */
+  @ParameterizedTest(name = "partitions {0}")
+  @ValueSource(ints = {0, 3})
+  void aRetriedIdempotencyKeyIsStoredOnceAndAnsweredWithTheFirstMessageId(int partitions) throws Exception {
     StreamRef stream = new StreamRef(Testkit.uniqueName("t"), "payments");
     Map<String, MessageIdText> first = new java.util.HashMap<>();
     try (PulsarLedger ledger = connect()) {
-      ledger.createStream(stream, COLUMNS);
+      ledger.createStream(stream, COLUMNS, 0, partitions);
       for (int i = 0; i < 1_000; i += 100) {
         List<EventEnvelope> batch = new ArrayList<>();
         for (int j = i; j < i + 100; j++) {
@@ -130,6 +134,15 @@ class PulsarLedgerIT {
       first.put("pay-1002", twice.get(0).messageId());
     }
     assertThat(readAll(stream)).hasSize(1_003);
+    if (partitions > 0) {
+      assertThat(first.values().stream().map(MessageIdText::partition).distinct()).hasSize(partitions);
+    }
+
+    // A restart with the index intact: it resumes from its high-water mark (one message ID per partition).
+    try (PulsarLedger restarted = connect()) {
+      List<Appended> again = restarted.append(stream, List.of(event(7, "pay-7"), event(999, "pay-999"))).join();
+      assertThat(again).containsExactly(new Appended(first.get("pay-7"), true), new Appended(first.get("pay-999"), true));
+    }
 
     // Crash between the append and the index write: drop the index topic; a new ledger instance (a
     // restarted server) recovers every key from the events themselves.
