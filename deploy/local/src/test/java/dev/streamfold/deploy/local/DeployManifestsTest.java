@@ -69,6 +69,12 @@ class DeployManifestsTest {
   static final Path COMPOSE = ROOT.resolve("deploy/compose");
   static final Path K8S = ROOT.resolve("deploy/k8s");
   static final Path DOCKERFILE = ROOT.resolve("deploy/docker/Dockerfile");
+  /** The Flink image with Streamfold's job classes in {@code lib/}. */
+  static final Path FLINK_DOCKERFILE = ROOT.resolve("deploy/docker/flink/Dockerfile");
+  /** The module whose shaded jar {@link #FLINK_DOCKERFILE} copies into {@code /opt/flink/lib}. */
+  static final Path FLINK_LIB_MODULE = ROOT.resolve("deploy/flink-lib");
+  /** Flink setting that keeps the fold SPI parent-first, as the embedded MiniCluster and RemoteFlinkIT's cluster do. */
+  static final String PARENT_FIRST_FOLD = "classloader.parent-first-patterns.additional";
 
   @Test
   void everyYamlFileParses() throws IOException {
@@ -97,14 +103,17 @@ class DeployManifestsTest {
         }
       }
     }
-    for (String line : Files.readAllLines(DOCKERFILE)) {
-      if (line.startsWith("FROM ")) {
-        images.put(line.split("\\s+")[1], ROOT.relativize(DOCKERFILE) + " FROM");
+    for (Path dockerfile : List.of(DOCKERFILE, FLINK_DOCKERFILE)) {
+      for (String line : Files.readAllLines(dockerfile)) {
+        if (line.startsWith("FROM ")) {
+          images.put(line.split("\\s+")[1], ROOT.relativize(dockerfile) + " FROM");
+        }
       }
     }
     assertThat(images.keySet()).as("images").anyMatch(i -> i.startsWith("apachepulsar/"))
         .anyMatch(i -> i.startsWith("flink:")).anyMatch(i -> i.startsWith("redis:"))
-        .anyMatch(i -> i.startsWith("andrewgaul/s3proxy:")).anyMatch(i -> i.startsWith("streamfold-server:"));
+        .anyMatch(i -> i.startsWith("andrewgaul/s3proxy:")).anyMatch(i -> i.startsWith("streamfold-server:"))
+        .anyMatch(i -> i.startsWith("streamfold-flink:"));
     images.forEach((image, where) -> {
       int colon = image.lastIndexOf(':');
       assertThat(colon).as(where + ": image " + image + " has a tag").isPositive();
@@ -296,6 +305,97 @@ class DeployManifestsTest {
     assertThat(options.find()).as("JDK_JAVA_OPTIONS in " + DOCKERFILE).isTrue();
     List<String> flags = List.of(options.group(1).replace("\\\n", " ").trim().split("\\s+"));
     assertThat(flags).containsAll(LocalStack.FLINK_JAVA17_FLAGS);
+  }
+
+  @Test
+  void flinkClustersRunTheImageWithTheJobClassesInLib() throws Exception {
+    String image = "streamfold-flink:" + pomValue(ROOT.resolve("pom.xml"), "version");
+    Map<String, Object> services = map(compose().get("services"));
+    for (String name : List.of("flink-jobmanager", "flink-taskmanager")) {
+      Map<String, Object> service = map(services.get(name));
+      assertThat(string(service.get("image"))).as("compose service " + name).isEqualTo(image);
+      assertThat(string(strings(environment(service)).get("FLINK_PROPERTIES"))).as("compose service " + name)
+          .contains(PARENT_FIRST_FOLD + ": dev.streamfold.transforms.fold.");
+    }
+    Map<String, Object> build = map(map(services.get("flink-jobmanager")).get("build"));
+    assertThat(COMPOSE.resolve(string(build.get("context"))).resolve(string(build.get("dockerfile"))).normalize())
+        .as("compose builds the Flink image from").isEqualTo(FLINK_DOCKERFILE);
+    List<Map<String, Object>> flinks = ofKind(k8sResources(), "FlinkDeployment");
+    assertThat(flinks).as("FlinkDeployments in deploy/k8s").isNotEmpty();
+    for (Map<String, Object> flink : flinks) {
+      Map<String, Object> spec = map(flink.get("spec"));
+      assertThat(string(spec.get("image"))).as("FlinkDeployment image").isEqualTo(image);
+      assertThat(string(map(spec.get("flinkConfiguration")).get(PARENT_FIRST_FOLD))).as("FlinkDeployment")
+          .isEqualTo("dev.streamfold.transforms.fold.");
+    }
+  }
+
+  @Test
+  void flinkDockerfileCopiesTheJarMavenBuildsIntoLib() throws Exception {
+    Element pom = document(FLINK_LIB_MODULE.resolve("pom.xml"));
+    String version = text(child(child(pom, "parent"), "version"));
+    assertThat(version).as("deploy/flink-lib's version").isEqualTo(pomValue(ROOT.resolve("pom.xml"), "version"));
+    assertThat(child(pom, "version")).as("deploy/flink-lib inherits the version").isNull();
+    Element build = child(pom, "build");
+    assertThat(child(build, "finalName")).as("no finalName: the jar is <artifactId>-<version>.jar").isNull();
+    String shade = pluginConfiguration(build, "maven-shade-plugin");
+    assertThat(shade).as("the shaded jar replaces the module's own (neither attached nor written elsewhere)")
+        .doesNotContain("shadedArtifactAttached").doesNotContain("outputFile").doesNotContain("finalName")
+        .contains("ServicesResourceTransformer");
+    String jar = "deploy/flink-lib/target/" + text(child(pom, "artifactId")) + "-" + version + ".jar";
+
+    String dockerfile = Files.readString(FLINK_DOCKERFILE);
+    assertThat(dockerfile).as(FLINK_DOCKERFILE + " builds the module with its profile and copies its jar")
+        .contains("-P flink-lib -pl deploy/flink-lib -am package").contains("cp " + jar + " /streamfold-job.jar")
+        .contains("COPY --from=build --chown=flink:flink /streamfold-job.jar /opt/flink/lib/");
+    List<String> froms = dockerfile.lines().filter(l -> l.startsWith("FROM ")).toList();
+    assertThat(froms.get(froms.size() - 1)).as("the image is the pinned official Flink image")
+        .isEqualTo("FROM flink:" + rootProperty("flink.version") + "-java" + rootProperty("maven.compiler.release"));
+    assertThat(Files.readString(ROOT.resolve("deploy/pom.xml"))).as("deploy/pom.xml's flink-lib profile")
+        .containsPattern("<id>flink-lib</id>\\s*<modules><module>flink-lib</module></modules>");
+    assertThat(FLINK_DOCKERFILE.resolveSibling("Dockerfile.dockerignore")).isRegularFile();
+
+    // What goes into lib/: the transforms module and the Pulsar connector, none of flink-dist's own jars.
+    Map<String, Element> dependencies = new LinkedHashMap<>();
+    for (Node n = child(pom, "dependencies").getFirstChild(); n != null; n = n.getNextSibling()) {
+      if (n instanceof Element d) {
+        dependencies.put(text(child(d, "groupId")) + ":" + text(child(d, "artifactId")), d);
+      }
+    }
+    assertThat(List.copyOf(dependencies.keySet())).as("protobuf-java first: its classes win over pulsar-client-all's")
+        .startsWith("com.google.protobuf:protobuf-java")
+        .contains("dev.streamfold:streamfold-transforms", "org.apache.flink:flink-connector-pulsar");
+    assertThat(dependencies.keySet()).filteredOn(k -> k.startsWith("org.apache.flink:"))
+        .containsExactly("org.apache.flink:flink-connector-pulsar");
+    assertThat(exclusions(dependencies.get("dev.streamfold:streamfold-transforms")))
+        .contains("org.apache.flink:*", "org.slf4j:*", "org.apache.logging.log4j:*");
+    assertThat(text(child(dependencies.get("org.apache.flink:flink-connector-pulsar"), "version")))
+        .isEqualTo("${flink.pulsar.connector.version}");
+  }
+
+  /** The {@code <configuration>} text of a plugin of a {@code <build>}, empty when it has none. */
+  static String pluginConfiguration(Element build, String artifactId) throws Exception {
+    for (Node n = child(build, "plugins").getFirstChild(); n != null; n = n.getNextSibling()) {
+      if (n instanceof Element p && artifactId.equals(text(child(p, "artifactId")))) {
+        javax.xml.transform.Transformer out = javax.xml.transform.TransformerFactory.newInstance().newTransformer();
+        java.io.StringWriter text = new java.io.StringWriter();
+        out.transform(new javax.xml.transform.dom.DOMSource(p), new javax.xml.transform.stream.StreamResult(text));
+        return text.toString();
+      }
+    }
+    throw new AssertionError("no " + artifactId + " in the build");
+  }
+
+  /** {@code groupId:artifactId} of a dependency's exclusions. */
+  static List<String> exclusions(Element dependency) {
+    List<String> result = new ArrayList<>();
+    Element exclusions = child(dependency, "exclusions");
+    for (Node n = exclusions == null ? null : exclusions.getFirstChild(); n != null; n = n.getNextSibling()) {
+      if (n instanceof Element e) {
+        result.add(text(child(e, "groupId")) + ":" + text(child(e, "artifactId")));
+      }
+    }
+    return result;
   }
 
   // ---- the manifests ----
@@ -499,6 +599,7 @@ class DeployManifestsTest {
     tags.put("andrewgaul/s3proxy", "s3proxy-" + pomProperty(ROOT.resolve("deploy/s3proxy/pom.xml"), "s3proxy.version"));
     tags.put("redis", pomProperty(ROOT.resolve("deploy/pom.xml"), "redis.image.version"));
     tags.put("streamfold-server", pomValue(ROOT.resolve("pom.xml"), "version"));
+    tags.put("streamfold-flink", pomValue(ROOT.resolve("pom.xml"), "version"));
     tags.put("maven", "3-eclipse-temurin-" + java);
     tags.put("eclipse-temurin", java + "-jre");
     assertThat(tags.values()).as("pinned versions").doesNotContainNull().noneMatch(String::isBlank);

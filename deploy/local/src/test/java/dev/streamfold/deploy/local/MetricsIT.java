@@ -157,7 +157,11 @@ class MetricsIT {
         .containsEntry("streamfold_view_lag_events" + view, 0.0)
         .containsEntry("streamfold_view_phase{phase=\"LIVE\",tenant=\"" + TENANT + "\",view=\"" + VIEW + "\"}", 1.0)
         .containsEntry("streamfold_view_phase{phase=\"BACKFILLING\",tenant=\"" + TENANT + "\",view=\"" + VIEW + "\"}", 0.0)
-        .containsKey("streamfold_view_last_commit_age_seconds" + view);
+        .containsKey("streamfold_view_last_commit_age_seconds" + view)
+        // the Prometheus Java client's JVM and process metrics of the server's JVM
+        .containsKeys("jvm_memory_used_bytes{area=\"heap\"}", "jvm_memory_used_bytes{area=\"nonheap\"}",
+            "jvm_threads_current", "process_cpu_seconds_total");
+    assertThat(samples.get("jvm_memory_used_bytes{area=\"heap\"}")).as("heap in use, bytes").isPositive();
     assertThat(samples).doesNotContainKey("streamfold_resp_errors_total{command=\"HGETALL\",kind=\"ERR\"}");
     assertThat(text).doesNotContain(server.adminToken());
   }

@@ -11,6 +11,7 @@ import io.grpc.Status;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.util.Objects;
@@ -33,6 +34,10 @@ import java.util.Objects;
  *   <li>{@code streamfold_resp_commands_total{command}}, {@code streamfold_resp_command_duration_seconds{command}},
  *       {@code streamfold_resp_errors_total{command,kind}}
  *   <li>{@code streamfold_view_*{tenant,view}}: see {@link ViewCollector}, computed at scrape time
+ *   <li>the Prometheus Java client's JVM and process metrics ({@link JvmMetrics}): {@code jvm_memory_used_bytes{area}},
+ *       {@code jvm_memory_pool_used_bytes{pool}}, {@code jvm_gc_collection_seconds{gc}}, {@code jvm_threads_*},
+ *       {@code jvm_classes_*}, {@code jvm_buffer_pool_*}, {@code jvm_runtime_info}, {@code process_cpu_seconds_total},
+ *       {@code process_resident_memory_bytes}, {@code process_open_fds}, ...
  * </ul>
  */
 public final class ServerMetrics implements AutoCloseable {
@@ -98,6 +103,7 @@ public final class ServerMetrics implements AutoCloseable {
   /** Create the metrics with the per-view gauges read from {@code views} at each scrape. */
   ServerMetrics(ViewCollector.Source views) {
     registry.register(new ViewCollector(Objects.requireNonNull(views, "views")));
+    JvmMetrics.builder().register(registry);
   }
 
   /** The registry, for tests and embedders that expose it their own way. */

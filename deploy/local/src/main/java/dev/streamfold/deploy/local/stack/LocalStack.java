@@ -288,7 +288,8 @@ public final class LocalStack {
       bookieAdminUrl = "http://127.0.0.1:" + pulsar.bookieHttpPort();
       state = startServer(state, previous, pulsar.serviceUrl(), pulsar.adminUrl(), redis.uri());
       out.println("Local stack running (" + seconds(startNanos) + " s): gRPC 127.0.0.1:" + state.grpcPort()
-          + ", views over RESP 127.0.0.1:" + state.respPort() + ", data " + data);
+          + ", views over RESP 127.0.0.1:" + state.respPort() + ", metrics " + state.metricsUrl() + ", data "
+          + data);
       return state;
     } catch (RuntimeException e) {
       StackState recorded = state;
@@ -338,6 +339,11 @@ public final class LocalStack {
     while (respPort == grpcPort) {
       respPort = FreePorts.pick();
     }
+    // Never a fixed port: the previous run's when still free, else a free one (two stacks side by side).
+    int metricsPort = port(0, previous.server(), ProcessRecord.PORT_METRICS);
+    while (metricsPort == grpcPort || metricsPort == respPort) {
+      metricsPort = FreePorts.pick();
+    }
     try {
       Files.createDirectories(serverDir.resolve("tmp"));
       Files.deleteIfExists(readyFile);
@@ -345,7 +351,7 @@ public final class LocalStack {
       String classpath = snapshotClasspath(System.getProperty("java.class.path"), serverDir.resolve("lib"));
       Files.writeString(argFile, "-cp\n" + quoteArg(classpath) + "\n");
       List<String> cmd = new ArrayList<>(serverCommand(argFile, serverDir, pulsarServiceUrl, pulsarAdminUrl, redisUri,
-          grpcPort, respPort, readyFile));
+          grpcPort, respPort, metricsPort, readyFile));
       if (bookieAdminUrl != null) {
         cmd.addAll(List.of("--bookie-admin-url", bookieAdminUrl));
       }
@@ -358,13 +364,15 @@ public final class LocalStack {
       Map<String, Integer> ports = new LinkedHashMap<>();
       ports.put(ProcessRecord.PORT_GRPC, grpcPort);
       ports.put(ProcessRecord.PORT_RESP, respPort);
+      ports.put(ProcessRecord.PORT_METRICS, metricsPort);
       state = state.withServer(new ProcessRecord(SERVER, server.pid(), ProcessCheck.startedAtMs(server.pid()),
           serverDir.toString(), serverDir.toString(), logFile.toString(), ports)).write(stateFile(), now());
       awaitServer(server, readyFile, logFile, logOffset);
       int[] ready = readyPorts(readyFile);
-      if (ready[0] != grpcPort || ready[1] != respPort) {
+      if (ready[0] != grpcPort || ready[1] != respPort || ready[2] != metricsPort) {
         throw new LocalStackException("the Streamfold server reports ports grpc " + ready[0] + ", resp "
-            + ready[1] + " in " + readyFile + " but was asked for " + grpcPort + ", " + respPort);
+            + ready[1] + ", metrics " + ready[2] + " in " + readyFile + " but was asked for " + grpcPort + ", "
+            + respPort + ", " + metricsPort);
       }
       out.println("  Server ready in " + seconds(t0) + " s (pid " + server.pid() + ")");
       return state;
@@ -487,8 +495,22 @@ public final class LocalStack {
     }
   }
 
+  /**
+   * Build the server's command line.
+   *
+   * @param argFile the java argument file holding {@code -cp}
+   * @param serverDir the server's data directory
+   * @param pulsarServiceUrl the broker's binary protocol URL
+   * @param pulsarAdminUrl the broker's admin REST URL
+   * @param redisUri the Redis URI of the views
+   * @param grpcPort gRPC port on 127.0.0.1, 1..65535
+   * @param respPort RESP port on 127.0.0.1, 1..65535
+   * @param metricsPort Prometheus {@code /metrics} port on 127.0.0.1, 1..65535
+   * @param readyFile where the server writes its ports once it serves
+   * @return the command, java binary first
+   */
   static List<String> serverCommand(Path argFile, Path serverDir, String pulsarServiceUrl, String pulsarAdminUrl,
-      String redisUri, int grpcPort, int respPort, Path readyFile) {
+      String redisUri, int grpcPort, int respPort, int metricsPort, Path readyFile) {
     List<String> cmd = new ArrayList<>();
     cmd.add(javaBinary());
     cmd.addAll(FLINK_JAVA17_FLAGS);
@@ -507,6 +529,7 @@ public final class LocalStack {
         "--redis-uri", redisUri,
         "--grpc-port", Integer.toString(grpcPort),
         "--resp-port", Integer.toString(respPort),
+        "--metrics-port", Integer.toString(metricsPort),
         "--ready-file", readyFile.toString()));
     return cmd;
   }
@@ -514,7 +537,8 @@ public final class LocalStack {
   /**
    * Read the server's ready file.
    *
-   * @return {grpcPort, respPort}, or null when the file is missing or not complete yet
+   * @return {grpcPort, respPort, metricsPort} ({@code metricsPort} -1 when the server serves no metrics, as
+   *     the server writes it), or null when the file is missing or not complete yet
    */
   static int[] readyPorts(Path readyFile) {
     try {
@@ -523,7 +547,8 @@ public final class LocalStack {
           || node.path("grpcPort").asInt() <= 0) {
         return null;
       }
-      return new int[] {node.path("grpcPort").asInt(), node.path("respPort").asInt()};
+      return new int[] {node.path("grpcPort").asInt(), node.path("respPort").asInt(),
+          node.path("metricsPort").asInt(-1)};
     } catch (NoSuchFileException e) {
       return null;
     } catch (IOException e) {
@@ -698,7 +723,8 @@ public final class LocalStack {
     if (remembered > 0 && FreePorts.isFree(remembered) && reserved.add(remembered)) {
       return remembered;
     }
-    if (role.equals(ProcessRecord.PORT_GRPC) || role.equals(ProcessRecord.PORT_RESP)) {
+    if (role.equals(ProcessRecord.PORT_GRPC) || role.equals(ProcessRecord.PORT_RESP)
+        || role.equals(ProcessRecord.PORT_METRICS)) {
       int port;
       do {
         port = FreePorts.pick();

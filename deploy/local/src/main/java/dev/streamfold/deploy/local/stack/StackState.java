@@ -78,6 +78,25 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
     return server == null ? 0 : server.port(ProcessRecord.PORT_RESP);
   }
 
+  /**
+   * The server's Prometheus metrics port on 127.0.0.1.
+   *
+   * @return the port, or 0 when unknown (no server, or a state file written before the stack served metrics)
+   */
+  public int metricsPort() {
+    return server == null ? 0 : server.port(ProcessRecord.PORT_METRICS);
+  }
+
+  /**
+   * The server's Prometheus scrape URL, e.g. {@code http://127.0.0.1:9464/metrics}.
+   *
+   * @return the URL, or null when the metrics port is unknown
+   */
+  public String metricsUrl() {
+    int port = metricsPort();
+    return port == 0 ? null : "http://127.0.0.1:" + port + "/metrics";
+  }
+
   StackState withPulsar(ProcessRecord record) {
     return new StackState(formatVersion, dataDir, record, redis, server, s3, updatedAtMs);
   }
@@ -157,6 +176,8 @@ public record StackState(int formatVersion, String dataDir, ProcessRecord pulsar
     public static final String PORT_REDIS = "redis";
     public static final String PORT_GRPC = "grpc";
     public static final String PORT_RESP = "resp";
+    /** The server's Prometheus {@code /metrics} HTTP endpoint. */
+    public static final String PORT_METRICS = "metrics";
 
     /**
      * Create a record.

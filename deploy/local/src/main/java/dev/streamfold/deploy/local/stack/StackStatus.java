@@ -53,7 +53,8 @@ public record StackStatus(Path dataDir, Optional<StackState> state, List<Process
   }
 
   /**
-   * Render the status for people: every process with its pid, ports, data directory and log.
+   * Render the status for people: every process with its pid, ports, data directory and log; when everything
+   * runs, the endpoints (gRPC, {@code metrics: http://127.0.0.1:PORT/metrics}, S3, RESP).
    *
    * @return lines separated by '\n', ending with a newline
    */
@@ -84,6 +85,9 @@ public record StackStatus(Path dataDir, Optional<StackState> state, List<Process
     StackState s = state.get();
     if (allRunning()) {
       text.append("gRPC API: 127.0.0.1:").append(s.grpcPort()).append('\n');
+      if (s.metricsUrl() != null) {
+        text.append("metrics: ").append(s.metricsUrl()).append(" (Prometheus text format)\n");
+      }
       text.append("S3 endpoint (offloaded ledger segments): ").append(s.s3Endpoint()).append(" bucket ")
           .append(LocalStack.S3_BUCKET).append(", credentials in ")
           .append(Path.of(s.s3().dataDir()).resolve(S3Credentials.FILE_NAME)).append('\n');

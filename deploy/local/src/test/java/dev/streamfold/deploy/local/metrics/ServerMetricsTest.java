@@ -44,6 +44,8 @@ class ServerMetricsTest {
         .contains("streamfold_view_rows{tenant=\"acme\",view=\"totals\"} 3.0")
         .contains("streamfold_view_phase{phase=\"LIVE\",tenant=\"acme\",view=\"totals\"} 1.0")
         .contains("streamfold_view_phase{phase=\"BACKFILLING\",tenant=\"acme\",view=\"totals\"} 0.0");
+    assertThat(text).as("the client's JVM and process metrics").contains("jvm_memory_used_bytes{area=\"heap\"} ")
+        .contains("jvm_threads_current ").contains("process_cpu_seconds_total ");
   }
 
   @Test

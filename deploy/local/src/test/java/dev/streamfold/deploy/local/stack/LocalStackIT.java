@@ -85,6 +85,12 @@ class LocalStackIT {
     HttpResponse<Void> s3 = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(state.s3Endpoint() + "/"))
         .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding());
     assertThat(s3.statusCode()).as("an unsigned S3 request is refused").isEqualTo(403);
+    assertThat(state.metricsPort()).as("metrics on a port of its own").isPositive()
+        .isNotIn(state.grpcPort(), state.respPort());
+    HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+        state.metricsUrl())).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.body()).contains("jvm_memory_used_bytes");
   }
 
   /** The broker offloads to the stack's S3 endpoint; its credentials are in its environment only. */
@@ -129,7 +135,7 @@ class LocalStackIT {
     assertServes(first, adminTokenOfA);
     assertOffloadsToItsS3(first);
     assertThat(a.status().render()).contains("s3      running").contains("S3 endpoint (offloaded ledger segments): "
-        + first.s3Endpoint());
+        + first.s3Endpoint()).contains("metrics: " + first.metricsUrl());
     assertThat(a.up().server().pid()).as("up again changes nothing").isEqualTo(first.server().pid());
 
     StackState other = b.up();
@@ -152,6 +158,7 @@ class LocalStackIT {
     StackState again = a.up();
     assertThat(again.grpcPort()).isEqualTo(first.grpcPort());
     assertThat(again.respPort()).isEqualTo(first.respPort());
+    assertThat(again.metricsPort()).isEqualTo(first.metricsPort());
     assertThat(again.redisUri()).isEqualTo(first.redisUri());
     assertThat(again.pulsarServiceUrl()).isEqualTo(first.pulsarServiceUrl());
     assertThat(again.s3Endpoint()).isEqualTo(first.s3Endpoint());

@@ -26,6 +26,7 @@ class StackStateTest {
     Map<String, Integer> serverPorts = new LinkedHashMap<>();
     serverPorts.put("grpc", 40005);
     serverPorts.put("resp", 40006);
+    serverPorts.put("metrics", 40008);
     return StackState.empty(dir)
         .withPulsar(new ProcessRecord("pulsar", 101, 1_700_000_000_000L, dir + "/pulsar/standalone.conf",
             dir + "/pulsar", dir + "/pulsar/pulsar.log", pulsarPorts))
@@ -49,6 +50,8 @@ class StackStateTest {
     assertThat(read.redisUri()).isEqualTo("redis://127.0.0.1:40004");
     assertThat(read.grpcPort()).isEqualTo(40005);
     assertThat(read.respPort()).isEqualTo(40006);
+    assertThat(read.metricsPort()).isEqualTo(40008);
+    assertThat(read.metricsUrl()).isEqualTo("http://127.0.0.1:40008/metrics");
     assertThat(read.s3Endpoint()).isEqualTo("http://127.0.0.1:40007");
     assertThat(List.copyOf(read.pulsar().ports().keySet())).containsExactly("broker", "web", "bookie");
     assertThat(read.pulsar().port("nope")).isZero();
@@ -88,6 +91,8 @@ class StackStateTest {
   void emptyStateHasNoPorts() {
     StackState empty = StackState.empty(dir);
     assertThat(empty.grpcPort()).isZero();
+    assertThat(empty.metricsPort()).isZero();
+    assertThat(empty.metricsUrl()).isNull();
     assertThat(empty.pulsarServiceUrl()).isNull();
   }
 
@@ -122,7 +127,22 @@ class StackStateTest {
     assertThatThrownBy(() -> status.process("nope")).hasMessageContaining("nope");
     assertThat(status.render()).contains("s3      running  pid 104  ports s3 127.0.0.1:40007")
         .contains("S3 endpoint (offloaded ledger segments): http://127.0.0.1:40007 bucket streamfold-ledger")
-        .contains(dir.resolve("s3/credentials").toString());
+        .contains(dir.resolve("s3/credentials").toString())
+        .contains("ports grpc 127.0.0.1:40005, resp 127.0.0.1:40006, metrics 127.0.0.1:40008")
+        .contains("metrics: http://127.0.0.1:40008/metrics");
+  }
+
+  @Test
+  void stateFileWrittenBeforeMetricsHasNoMetricsEndpoint() {
+    StackState state = sample(dir).withServer(new ProcessRecord("server", 103, 1L, dir + "/server", dir + "/server",
+        dir + "/server/server.log", Map.of("grpc", 40005, "resp", 40006)));
+    assertThat(state.metricsPort()).isZero();
+    StackStatus status = new StackStatus(dir, java.util.Optional.of(state), List.of(
+        new StackStatus.ProcessStatus("pulsar", state.pulsar(), true),
+        new StackStatus.ProcessStatus("redis", state.redis(), true),
+        new StackStatus.ProcessStatus("server", state.server(), true),
+        new StackStatus.ProcessStatus("s3", state.s3(), true)));
+    assertThat(status.render()).contains("gRPC API: 127.0.0.1:40005").doesNotContain("metrics:");
   }
 
   @Test
@@ -132,18 +152,20 @@ class StackStateTest {
     Files.writeString(ready, "{\"grpcPort\":4");
     assertThat(LocalStack.readyPorts(ready)).isNull();
     Files.writeString(ready, "{\"grpcPort\":40005,\"respPort\":40006}");
-    assertThat(LocalStack.readyPorts(ready)).containsExactly(40005, 40006);
+    assertThat(LocalStack.readyPorts(ready)).as("no metrics endpoint").containsExactly(40005, 40006, -1);
+    Files.writeString(ready, "{\"grpcPort\":40005,\"respPort\":40006,\"metricsPort\":40008}");
+    assertThat(LocalStack.readyPorts(ready)).containsExactly(40005, 40006, 40008);
   }
 
   @Test
   void serverCommandCarriesFlinkFlagsHeapAndEveryEndpoint() {
     List<String> cmd = LocalStack.serverCommand(dir.resolve("args.txt"), dir.resolve("server"),
-        "pulsar://127.0.0.1:1", "http://127.0.0.1:2", "redis://127.0.0.1:3", 4, 5, dir.resolve("server/ready.json"));
+        "pulsar://127.0.0.1:1", "http://127.0.0.1:2", "redis://127.0.0.1:3", 4, 5, 6, dir.resolve("server/ready.json"));
     assertThat(cmd).containsSubsequence("-Xms1g", "-Xmx3g", "-Djava.io.tmpdir=" + dir.resolve("server/tmp"),
         "@" + dir.resolve("args.txt"), LocalStack.SERVER_MAIN_CLASS, "--data-dir", dir.resolve("server").toString(),
         "--pulsar-service-url", "pulsar://127.0.0.1:1", "--pulsar-admin-url", "http://127.0.0.1:2",
         "--redis-uri", "redis://127.0.0.1:3", "--grpc-port", "4", "--resp-port", "5",
-        "--ready-file", dir.resolve("server/ready.json").toString());
+        "--metrics-port", "6", "--ready-file", dir.resolve("server/ready.json").toString());
     assertThat(cmd).containsAll(LocalStack.FLINK_JAVA17_FLAGS);
   }
 
