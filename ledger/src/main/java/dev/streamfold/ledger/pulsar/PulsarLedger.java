@@ -399,7 +399,8 @@ public final class PulsarLedger implements Ledger {
       throw LedgerException.InvalidEvent.ofRequest(invalid, invalidEvents, events.size());
     }
     // Send on the stream's sender, in the order requests got here, so that the caller (a gRPC call's only
-    // thread) parses and validates its next request while this one is sent (BENCHMARKS.md, "Ingest: ...").
+    // thread) parses and validates its next request while this one is sent (BENCHMARKS.md, "Ingest: one
+    // future per request, a sender per stream").
     StreamAppender validatedFor = appender;
     Executor sender = senders.computeIfAbsent(stream, s -> new SerialExecutor(sendPool));
     return CompletableFuture.supplyAsync(() -> validatedFor.append(events), sender).thenCompose(appended -> appended);

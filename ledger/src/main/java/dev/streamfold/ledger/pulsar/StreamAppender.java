@@ -78,7 +78,8 @@ final class StreamAppender {
       throw new LedgerException.Unavailable("cannot open a producer on stream " + stream, e);
     }
     // One future per request (RequestAcks), not a chain per event: per-event thenApply and allOf over
-    // every event were a large share of ingestion's CPU (BENCHMARKS.md, "Ingest: ...").
+    // every event were a large share of ingestion's CPU (BENCHMARKS.md, "Ingest: one future per request, a
+    // sender per stream").
     int n = events.size();
     @SuppressWarnings("unchecked")
     CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = new CompletableFuture[n];
