@@ -55,6 +55,65 @@ public final class IsoDateTimes {
     return LocalDateTime.parse(text);
   }
 
+  /**
+   * Tell, without creating any object, whether a text of one of the fast-path shapes above is a valid
+   * local date-time (year 0000..9999; month, day of month, hour, minute and second in range, leap years as
+   * {@code java.time}'s ISO chronology). Used by the validator on every TIMESTAMP value.
+   *
+   * @param chars holds the text
+   * @param offset index of its first char
+   * @param length its chars
+   * @return true if {@link #parse} accepts it; false when it is not of those shapes or not valid (then
+   *     {@link #parse} gives the verdict and the JDK's message)
+   */
+  public static boolean isValidCommonShape(char[] chars, int offset, int length) {
+    int n = length;
+    if (n < 16 || n > 29 || chars[offset + 4] != '-' || chars[offset + 7] != '-' || chars[offset + 10] != 'T'
+        || chars[offset + 13] != ':') {
+      return false;
+    }
+    int year = digits(chars, offset, 4);
+    int month = digits(chars, offset + 5, 2);
+    int day = digits(chars, offset + 8, 2);
+    int hour = digits(chars, offset + 11, 2);
+    int minute = digits(chars, offset + 14, 2);
+    if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) {
+      return false;
+    }
+    boolean leap = (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
+    int monthDays = month == 2 ? (leap ? 29 : 28) : (month == 4 || month == 6 || month == 9 || month == 11) ? 30 : 31;
+    if (day > monthDays) {
+      return false;
+    }
+    if (n == 16) {
+      return true;
+    }
+    if (n < 19 || chars[offset + 16] != ':') {
+      return false;
+    }
+    int second = digits(chars, offset + 17, 2);
+    if (second < 0 || second > 59) {
+      return false;
+    }
+    if (n == 19) {
+      return true;
+    }
+    return chars[offset + 19] == '.' && n - 20 >= 1 && digits(chars, offset + 20, n - 20) >= 0;
+  }
+
+  /** The decimal value of chars[from, from + count), or -1 when a char is not an ASCII digit. */
+  private static int digits(char[] chars, int from, int count) {
+    int value = 0;
+    for (int i = from; i < from + count; i++) {
+      char c = chars[i];
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+
   /** The decimal value of text[from, to), or -1 when a character is not an ASCII digit. */
   private static int digits(String text, int from, int to) {
     int value = 0;

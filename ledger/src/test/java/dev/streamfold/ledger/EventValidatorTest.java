@@ -25,6 +25,20 @@ class EventValidatorTest {
   }
 
   @Test
+  void checksTimestampTextsWithoutParsingThemAsTheJdkWould() {
+    for (String valid : List.of("2001-01-01T00:01", "2000-02-29T23:59:59.5", "2001-12-31T00:00:00.123456789",
+        "+12001-01-01T00:00", "2001-01-01T00:00:00.")) {
+      assertThatCode(() -> EventValidator.check(0, event("k", "{\"date\":\"" + valid + "\"}"), COLUMNS)).as(valid)
+          .doesNotThrowAnyException();
+    }
+    for (String invalid : List.of("2001-02-29T00:00", "2001-04-31T00:00:00", "2001-01-01T24:00", "2001-01-01T00:60",
+        "2001-01-01T00:00:60", "2001-01-01 00:00:00", "2001-01-01T00:00:00.1234567890")) {
+      assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"date\":\"" + invalid + "\"}"), COLUMNS))
+          .as(invalid).hasMessageStartingWith("event 0: field 'payload_json.date' must be an ISO-8601");
+    }
+  }
+
+  @Test
   void namesTheIndexAndTheField() {
     assertThatThrownBy(() -> EventValidator.check(3, event("", "{}"), COLUMNS))
         .hasMessage("event 3: field 'key' is missing or empty");

@@ -25,6 +25,23 @@ final class Protos {
     return result;
   }
 
+  /**
+   * Return an upper bound of an event's serialized size without encoding its texts: a tag, a length of at
+   * most 5 bytes and at most 3 bytes of UTF-8 per UTF-16 char for each of the four string fields, and at
+   * most 11 bytes for the event time. An event with headers or unknown fields gets its exact size.
+   *
+   * @param e the event
+   * @return bytes, at least {@code e.getSerializedSize()}
+   */
+  static long sizeAtMost(Event e) {
+    if (e.getHeadersCount() > 0 || !e.getUnknownFields().asMap().isEmpty()) {
+      return e.getSerializedSize();
+    }
+    long chars = (long) e.getKey().length() + e.getType().length() + e.getPayloadJson().length()
+        + e.getIdempotencyKey().length();
+    return 4 * (1 + 5) + (1 + 10) + 3 * chars;
+  }
+
   static List<StreamColumn> columns(List<Column> columns) {
     List<StreamColumn> result = new ArrayList<>();
     for (Column c : columns) {

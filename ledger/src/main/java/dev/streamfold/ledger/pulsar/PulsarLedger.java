@@ -24,8 +24,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
@@ -70,6 +73,18 @@ public final class PulsarLedger implements Ledger {
   private final PulsarAdmin admin;
   private final Map<StreamRef, StreamAppender> appenders = new ConcurrentHashMap<>();
   private final Map<StreamRef, Integer> partitionCounts = new ConcurrentHashMap<>();
+  /** Per stream, runs its validated append requests one at a time in arrival order on {@link #sendPool}. */
+  private final Map<StreamRef, SerialExecutor> senders = new ConcurrentHashMap<>();
+  private final ExecutorService sendPool = Executors.newCachedThreadPool(new ThreadFactory() {
+    private final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable r) {
+      Thread t = new Thread(r, "ledger-append-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    }
+  });
   private final Map<String, PulsarSystemTable> tables = new ConcurrentHashMap<>();
   private final PulsarArtifacts artifacts;
   private final Set<String> provisioned = ConcurrentHashMap.newKeySet();
@@ -449,7 +464,12 @@ public final class PulsarLedger implements Ledger {
     if (!invalid.isEmpty()) {
       throw LedgerException.InvalidEvent.ofRequest(invalid, invalidEvents, events.size());
     }
-    return appender.append(events);
+    // Send on the stream's sender, in the order requests got here, so that the caller (a gRPC call's only
+    // thread) parses and validates its next request while this one is sent (BENCHMARKS.md, "Ingest: one
+    // future per request, a sender per stream").
+    StreamAppender validatedFor = appender;
+    Executor sender = senders.computeIfAbsent(stream, s -> new SerialExecutor(sendPool));
+    return CompletableFuture.supplyAsync(() -> validatedFor.append(events), sender).thenCompose(appended -> appended);
   }
 
   private StreamAppender openAppender(StreamRef stream) {
@@ -838,6 +858,7 @@ public final class PulsarLedger implements Ledger {
   @Override
   public void close() {
     scheduler.shutdownNow();
+    sendPool.shutdown();
     appenders.values().forEach(StreamAppender::close);
     tables.values().forEach(PulsarSystemTable::close);
     try {

@@ -8,7 +8,6 @@ import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -88,38 +87,45 @@ final class StreamAppender {
     } catch (PulsarClientException e) {
       throw new LedgerException.Unavailable("cannot open a producer on stream " + stream, e);
     }
-    List<CompletableFuture<MessageIdText>> results = new ArrayList<>(events.size());
-    boolean[] repeats = new boolean[events.size()];
+    // One future per request (RequestAcks), not a chain per event: per-event thenApply and allOf over
+    // every event were a large share of ingestion's CPU (BENCHMARKS.md, "Ingest: one future per request, a
+    // sender per stream").
+    int n = events.size();
+    @SuppressWarnings("unchecked")
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = new CompletableFuture[n];
+    @SuppressWarnings("unchecked")
+    CompletableFuture<MessageIdText>[] repeated = new CompletableFuture[n];
+    int lastSent = -1;
     long now = System.currentTimeMillis();
-    for (int i = 0; i < events.size(); i++) {
+    for (int i = 0; i < n; i++) {
       EventEnvelope event = events.get(i);
       String key = event.idempotencyKey();
       if (!key.isEmpty()) {
         CompletableFuture<MessageIdText> earlier = index.lookup(key);
         if (earlier != null) {
-          results.add(earlier);
-          repeats[i] = true;
+          repeated[i] = earlier;
           continue;
         }
       }
-      CompletableFuture<MessageIdText> sent = send(event, now).thenApply(id -> {
-        MessageIdText text = PulsarMessageIds.toText(id);
-        index.acked(text);
-        return text;
-      });
+      sent[i] = send(event, now);
+      lastSent = i;
       if (!key.isEmpty()) {
-        index.register(key, sent);
+        index.register(key, sent[i].thenApply(PulsarMessageIds::toText)); // only keyed events pay for a chain
       }
-      results.add(sent);
     }
-    return CompletableFuture.allOf(results.toArray(new CompletableFuture[0])).handle((ok, error) -> {
+    IdempotencyIndex acking = index;
+    return RequestAcks.of(sent, repeated, lastSent).handle((appended, error) -> {
       if (error != null) {
         resetAfterFailure();
         throw new LedgerException.Unavailable("append to stream " + stream + " failed", unwrap(error));
       }
-      List<Appended> appended = new ArrayList<>(results.size());
-      for (int i = 0; i < results.size(); i++) {
-        appended.add(new Appended(results.get(i).join(), repeats[i]));
+      // The last sent event of each partition (requests complete in ledger order within a partition).
+      java.util.Set<Integer> seen = new java.util.HashSet<>();
+      for (int i = appended.size() - 1; i >= 0 && seen.size() < topics.size(); i--) {
+        Appended a = appended.get(i);
+        if (!a.repeat() && seen.add(a.messageId().partition())) {
+          acking.acked(a.messageId());
+        }
       }
       return appended;
     });

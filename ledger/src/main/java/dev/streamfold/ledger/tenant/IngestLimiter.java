@@ -49,12 +49,34 @@ public final class IngestLimiter {
    * @throws TenantException.RateLimited if the request would exceed the tenant's ingest rate
    */
   public void check(String tenant, int events, IntToLongFunction eventBytes) {
+    check(tenant, events, eventBytes, eventBytes);
+  }
+
+  /**
+   * Check one append request and take its events from the tenant's rate budget, computing an event's exact
+   * size only when a cheap upper bound of it is over the tenant's limit.
+   *
+   * @param tenant the tenant
+   * @param events events in the request
+   * @param eventBytesAtMost an upper bound, in bytes, of the size of the event at an index (at least
+   *     {@code eventBytes} of it)
+   * @param eventBytes size in bytes of the event at an index (its serialized wire form)
+   * @throws IllegalArgumentException if the request holds more events than allowed (the message names the
+   *     count and the limit)
+   * @throws LedgerException.InvalidEvent if an event is larger than allowed (names its index, size and the
+   *     limit)
+   * @throws TenantException.RateLimited if the request would exceed the tenant's ingest rate
+   */
+  public void check(String tenant, int events, IntToLongFunction eventBytesAtMost, IntToLongFunction eventBytes) {
     TenantLimits l = limits.apply(tenant);
     if (events > l.maxEventsPerBatch()) {
       throw new IllegalArgumentException("events: " + events + " events in one request; tenant '" + tenant
           + "' allows at most " + l.maxEventsPerBatch());
     }
     for (int i = 0; i < events; i++) {
+      if (eventBytesAtMost.applyAsLong(i) <= l.maxEventBytes()) {
+        continue;
+      }
       long bytes = eventBytes.applyAsLong(i);
       if (bytes > l.maxEventBytes()) {
         throw new LedgerException.InvalidEvent(i, "event", "is " + bytes + " bytes; tenant '" + tenant

@@ -30,4 +30,21 @@ class CountingMarshallerTest {
     AppendRequest request = some.build();
     assertThat(IngestGrpcService.CountingMarshaller.parse(request.toByteArray())).isEqualTo(request);
   }
+
+  @Test
+  void readsAStreamWhateverItsAnnouncedLength() throws Exception {
+    byte[] data = new byte[100_000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) i;
+    }
+    for (int announced : new int[] {0, -1, 10, 99_999, 100_000, 200_000}) {
+      java.io.InputStream stream = new java.io.ByteArrayInputStream(data) {
+        @Override
+        public synchronized int available() {
+          return announced;
+        }
+      };
+      assertThat(IngestGrpcService.CountingMarshaller.readAll(stream)).as("announced %d", announced).isEqualTo(data);
+    }
+  }
 }

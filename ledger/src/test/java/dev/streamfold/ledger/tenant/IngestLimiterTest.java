@@ -53,4 +53,17 @@ class IngestLimiterTest {
     limiter.check("slow", 10, i -> 1);
     assertThat(limits).isNotEmpty();
   }
+
+  @Test
+  void computesTheExactSizeOnlyWhenTheBoundIsOverTheLimit() {
+    java.util.List<Integer> exact = new java.util.ArrayList<>();
+    limiter.check("slow", 3, i -> i == 1 ? 150 : 100, i -> {
+      exact.add(i);
+      return 100;
+    });
+    assertThat(exact).containsExactly(1);
+    assertThatThrownBy(() -> limiter.check("slow", 3, i -> 1000, i -> i == 2 ? 120 : 90))
+        .isInstanceOf(LedgerException.InvalidEvent.class).hasMessageContaining("event 2")
+        .hasMessageContaining("120 bytes");
+  }
 }
