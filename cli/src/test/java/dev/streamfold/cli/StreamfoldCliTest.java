@@ -55,6 +55,9 @@ class StreamfoldCliTest {
     StreamCommand.Create c = parse(StreamCommand.Create.class, "stream", "create", "flights", "--column",
         "date:TIMESTAMP", "--column", "delay:int,origin:STRING");
     assertThat(c.name).isEqualTo("flights");
+    assertThat(c.partitions).isZero();
+    assertThat(parse(StreamCommand.Create.class, "stream", "create", "flights", "--partitions", "8").partitions)
+        .isEqualTo(8);
     assertThat(StreamCommand.parseColumns(c.columns)).extracting(Column::getName, Column::getType)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("date", "TIMESTAMP"),
             org.assertj.core.groups.Tuple.tuple("delay", "INT"), org.assertj.core.groups.Tuple.tuple("origin", "STRING"));
