@@ -57,6 +57,27 @@ public interface ViewReader {
   }
 
   /**
+   * Start {@link #rowsWithSchema} without waiting for Redis: the same single read (one atomic script in
+   * {@link ViewStore}), sent on the shared connection at once, so reads started one after another are
+   * pipelined to Redis. The stage completes on a Redis client thread; its continuations must not block.
+   *
+   * <p>The default runs {@link #rowsWithSchema} in the calling thread and returns a completed stage: fine for
+   * in-memory readers; a reader that blocks on I/O overrides it.
+   *
+   * @param name the view
+   * @param rowKeys the row keys
+   * @return the rows and their shape; completed exceptionally (e.g. with a lettuce
+   *     {@code RedisException}, see {@link ViewStore#isRedisFailure}) if the read fails
+   */
+  default java.util.concurrent.CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
+    try {
+      return java.util.concurrent.CompletableFuture.completedFuture(rowsWithSchema(name, rowKeys));
+    } catch (RuntimeException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
    * Read the shape of a view.
    *
    * @param name the view
