@@ -72,13 +72,16 @@ record Command(String fullName, int arity, List<String> flags, int firstKey, int
 
   /**
    * Return a non-blocking command whose keys are the arguments from {@code firstKey} to {@code lastKey}; its
-   * blocking {@link #action()} waits for the asynchronous one.
+   * blocking {@link #action()} starts the asynchronous one, runs {@code flush} (reads may be held back until
+   * then) and waits.
    */
   static Command asyncWithKeys(String name, int arity, List<String> flags, int firstKey, int lastKey,
-      AsyncAction async) {
+      Runnable flush, AsyncAction async) {
     Action blocking = (session, request) -> {
       try {
-        return async.run(session, request).toCompletableFuture().join();
+        CompletionStage<RedisMessage> started = async.run(session, request);
+        flush.run();
+        return started.toCompletableFuture().join();
       } catch (CompletionException e) {
         throw e.getCause() instanceof RuntimeException cause ? cause : e;
       }

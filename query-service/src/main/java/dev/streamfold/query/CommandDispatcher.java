@@ -22,6 +22,15 @@ final class CommandDispatcher {
 
   private final CommandTable table = new CommandTable();
   private final RespAuthenticator authenticator;
+  private final ViewReader reader;
+  /** Per event-loop thread: a flush of held-back reads is already queued on it. */
+  private final io.netty.util.concurrent.FastThreadLocal<boolean[]> flushQueued =
+      new io.netty.util.concurrent.FastThreadLocal<>() {
+        @Override
+        protected boolean[] initialValue() {
+          return new boolean[1];
+        }
+      };
   private volatile RespListener listener = RespListener.NONE;
 
   /**
@@ -44,6 +53,7 @@ final class CommandDispatcher {
    */
   CommandDispatcher(ViewReader reader, ServerState server, SourceEvents sourceEvents, java.time.Clock clock) {
     this.authenticator = server.authenticator();
+    this.reader = reader;
     ViewCommands views = new ViewCommands(reader);
     table.addAll(new ConnectionCommands(server.authenticator()).commands());
     table.addAll(views.commands());
@@ -116,6 +126,24 @@ final class CommandDispatcher {
       done(request, startNanos, message);
       return message;
     });
+  }
+
+  /**
+   * Make sure the reads started by {@link #executeAsync} on this event loop reach Redis: queue one
+   * {@link ViewReader#flushReads} on the loop, after the I/O of its current turn, unless one is queued
+   * already. The reads of every connection served by the loop in one turn then go out in one write.
+   *
+   * @param loop the calling thread's event loop
+   */
+  void flushReadsSoon(io.netty.util.concurrent.EventExecutor loop) {
+    boolean[] queued = flushQueued.get();
+    if (!queued[0]) {
+      queued[0] = true;
+      loop.execute(() -> {
+        queued[0] = false;
+        reader.flushReads();
+      });
+    }
   }
 
   private void done(Request request, long startNanos, RedisMessage reply) {

@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * (pipelining), on the connection's event loop.
  *
  * <p>View reads ({@link CommandDispatcher#blocking} false) start on the event loop at once and do not wait
- * for each other: their Redis calls are sent back to back, so lettuce pipelines them on its connection. Other
+ * for each other; their Redis calls are held back and sent together once per event-loop turn
+ * ({@link CommandDispatcher#flushReadsSoon}), so the reads of all connections read in one turn reach Redis
+ * in one write. Other
  * commands (AUTH, HELLO, CLIENT, VIEW.WAIT, SCAN, ...) may block or change the session: each runs on the
  * command executor alone, after every earlier request of the connection has replied and before any later
  * one starts, so it sees and leaves the session exactly as one-at-a-time execution would.
@@ -261,11 +264,13 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    dispatcher.executeAsync(session, p.request).whenComplete((reply, never) -> {
+    CompletionStage<RedisMessage> reply = dispatcher.executeAsync(session, p.request);
+    dispatcher.flushReadsSoon(ctx.executor());
+    reply.whenComplete((message, never) -> {
       if (ctx.executor().inEventLoop()) {
-        complete(p, reply, false);
+        complete(p, message, false);
       } else {
-        ctx.executor().execute(() -> complete(p, reply, false));
+        ctx.executor().execute(() -> complete(p, message, false));
       }
     });
   }

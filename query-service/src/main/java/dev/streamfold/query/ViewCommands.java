@@ -30,29 +30,35 @@ final class ViewCommands {
   /** Return the commands. */
   List<Command> commands() {
     return List.of(
-        Command.asyncWithKeys("hgetall", 2, READ, 1, 1, this::hgetall),
-        Command.asyncWithKeys("hget", 3, READ_FAST, 1, 1, this::hget),
-        Command.asyncWithKeys("hmget", -3, READ_FAST, 1, 1, this::hmget),
-        Command.asyncWithKeys("hexists", 3, READ_FAST, 1, 1, (s, r) -> {
+        read("hgetall", 2, READ, 1, 1, this::hgetall),
+        read("hget", 3, READ_FAST, 1, 1, this::hget),
+        read("hmget", -3, READ_FAST, 1, 1, this::hmget),
+        read("hexists", 3, READ_FAST, 1, 1, (s, r) -> {
           String field = r.string(2);
           return row(s, r.string(1)).thenApply(row -> Replies.integer(row.map(x -> x.containsKey(field) ? 1 : 0).orElse(0)));
         }),
-        Command.asyncWithKeys("hlen", 2, READ_FAST, 1, 1,
+        read("hlen", 2, READ_FAST, 1, 1,
             (s, r) -> row(s, r.string(1)).thenApply(row -> Replies.integer(row.map(Map::size).orElse(0)))),
-        Command.asyncWithKeys("hkeys", 2, READ, 1, 1, (s, r) -> row(s, r.string(1))
+        read("hkeys", 2, READ, 1, 1, (s, r) -> row(s, r.string(1))
             .thenApply(row -> Replies.bulkArray(row.map(x -> List.copyOf(x.keySet())).orElse(List.of())))),
-        Command.asyncWithKeys("hvals", 2, READ, 1, 1, (s, r) -> row(s, r.string(1))
+        read("hvals", 2, READ, 1, 1, (s, r) -> row(s, r.string(1))
             .thenApply(row -> Replies.bulkArray(row.map(x -> List.copyOf(x.values())).orElse(List.of())))),
-        Command.asyncWithKeys("get", 2, READ_FAST, 1, 1, (s, r) -> {
+        read("get", 2, READ_FAST, 1, 1, (s, r) -> {
           Replies replies = s.replies();
           return json(s, r.string(1)).thenApply(replies::bulkOrNil);
         }),
-        Command.asyncWithKeys("mget", -2, READ_FAST, 1, -1, this::mget),
-        Command.asyncWithKeys("exists", -2, READ_FAST, 1, -1, this::exists),
-        Command.asyncWithKeys("type", 2, READ_FAST, 1, 1,
+        read("mget", -2, READ_FAST, 1, -1, this::mget),
+        read("exists", -2, READ_FAST, 1, -1, this::exists),
+        read("type", 2, READ_FAST, 1, 1,
             (s, r) -> row(s, r.string(1)).thenApply(row -> Replies.simple(row.isPresent() ? "hash" : "none"))),
         Command.of("scan", -2, READ, new ScanCommand(reader)::run),
         Command.of("dbsize", 1, READ_FAST, (s, r) -> Replies.integer(keyCount(s))));
+  }
+
+  /** A row read: non-blocking, its held-back Redis reads flushed by {@link ViewReader#flushReads}. */
+  private Command read(String name, int arity, List<String> flags, int firstKey, int lastKey,
+      Command.AsyncAction async) {
+    return Command.asyncWithKeys(name, arity, flags, firstKey, lastKey, reader::flushReads, async);
   }
 
   /**

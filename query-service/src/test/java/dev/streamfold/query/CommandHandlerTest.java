@@ -35,6 +35,12 @@ class CommandHandlerTest {
   /** Reads complete only when the test says so; one pending read per row key. */
   private static final class HeldReader extends InMemoryViewReader {
     final Map<String, CompletableFuture<Rows>> reads = new LinkedHashMap<>();
+    int flushes;
+
+    @Override
+    public void flushReads() {
+      flushes++;
+    }
 
     @Override
     public CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
@@ -202,6 +208,18 @@ class CommandHandlerTest {
     }
     assertThat(replies(channel)).containsExactly("a", "b", "c");
     assertThat(flushes[0]).isEqualTo(1);
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void readsStartedInOneTurnAreFlushedToRedisOnce() {
+    EmbeddedChannel channel = channel(16);
+    channel.writeInbound(request("HGET", "v:a", "f"), request("HGET", "v:b", "f"));
+    channel.runPendingTasks();
+    assertThat(reader.flushes).isEqualTo(1);
+    channel.writeInbound(request("HGET", "v:c", "f"));
+    channel.runPendingTasks();
+    assertThat(reader.flushes).isEqualTo(2);
     channel.finishAndReleaseAll();
   }
 }

@@ -58,8 +58,11 @@ public interface ViewReader {
 
   /**
    * Start {@link #rowsWithSchema} without waiting for Redis: the same single read (one atomic script in
-   * {@link ViewStore}), sent on the shared connection at once, so reads started one after another are
-   * pipelined to Redis. The stage completes on a Redis client thread; its continuations must not block.
+   * {@link ViewStore}). The read may be held back until {@link #flushReads()}, so that reads started one
+   * after another reach Redis in one write (pipelined): a caller must call {@link #flushReads()} soon after
+   * starting its reads (e.g. once per event-loop turn), or they wait for someone else's flush (at most the
+   * command timeout, then they fail). The stage completes on a Redis client thread; its continuations must
+   * not block.
    *
    * <p>The default runs {@link #rowsWithSchema} in the calling thread and returns a completed stage: fine for
    * in-memory readers; a reader that blocks on I/O overrides it.
@@ -76,6 +79,12 @@ public interface ViewReader {
       return java.util.concurrent.CompletableFuture.failedFuture(e);
     }
   }
+
+  /**
+   * Send the reads that {@link #rowsWithSchemaAsync} holds back, in one write; callable from any thread.
+   * The default does nothing (a reader that holds nothing back).
+   */
+  default void flushReads() {}
 
   /**
    * Read the shape of a view.

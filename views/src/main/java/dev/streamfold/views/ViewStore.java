@@ -31,6 +31,8 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
+  /** Reads of {@link #rowsWithSchemaAsync} only; auto-flush off; null until the first. */
+  private volatile StatefulRedisConnection<String, String> readConnection;
   private final Map<ViewName, ViewSchema> schemas = new ConcurrentHashMap<>();
   /** Per-version shapes by "tenant/view#version"; a version's shape never changes once defined. */
   private final Map<String, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
@@ -388,8 +390,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /**
-   * The same script as {@link #rowsWithSchema}, sent on the shared connection without waiting: reads
-   * started back to back are pipelined by lettuce. The script goes by its SHA-1 (EVALSHA); when Redis does
+   * The same script as {@link #rowsWithSchema}, queued without waiting on a second connection that only
+   * these reads use, whose commands lettuce holds until {@link #flushReads()} (auto-flush off): the reads
+   * started between two flushes go to Redis in one write and come back in one read. The script goes by its SHA-1 (EVALSHA); when Redis does
    * not know it (NOSCRIPT, e.g. after SCRIPT FLUSH or a restart) it is sent once in full (EVAL, which also
    * caches it). A shape not cached yet is read with one more asynchronous HMGET. Nothing here blocks, so
    * the stage may complete on lettuce's I/O thread.
@@ -399,7 +402,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     String[] args = rowsArgs(name, rowKeys);
     String[] keys = {RedisKeys.view(name)};
     RedisAsyncCommands<String, String> async = connection.async();
-    CompletionStage<List<Object>> bySha = async.evalsha(ROWS_SCRIPT_SHA1, io.lettuce.core.ScriptOutputType.MULTI,
+    CompletionStage<List<Object>> bySha = readConnection().async().evalsha(ROWS_SCRIPT_SHA1, io.lettuce.core.ScriptOutputType.MULTI,
         keys, args);
     CompletionStage<List<Object>> sent = bySha.<CompletionStage<List<Object>>>handle((replies, error) -> {
       if (error == null) {
@@ -420,6 +423,31 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       int version = Integer.parseInt(String.valueOf(replies.get(1)));
       return schemaAsync(source, version).thenApply(schema -> parseRows(replies, rowKeys, schema));
     });
+  }
+
+  /** Send the reads queued by {@link #rowsWithSchemaAsync} since the last flush, in one write. */
+  @Override
+  public void flushReads() {
+    StatefulRedisConnection<String, String> reads = readConnection;
+    if (reads != null) {
+      reads.flushCommands();
+    }
+  }
+
+  /** The connection of {@link #rowsWithSchemaAsync}, opened on first use, auto-flush off. */
+  private StatefulRedisConnection<String, String> readConnection() {
+    StatefulRedisConnection<String, String> reads = readConnection;
+    if (reads == null) {
+      synchronized (this) {
+        reads = readConnection;
+        if (reads == null) {
+          reads = client.connect();
+          reads.setAutoFlushCommands(false);
+          readConnection = reads;
+        }
+      }
+    }
+    return reads;
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -632,6 +660,10 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Close the connection and the client. */
   @Override
   public void close() {
+    StatefulRedisConnection<String, String> reads = readConnection;
+    if (reads != null) {
+      reads.close();
+    }
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
