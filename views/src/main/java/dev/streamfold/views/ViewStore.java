@@ -21,8 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Materialized views in one Redis server (layout in {@link RedisKeys}): reads for the query-service
- * and catalog operations for the transform manager. Owns one lettuce client and a shared connection;
- * thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
+ * and catalog operations for the transform manager. Owns one lettuce client and a shared connection,
+ * plus a second one for {@link #rowsWithSchemaAsync} (opened on first use, auto-flush off, see
+ * {@link #flushReads()}); thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
  */
 public final class ViewStore implements ViewReader, AutoCloseable {
   /** Timeout of one Redis command. */
