@@ -59,9 +59,9 @@ public interface ViewReader {
   /**
    * Start {@link #rowsWithSchema} without waiting for Redis: the same single read (one atomic script in
    * {@link ViewStore}). The read may be held back until {@link #flushReads()}, so that reads started one
-   * after another reach Redis in one write (pipelined): a caller must call {@link #flushReads()} soon after
-   * starting its reads (e.g. once per event-loop turn), or they wait for someone else's flush (at most the
-   * command timeout, then they fail). The stage completes on a Redis client thread; its continuations must
+   * after another reach Redis in one write (pipelined): the thread that started reads must call
+   * {@link #flushReads()} soon after (e.g. once per event-loop turn), or they wait for someone else's flush
+   * (at most the command timeout, then they fail). The stage completes on a Redis client thread; its continuations must
    * not block.
    *
    * <p>The default runs {@link #rowsWithSchema} in the calling thread and returns a completed stage: fine for
@@ -81,8 +81,8 @@ public interface ViewReader {
   }
 
   /**
-   * Send the reads that {@link #rowsWithSchemaAsync} holds back, in one write; callable from any thread.
-   * The default does nothing (a reader that holds nothing back).
+   * Send the reads that the calling thread started with {@link #rowsWithSchemaAsync} and that are held back,
+   * in one write. The default does nothing (a reader that holds nothing back).
    */
   default void flushReads() {}
 

@@ -22,8 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Materialized views in one Redis server (layout in {@link RedisKeys}): reads for the query-service
  * and catalog operations for the transform manager. Owns one lettuce client and a shared connection,
- * plus a second one for {@link #rowsWithSchemaAsync} (opened on first use, auto-flush off, see
- * {@link #flushReads()}); thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
+ * plus up to {@link #READ_CONNECTIONS} for {@link #rowsWithSchemaAsync} (opened on first use, auto-flush
+ * off, see {@link #flushReads()}); thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
  */
 public final class ViewStore implements ViewReader, AutoCloseable {
   /** Timeout of one Redis command. */
@@ -32,8 +32,19 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
-  /** Reads of {@link #rowsWithSchemaAsync} only; auto-flush off; null until the first. */
-  private volatile StatefulRedisConnection<String, String> readConnection;
+  /**
+   * Connections that carry {@link #rowsWithSchemaAsync} reads, at most this many. Each has its own lettuce
+   * I/O thread (lettuce assigns connections to its threads round robin), which decodes the replies; with one,
+   * that thread was the busiest of the query-service in the serving profile.
+   */
+  public static final int READ_CONNECTIONS = 2;
+  /** Reads of {@link #rowsWithSchemaAsync} only, auto-flush off; an entry is null until first used. */
+  @SuppressWarnings("unchecked")
+  private final StatefulRedisConnection<String, String>[] readConnections = new StatefulRedisConnection[READ_CONNECTIONS];
+  private int nextReadConnection;
+  /** The read connection of each thread that started reads: its reads and its flushes go to the same one. */
+  private final ThreadLocal<StatefulRedisConnection<String, String>> threadReads =
+      ThreadLocal.withInitial(this::assignReadConnection);
   private final Map<ViewName, ViewSchema> schemas = new ConcurrentHashMap<>();
   /** Per-version shapes by "tenant/view#version"; a version's shape never changes once defined. */
   private final Map<String, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
@@ -391,9 +402,10 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /**
-   * The same script as {@link #rowsWithSchema}, queued without waiting on a second connection that only
-   * these reads use, whose commands lettuce holds until {@link #flushReads()} (auto-flush off): the reads
-   * started between two flushes go to Redis in one write and come back in one read. The script goes by its SHA-1 (EVALSHA); when Redis does
+   * The same script as {@link #rowsWithSchema}, queued without waiting on the calling thread's read
+   * connection (one of {@link #READ_CONNECTIONS}, used by these reads only), whose commands lettuce holds
+   * until {@link #flushReads()} (auto-flush off): the reads a thread starts between two flushes go to Redis
+   * in one write and come back in one read. The script goes by its SHA-1 (EVALSHA); when Redis does
    * not know it (NOSCRIPT, e.g. after SCRIPT FLUSH or a restart) it is sent once in full (EVAL, which also
    * caches it). A shape not cached yet is read with one more asynchronous HMGET. Nothing here blocks, so
    * the stage may complete on lettuce's I/O thread.
@@ -403,7 +415,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     String[] args = rowsArgs(name, rowKeys);
     String[] keys = {RedisKeys.view(name)};
     RedisAsyncCommands<String, String> async = connection.async();
-    CompletionStage<List<Object>> bySha = readConnection().async().evalsha(ROWS_SCRIPT_SHA1, io.lettuce.core.ScriptOutputType.MULTI,
+    CompletionStage<List<Object>> bySha = threadReads.get().async().evalsha(ROWS_SCRIPT_SHA1, io.lettuce.core.ScriptOutputType.MULTI,
         keys, args);
     CompletionStage<List<Object>> sent = bySha.<CompletionStage<List<Object>>>handle((replies, error) -> {
       if (error == null) {
@@ -426,29 +438,25 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     });
   }
 
-  /** Send the reads queued by {@link #rowsWithSchemaAsync} since the last flush, in one write. */
+  /**
+   * Send the reads that this thread queued with {@link #rowsWithSchemaAsync} since the last flush, in one
+   * write (with those of other threads that share its read connection).
+   */
   @Override
   public void flushReads() {
-    StatefulRedisConnection<String, String> reads = readConnection;
-    if (reads != null) {
-      reads.flushCommands();
-    }
+    threadReads.get().flushCommands();
   }
 
-  /** The connection of {@link #rowsWithSchemaAsync}, opened on first use, auto-flush off. */
-  private StatefulRedisConnection<String, String> readConnection() {
-    StatefulRedisConnection<String, String> reads = readConnection;
-    if (reads == null) {
-      synchronized (this) {
-        reads = readConnection;
-        if (reads == null) {
-          reads = client.connect();
-          reads.setAutoFlushCommands(false);
-          readConnection = reads;
-        }
-      }
+  /** Give a thread its read connection: the read connections round robin, each opened on first use. */
+  private synchronized StatefulRedisConnection<String, String> assignReadConnection() {
+    int i = nextReadConnection;
+    nextReadConnection = (i + 1) % READ_CONNECTIONS;
+    if (readConnections[i] == null) {
+      StatefulRedisConnection<String, String> reads = client.connect();
+      reads.setAutoFlushCommands(false);
+      readConnections[i] = reads;
     }
-    return reads;
+    return readConnections[i];
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -661,9 +669,12 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Close the connection and the client. */
   @Override
   public void close() {
-    StatefulRedisConnection<String, String> reads = readConnection;
-    if (reads != null) {
-      reads.close();
+    synchronized (this) {
+      for (StatefulRedisConnection<String, String> reads : readConnections) {
+        if (reads != null) {
+          reads.close();
+        }
+      }
     }
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
