@@ -4,6 +4,8 @@ import io.netty.handler.codec.redis.RedisMessage;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One supported command, with what COMMAND INFO reports about it.
@@ -16,9 +18,11 @@ import java.util.Map;
  * @param keyStep distance between key arguments, 0 when none
  * @param action what the command does; null for a container that needs a subcommand
  * @param subcommands subcommands by lower-case name, empty when none
+ * @param async the same body without blocking, for commands that only read views (run on the event loop);
+ *     null for commands that must run on a command thread (they block, or change the connection's state)
  */
 record Command(String fullName, int arity, List<String> flags, int firstKey, int lastKey, int keyStep,
-    Action action, Map<String, Command> subcommands) {
+    Action action, Map<String, Command> subcommands, AsyncAction async) {
 
   /** The body of a command. */
   @FunctionalInterface
@@ -35,6 +39,22 @@ record Command(String fullName, int arity, List<String> flags, int firstKey, int
     RedisMessage run(Session session, Request request);
   }
 
+  /** The body of a command that reads views without blocking. */
+  @FunctionalInterface
+  interface AsyncAction {
+    /**
+     * Start the command. Everything it needs from the session is read before this returns (the reply may be
+     * built later, on another thread, while the session has moved on).
+     *
+     * @param session the connection
+     * @param request the command with its arguments (arity already checked)
+     * @return the reply; completed exceptionally with a {@link RespException} for a Redis error, or another
+     *     exception if a view read fails (mapped to {@code -ERR <message>})
+     * @throws RespException if the command fails at once with a Redis error
+     */
+    CompletionStage<RedisMessage> run(Session session, Request request);
+  }
+
   Command {
     flags = List.copyOf(flags);
     subcommands = new LinkedHashMap<>(subcommands);
@@ -42,12 +62,31 @@ record Command(String fullName, int arity, List<String> flags, int firstKey, int
 
   /** Return a command without keys. */
   static Command of(String name, int arity, List<String> flags, Action action) {
-    return new Command(name, arity, flags, 0, 0, 0, action, Map.of());
+    return new Command(name, arity, flags, 0, 0, 0, action, Map.of(), null);
   }
 
   /** Return a command whose keys are the arguments from {@code firstKey} to {@code lastKey}. */
   static Command withKeys(String name, int arity, List<String> flags, int firstKey, int lastKey, Action action) {
-    return new Command(name, arity, flags, firstKey, lastKey, 1, action, Map.of());
+    return new Command(name, arity, flags, firstKey, lastKey, 1, action, Map.of(), null);
+  }
+
+  /**
+   * Return a non-blocking command whose keys are the arguments from {@code firstKey} to {@code lastKey}; its
+   * blocking {@link #action()} starts the asynchronous one, runs {@code flush} (reads may be held back until
+   * then) and waits.
+   */
+  static Command asyncWithKeys(String name, int arity, List<String> flags, int firstKey, int lastKey,
+      Runnable flush, AsyncAction async) {
+    Action blocking = (session, request) -> {
+      try {
+        CompletionStage<RedisMessage> started = async.run(session, request);
+        flush.run();
+        return started.toCompletableFuture().join();
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof RuntimeException cause ? cause : e;
+      }
+    };
+    return new Command(name, arity, flags, firstKey, lastKey, 1, blocking, Map.of(), async);
   }
 
   /**
@@ -64,7 +103,7 @@ record Command(String fullName, int arity, List<String> flags, int firstKey, int
     for (Command sub : subcommands) {
       byName.put(sub.fullName().substring(name.length() + 1), sub);
     }
-    return new Command(name, arity, List.of(), 0, 0, 0, action, byName);
+    return new Command(name, arity, List.of(), 0, 0, 0, action, byName, null);
   }
 
   /** The name the client uses: the part after '|' for a subcommand. */

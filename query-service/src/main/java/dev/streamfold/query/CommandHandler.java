@@ -10,17 +10,42 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The last handler of a connection: runs each request and writes its reply. It is added to the
- * pipeline with an ordered executor group off the event loop, so commands may block on Redis while
- * requests of one connection still run one at a time and replies leave in request order (pipelining).
- * Replies are flushed once per batch of reads.
+ * The last handler of a connection: runs each request and writes the replies in the order the requests came
+ * (pipelining), on the connection's event loop.
+ *
+ * <p>View reads ({@link CommandDispatcher#blocking} false) start on the event loop at once and do not wait
+ * for each other; their Redis calls are held back and sent together once per event-loop turn
+ * ({@link CommandDispatcher#flushReadsSoon}), so the reads of all connections read in one turn reach Redis
+ * in one write. Other
+ * commands (AUTH, HELLO, CLIENT, VIEW.WAIT, SCAN, ...) may block or change the session: each runs on the
+ * command executor alone, after every earlier request of the connection has replied and before any later
+ * one starts, so it sees and leaves the session exactly as one-at-a-time execution would.
+ *
+ * <p>Every request gets a slot in a queue of pending replies; a reply that completes early waits for those
+ * ahead of it, and completed heads are written together and flushed once per event-loop turn. The queue
+ * holds at most {@code maxPending} requests per connection: when it is full, the handler stops reading
+ * from the socket (auto-read off) until it has drained to half, so a client pipelining without reading
+ * its replies holds at most {@code maxPending} requests plus one socket read of them (Netty reads at most
+ * 64 KiB at a time by default). Reading also stops while the socket's outbound buffer is over its high
+ * water mark (the client does not read its replies).
+ *
+ * <p>A request that breaks the protocol or a limit ({@link RequestLimits}) gets its error reply in order
+ * after those of the requests before it, then the connection closes; so does QUIT after its {@code +OK}.
+ * One instance per connection; all state is confined to the event loop.
  */
 final class CommandHandler extends ChannelInboundHandlerAdapter {
+  /** Most requests of one connection in flight or waiting for their turn, before reading pauses. */
+  static final int DEFAULT_MAX_PENDING = 1024;
+
   private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
   /** Netty's RedisDecoder message for a bulk length over its 512 MiB cap. */
   private static final java.util.regex.Pattern NETTY_BULK_LENGTH =
@@ -28,11 +53,68 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
   private final CommandDispatcher dispatcher;
   private final ServerState server;
+  private final Executor blockingExecutor;
+  private final int maxPending;
   private Session session;
+  private ChannelHandlerContext ctx;
 
-  CommandHandler(CommandDispatcher dispatcher, ServerState server) {
+  /** Started requests in arrival order; a head whose reply is set is written next. */
+  private final ArrayDeque<Pending> started = new ArrayDeque<>();
+  /** Requests not started yet, in arrival order, behind {@link #started}. */
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  /** A blocking command is running: nothing else starts until it completes. */
+  private boolean blockingRunning;
+  /** After QUIT or a protocol error: no more requests are read or started. */
+  private boolean inputClosed;
+  /** The connection is closing or closed: replies are dropped. */
+  private boolean closed;
+  /** Reading paused because the queue is full. */
+  private boolean queueFull;
+  private boolean pumping;
+  private boolean unflushed;
+  private boolean flushScheduled;
+  private final Runnable flushTask = this::flushNow;
+
+  /** One request's slot in the reply queue. */
+  private static final class Pending {
+    /** The request; null for a protocol error whose reply is known at once. */
+    final Request request;
+    final boolean blocking;
+    RedisMessage reply;
+    boolean closeAfter;
+
+    Pending(Request request, boolean blocking) {
+      this.request = request;
+      this.blocking = blocking;
+    }
+  }
+
+  CommandHandler(CommandDispatcher dispatcher, ServerState server, Executor blockingExecutor) {
+    this(dispatcher, server, blockingExecutor, DEFAULT_MAX_PENDING);
+  }
+
+  /**
+   * Create the handler of one connection.
+   *
+   * @param dispatcher runs the commands
+   * @param server server identity and counters
+   * @param blockingExecutor where blocking commands run
+   * @param maxPending most requests in the reply queue before reading pauses, at least 1
+   * @throws IllegalArgumentException if {@code maxPending} is less than 1
+   */
+  CommandHandler(CommandDispatcher dispatcher, ServerState server, Executor blockingExecutor, int maxPending) {
+    if (maxPending < 1) {
+      throw new IllegalArgumentException("maxPending must be at least 1, was " + maxPending);
+    }
     this.dispatcher = dispatcher;
     this.server = server;
+    this.blockingExecutor = blockingExecutor;
+    this.maxPending = maxPending;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
   }
 
   @Override
@@ -45,6 +127,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    closed = true;
+    started.clear();
+    waiting.clear();
     if (session != null) {
       server.clientDisconnected();
     }
@@ -54,24 +139,20 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     try {
-      if (session == null || session.closing() || !(msg instanceof RedisMessage message)) {
+      if (session == null || inputClosed || closed || !(msg instanceof RedisMessage message)) {
         return;
       }
       List<Request> requests;
       try {
         requests = RequestParser.parse(message);
       } catch (ProtocolException e) {
-        closeWith(ctx, ErrorMapper.toReply(e));
+        failInput(ErrorMapper.toReply(e));
         return;
       }
       for (Request request : requests) {
-        RedisMessage reply = dispatcher.execute(session, request);
-        if (session.closing()) {
-          closeWith(ctx, reply);
-          return;
-        }
-        ctx.write(reply);
+        waiting.add(new Pending(request, dispatcher.blocking(request)));
       }
+      pump();
     } finally {
       ReferenceCountUtil.release(msg);
     }
@@ -79,13 +160,15 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    ctx.flush();
+    if (unflushed) {
+      flushNow();
+    }
   }
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
     // Stop reading requests while the client does not read its replies.
-    ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    updateAutoRead();
     super.channelWritabilityChanged(ctx);
   }
 
@@ -93,13 +176,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (cause instanceof ProtocolException protocol) {
       // a request over a limit (RequestLimits), in order behind the replies to earlier requests
-      if (session != null && !session.closing()) {
-        closeWith(ctx, ErrorMapper.toReply(protocol));
-      }
+      failInput(ErrorMapper.toReply(protocol));
     } else if (cause instanceof DecoderException) {
-      if (session != null && !session.closing()) {
-        closeWith(ctx, ErrorMapper.toReply(new ProtocolException(decoderDetail(cause))));
-      }
+      failInput(ErrorMapper.toReply(new ProtocolException(decoderDetail(cause))));
     } else if (cause instanceof IOException || cause instanceof PrematureChannelClosureException) {
       LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
       ctx.close();
@@ -109,10 +188,135 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void closeWith(ChannelHandlerContext ctx, RedisMessage lastReply) {
-    if (session != null) {
-      session.closeAfterReply();
+  /** Requests in the queue: started (replied or not) and waiting. */
+  int pending() {
+    return started.size() + waiting.size();
+  }
+
+  /** Queue a last error reply behind the pending ones; stop reading; close once it is written. */
+  private void failInput(RedisMessage lastReply) {
+    if (session == null || inputClosed || closed) {
+      return;
     }
+    inputClosed = true;
+    Pending last = new Pending(null, false);
+    last.reply = lastReply;
+    last.closeAfter = true;
+    waiting.add(last);
+    pump();
+  }
+
+  /** Write the replied heads in order, start what may start, and repeat until nothing moves. */
+  private void pump() {
+    if (pumping) {
+      return; // a reply completed synchronously inside start(): the running loop picks it up
+    }
+    pumping = true;
+    try {
+      boolean moved = true;
+      while (moved && !closed) {
+        moved = false;
+        while (!started.isEmpty() && started.peek().reply != null) {
+          Pending head = started.poll();
+          if (head.closeAfter) {
+            closeWith(head.reply);
+            return;
+          }
+          ctx.write(head.reply, ctx.voidPromise());
+          unflushed = true;
+          moved = true;
+        }
+        Pending next = waiting.peek();
+        if (next != null && !blockingRunning && (!next.blocking || started.isEmpty())) {
+          waiting.poll();
+          start(next);
+          moved = true;
+        }
+      }
+      if (unflushed && !flushScheduled && !closed) {
+        flushScheduled = true;
+        ctx.executor().execute(flushTask); // after the replies that complete in this turn: one flush for all
+      }
+      updateAutoRead();
+    } finally {
+      pumping = false;
+    }
+  }
+
+  private void start(Pending p) {
+    started.add(p);
+    if (p.request == null) {
+      return; // its reply is known
+    }
+    if (p.blocking) {
+      blockingRunning = true;
+      Session s = session;
+      try {
+        blockingExecutor.execute(() -> {
+          RedisMessage reply = dispatcher.execute(s, p.request);
+          boolean quit = s.closing();
+          ctx.executor().execute(() -> complete(p, reply, quit));
+        });
+      } catch (RejectedExecutionException shuttingDown) {
+        LOG.debug("connection {}: command executor stopped", ctx.channel().remoteAddress());
+        closed = true;
+        ctx.close();
+      }
+      return;
+    }
+    CompletionStage<RedisMessage> reply = dispatcher.executeAsync(session, p.request);
+    dispatcher.flushReadsSoon(ctx.executor());
+    reply.whenComplete((message, never) -> {
+      if (ctx.executor().inEventLoop()) {
+        complete(p, message, false);
+      } else {
+        ctx.executor().execute(() -> complete(p, message, false));
+      }
+    });
+  }
+
+  private void complete(Pending p, RedisMessage reply, boolean quit) {
+    p.reply = reply;
+    p.closeAfter = quit;
+    if (p.blocking) {
+      blockingRunning = false;
+    }
+    if (quit) {
+      inputClosed = true;
+    }
+    if (!closed) {
+      pump();
+    }
+  }
+
+  private void flushNow() {
+    flushScheduled = false;
+    if (unflushed) {
+      unflushed = false;
+      ctx.flush();
+    }
+  }
+
+  /** Read while the queue has room and the client reads its replies; resume at half the queue. */
+  private void updateAutoRead() {
+    int pending = pending();
+    if (!queueFull && pending >= maxPending) {
+      queueFull = true;
+    } else if (queueFull && pending <= maxPending / 2) {
+      queueFull = false;
+    }
+    boolean read = !queueFull && !inputClosed && !closed && ctx.channel().isWritable();
+    if (ctx.channel().config().isAutoRead() != read) {
+      ctx.channel().config().setAutoRead(read);
+    }
+  }
+
+  private void closeWith(RedisMessage lastReply) {
+    closed = true;
+    inputClosed = true;
+    started.clear();
+    waiting.clear();
+    unflushed = false;
     ctx.writeAndFlush(lastReply).addListener(ChannelFutureListener.CLOSE);
   }
 

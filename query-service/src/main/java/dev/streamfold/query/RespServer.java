@@ -20,7 +20,6 @@ import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.netty.util.concurrent.NonStickyEventExecutorGroup;
 import io.netty.util.concurrent.UnorderedThreadPoolEventExecutor;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -42,8 +41,12 @@ import java.util.concurrent.TimeUnit;
  * {@link RespServerOptions#defaultTenant()} to every connection without AUTH.
  *
  * <p>Netty's Redis codec decodes requests and encodes RESP2 replies; {@link Resp3Encoder} encodes the
- * RESP3 types. Commands run on a pool of {@link RespServerOptions#commandThreads()} threads, in order
- * per connection, because view reads block on Redis.
+ * RESP3 types. View reads (GET, MGET, HGET, HGETALL, HMGET, HEXISTS, HLEN, HKEYS, HVALS, EXISTS, TYPE) run
+ * on the connection's event loop without blocking: each sends its one Redis script asynchronously, so the
+ * pipelined reads of a connection reach Redis without waiting for each other's replies. The other commands
+ * run on a pool of {@link RespServerOptions#commandThreads()} threads, one at a time per connection. Replies
+ * always leave in request order; a connection has at most 1,024
+ * requests pending before the server stops reading from it until half of them have replied.
  *
  * <pre>{@code
  * try (ViewStore views = ViewStore.connect("redis://127.0.0.1:6379");
@@ -154,8 +157,8 @@ public final class RespServer implements AutoCloseable {
     started = true;
     bossGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("resp-accept"));
     workerGroup = new NioEventLoopGroup(options.workerThreads(), new DefaultThreadFactory("resp-io"));
-    commandGroup = new NonStickyEventExecutorGroup(new UnorderedThreadPoolEventExecutor(
-        options.commandThreads(), new DefaultThreadFactory("resp-command")));
+    commandGroup = new UnorderedThreadPoolEventExecutor(options.commandThreads(),
+        new DefaultThreadFactory("resp-command"));
     channels = new DefaultChannelGroup("resp-clients", GlobalEventExecutor.INSTANCE);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(bossGroup, workerGroup)
@@ -173,7 +176,7 @@ public final class RespServer implements AutoCloseable {
                 .addLast("array-aggregator", new RedisArrayAggregator())
                 .addLast("encoder", new RedisEncoder())
                 .addLast("resp3-encoder", resp3Encoder)
-                .addLast(commandGroup, "commands", new CommandHandler(dispatcher, state));
+                .addLast("commands", new CommandHandler(dispatcher, state, commandGroup));
           }
         });
     ChannelFuture bound = bootstrap.bind(options.host(), options.port()).awaitUninterruptibly();

@@ -37,9 +37,9 @@ public record RespServerOptions(String host, int port, String defaultTenant, int
   /** Netty I/O threads. */
   public static final int DEFAULT_WORKER_THREADS = 2;
   /**
-   * Threads running (blocking) commands, shared by all connections. A command waits on one Redis round
-   * trip, so this bounds the Redis calls in flight: with 8, 50 clients got a fifth of direct Redis's
-   * throughput and the threads were parked in lettuce (BENCHMARKS.md, serving profile).
+   * Threads running blocking commands (AUTH, HELLO, CLIENT, SCAN, DBSIZE, VIEW.*, INFO, ...), shared by all
+   * connections. Row reads (GET, HGET, HGETALL, MGET, ...) do not use them: they run on the I/O threads
+   * without blocking. VIEW.WAIT holds a thread for as long as it waits.
    */
   public static final int DEFAULT_COMMAND_THREADS = 64;
 

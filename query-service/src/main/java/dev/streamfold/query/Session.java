@@ -2,14 +2,17 @@ package dev.streamfold.query;
 
 /**
  * The state of one client connection: protocol version, names, and whether it is closing. Owned
- * by the connection's {@link CommandHandler}, which runs commands one at a time, so it needs no
- * locking.
+ * by the connection's {@link CommandHandler}: read on its event loop, and changed only by a blocking command
+ * that runs alone (no other command of the connection in flight; the hand-over to and from the command
+ * thread orders the accesses), so it needs no locking.
  */
 final class Session {
   private final long id;
   private String tenant;
   private String authUser;
   private String authToken;
+  /** The authenticator's generation when the credentials were last verified; UNVERSIONED when never. */
+  private long authGeneration = RespAuthenticator.UNVERSIONED;
   private final String remoteAddress;
   private final String localAddress;
   private int protocol = 2;
@@ -52,6 +55,7 @@ final class Session {
     if (tenant == null) {
       authUser = null;
       authToken = null;
+      authGeneration = RespAuthenticator.UNVERSIONED;
     }
   }
 
@@ -67,6 +71,21 @@ final class Session {
     this.tenant = tenant;
     this.authUser = user;
     this.authToken = token;
+    this.authGeneration = RespAuthenticator.UNVERSIONED;
+  }
+
+  /** The authenticator's generation at the last successful check of the credentials; UNVERSIONED when none. */
+  long authGeneration() {
+    return authGeneration;
+  }
+
+  /**
+   * Record that the credentials were verified at this generation of the authenticator.
+   *
+   * @param generation {@link RespAuthenticator#generation()} read before the check
+   */
+  void authVerifiedAt(long generation) {
+    this.authGeneration = generation;
   }
 
   /** The AUTH user of the current tenant; null when none. */

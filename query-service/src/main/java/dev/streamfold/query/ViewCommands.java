@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The read commands over view rows. A row is addressed as {@code <view>:<rowKey>} and looks like a
@@ -28,24 +30,35 @@ final class ViewCommands {
   /** Return the commands. */
   List<Command> commands() {
     return List.of(
-        Command.withKeys("hgetall", 2, READ, 1, 1, this::hgetall),
-        Command.withKeys("hget", 3, READ_FAST, 1, 1, this::hget),
-        Command.withKeys("hmget", -3, READ_FAST, 1, 1, this::hmget),
-        Command.withKeys("hexists", 3, READ_FAST, 1, 1,
-            (s, r) -> Replies.integer(row(s, r.string(1)).map(row -> row.containsKey(r.string(2)) ? 1 : 0).orElse(0))),
-        Command.withKeys("hlen", 2, READ_FAST, 1, 1,
-            (s, r) -> Replies.integer(row(s, r.string(1)).map(Map::size).orElse(0))),
-        Command.withKeys("hkeys", 2, READ, 1, 1,
-            (s, r) -> Replies.bulkArray(row(s, r.string(1)).map(row -> List.copyOf(row.keySet())).orElse(List.of()))),
-        Command.withKeys("hvals", 2, READ, 1, 1,
-            (s, r) -> Replies.bulkArray(row(s, r.string(1)).map(row -> List.copyOf(row.values())).orElse(List.of()))),
-        Command.withKeys("get", 2, READ_FAST, 1, 1, (s, r) -> s.replies().bulkOrNil(json(s, r.string(1)))),
-        Command.withKeys("mget", -2, READ_FAST, 1, -1, this::mget),
-        Command.withKeys("exists", -2, READ_FAST, 1, -1, this::exists),
-        Command.withKeys("type", 2, READ_FAST, 1, 1,
-            (s, r) -> Replies.simple(row(s, r.string(1)).isPresent() ? "hash" : "none")),
+        read("hgetall", 2, READ, 1, 1, this::hgetall),
+        read("hget", 3, READ_FAST, 1, 1, this::hget),
+        read("hmget", -3, READ_FAST, 1, 1, this::hmget),
+        read("hexists", 3, READ_FAST, 1, 1, (s, r) -> {
+          String field = r.string(2);
+          return row(s, r.string(1)).thenApply(row -> Replies.integer(row.map(x -> x.containsKey(field) ? 1 : 0).orElse(0)));
+        }),
+        read("hlen", 2, READ_FAST, 1, 1,
+            (s, r) -> row(s, r.string(1)).thenApply(row -> Replies.integer(row.map(Map::size).orElse(0)))),
+        read("hkeys", 2, READ, 1, 1, (s, r) -> row(s, r.string(1))
+            .thenApply(row -> Replies.bulkArray(row.map(x -> List.copyOf(x.keySet())).orElse(List.of())))),
+        read("hvals", 2, READ, 1, 1, (s, r) -> row(s, r.string(1))
+            .thenApply(row -> Replies.bulkArray(row.map(x -> List.copyOf(x.values())).orElse(List.of())))),
+        read("get", 2, READ_FAST, 1, 1, (s, r) -> {
+          Replies replies = s.replies();
+          return json(s, r.string(1)).thenApply(replies::bulkOrNil);
+        }),
+        read("mget", -2, READ_FAST, 1, -1, this::mget),
+        read("exists", -2, READ_FAST, 1, -1, this::exists),
+        read("type", 2, READ_FAST, 1, 1,
+            (s, r) -> row(s, r.string(1)).thenApply(row -> Replies.simple(row.isPresent() ? "hash" : "none"))),
         Command.of("scan", -2, READ, new ScanCommand(reader)::run),
         Command.of("dbsize", 1, READ_FAST, (s, r) -> Replies.integer(keyCount(s))));
+  }
+
+  /** A row read: non-blocking, its held-back Redis reads flushed by {@link ViewReader#flushReads}. */
+  private Command read(String name, int arity, List<String> flags, int firstKey, int lastKey,
+      Command.AsyncAction async) {
+    return Command.asyncWithKeys(name, arity, flags, firstKey, lastKey, reader::flushReads, async);
   }
 
   /**
@@ -62,27 +75,38 @@ final class ViewCommands {
     return rows;
   }
 
-  private RedisMessage hgetall(Session session, Request request) {
-    List<RedisMessage> pairs = new ArrayList<>();
-    row(session, request.string(1)).ifPresent(row -> row.forEach((column, value) -> {
-      pairs.add(Replies.bulk(column));
-      pairs.add(Replies.bulk(value));
-    }));
-    return session.replies().map(pairs);
+  private CompletionStage<RedisMessage> hgetall(Session session, Request request) {
+    Replies replies = session.replies();
+    return row(session, request.string(1)).thenApply(row -> {
+      List<RedisMessage> pairs = new ArrayList<>();
+      row.ifPresent(r -> r.forEach((column, value) -> {
+        pairs.add(Replies.bulk(column));
+        pairs.add(Replies.bulk(value));
+      }));
+      return replies.map(pairs);
+    });
   }
 
-  private RedisMessage hget(Session session, Request request) {
+  private CompletionStage<RedisMessage> hget(Session session, Request request) {
     String field = request.string(2);
-    return session.replies().bulkOrNil(row(session, request.string(1)).map(row -> row.get(field)).orElse(null));
+    Replies replies = session.replies();
+    return row(session, request.string(1)).thenApply(row -> replies.bulkOrNil(row.map(r -> r.get(field)).orElse(null)));
   }
 
-  private RedisMessage hmget(Session session, Request request) {
-    Map<String, String> row = row(session, request.string(1)).orElse(Map.of());
-    List<RedisMessage> values = new ArrayList<>();
+  private CompletionStage<RedisMessage> hmget(Session session, Request request) {
+    Replies replies = session.replies();
+    List<String> fields = new ArrayList<>();
     for (int i = 2; i < request.size(); i++) {
-      values.add(session.replies().bulkOrNil(row.get(request.string(i))));
+      fields.add(request.string(i));
     }
-    return Replies.array(values);
+    return row(session, request.string(1)).thenApply(read -> {
+      Map<String, String> row = read.orElse(Map.of());
+      List<RedisMessage> values = new ArrayList<>();
+      for (String field : fields) {
+        values.add(replies.bulkOrNil(row.get(field)));
+      }
+      return Replies.array(values);
+    });
   }
 
   /**
@@ -90,7 +114,8 @@ final class ViewCommands {
    * updated by the same events agree; a reader that needs a consistent snapshot of several rows uses
    * one MGET.
    */
-  private RedisMessage mget(Session session, Request request) {
+  private CompletionStage<RedisMessage> mget(Session session, Request request) {
+    Replies replies = session.replies();
     int n = request.size() - 1;
     String[] json = new String[n];
     Map<ViewName, List<Integer>> byView = new java.util.LinkedHashMap<>();
@@ -100,50 +125,58 @@ final class ViewCommands {
       addresses.add(address);
       address.ifPresent(a -> byView.computeIfAbsent(a.view(), v -> new ArrayList<>()).add(addresses.size() - 1));
     }
+    List<CompletableFuture<Void>> reads = new ArrayList<>(byView.size());
     for (Map.Entry<ViewName, List<Integer>> view : byView.entrySet()) {
       List<String> rowKeys = new ArrayList<>();
       view.getValue().forEach(i -> rowKeys.add(addresses.get(i).get().rowKey()));
-      ViewReader.Rows read = reader.rowsWithSchema(view.getKey(), rowKeys);
-      List<Optional<Map<String, String>>> rows = read.rows();
-      ViewSchema schema = read.schema().orElse(null);
-      for (int j = 0; j < rowKeys.size(); j++) {
-        Optional<Map<String, String>> row = rows.get(j);
-        if (row.isPresent()) {
-          json[view.getValue().get(j)] = RowJson.render(row.get(), schema);
+      reads.add(reader.rowsWithSchemaAsync(view.getKey(), rowKeys).thenAccept(read -> {
+        List<Optional<Map<String, String>>> rows = read.rows();
+        ViewSchema schema = read.schema().orElse(null);
+        for (int j = 0; j < rowKeys.size(); j++) {
+          Optional<Map<String, String>> row = rows.get(j);
+          if (row.isPresent()) {
+            json[view.getValue().get(j)] = RowJson.render(row.get(), schema); // distinct slots per view
+          }
         }
+      }).toCompletableFuture());
+    }
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
+      List<RedisMessage> values = new ArrayList<>(n);
+      for (String value : json) {
+        values.add(replies.bulkOrNil(value));
       }
-    }
-    List<RedisMessage> values = new ArrayList<>(n);
-    for (String value : json) {
-      values.add(session.replies().bulkOrNil(value));
-    }
-    return Replies.array(values);
+      return Replies.array(values);
+    });
   }
 
-  private RedisMessage exists(Session session, Request request) {
-    long count = 0;
+  private CompletionStage<RedisMessage> exists(Session session, Request request) {
+    List<CompletableFuture<Optional<Map<String, String>>>> reads = new ArrayList<>();
     for (int i = 1; i < request.size(); i++) {
-      if (row(session, request.string(i)).isPresent()) {
-        count++;
-      }
+      reads.add(row(session, request.string(i)).toCompletableFuture());
     }
-    return Replies.integer(count);
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(done -> Replies.integer(reads.stream().filter(read -> read.join().isPresent()).count()));
   }
 
-  private Optional<Map<String, String>> row(Session session, String key) {
-    return RowAddress.parse(session.tenant(), key).flatMap(a -> reader.row(a.view(), a.rowKey()));
-  }
-
-  private String json(Session session, String key) {
+  /** Start reading one row (the tenant is taken from the session now). */
+  private CompletionStage<Optional<Map<String, String>>> row(Session session, String key) {
     Optional<RowAddress> address = RowAddress.parse(session.tenant(), key);
     if (address.isEmpty()) {
-      return null;
+      return CompletableFuture.completedFuture(Optional.empty());
     }
-    ViewReader.Rows read = reader.rowsWithSchema(address.get().view(), List.of(address.get().rowKey()));
-    Optional<Map<String, String>> row = read.rows().get(0);
-    if (row.isEmpty()) {
-      return null;
+    return reader.rowsWithSchemaAsync(address.get().view(), List.of(address.get().rowKey()))
+        .thenApply(read -> read.rows().get(0));
+  }
+
+  /** Start reading one row as JSON: null when absent. */
+  private CompletionStage<String> json(Session session, String key) {
+    Optional<RowAddress> address = RowAddress.parse(session.tenant(), key);
+    if (address.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
     }
-    return RowJson.render(row.get(), read.schema().orElse(null));
+    return reader.rowsWithSchemaAsync(address.get().view(), List.of(address.get().rowKey())).thenApply(read -> {
+      Optional<Map<String, String>> row = read.rows().get(0);
+      return row.isEmpty() ? null : RowJson.render(row.get(), read.schema().orElse(null));
+    });
   }
 }

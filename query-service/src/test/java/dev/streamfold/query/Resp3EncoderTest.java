@@ -53,4 +53,32 @@ class Resp3EncoderTest {
     assertThat(encode(Replies.RESP2.map(List.of(Replies.bulk("k"), Replies.bulk("v"))))).isEqualTo("*2\r\n$1\r\nk\r\n$1\r\nv\r\n");
     assertThat(encode(Replies.RESP3.map(List.of(Replies.bulk("k"), Replies.bulk("v"))))).isEqualTo("%1\r\n$1\r\nk\r\n$1\r\nv\r\n");
   }
+
+  @Test
+  void writesResp2RepliesInOneBufferAsNettyDoes() {
+    List<RedisMessage> replies = List.of(Replies.bulk("é\r\nx"), Replies.simple("OK"), Replies.integer(-42),
+        new io.netty.handler.codec.redis.ErrorRedisMessage("ERR no"), Replies.RESP2.bulkOrNil(null),
+        Replies.array(List.of(Replies.bulk("a"), Replies.integer(1), Replies.array(List.of()))),
+        io.netty.handler.codec.redis.ArrayRedisMessage.NULL_INSTANCE);
+    for (RedisMessage reply : replies) {
+      EmbeddedChannel netty = new EmbeddedChannel(new RedisEncoder());
+      netty.writeOutbound(io.netty.util.ReferenceCountUtil.retain(reply));
+      StringBuilder expected = new StringBuilder();
+      for (ByteBuf out; (out = netty.readOutbound()) != null; out.release()) {
+        expected.append(out.toString(StandardCharsets.UTF_8));
+      }
+      netty.finishAndReleaseAll();
+
+      EmbeddedChannel ours = new EmbeddedChannel(new RedisEncoder(), new Resp3Encoder());
+      ours.writeOutbound(reply);
+      List<ByteBuf> buffers = new java.util.ArrayList<>();
+      for (ByteBuf out; (out = ours.readOutbound()) != null; ) {
+        buffers.add(out);
+      }
+      assertThat(buffers).as(expected.toString()).hasSize(1);
+      assertThat(buffers.get(0).toString(StandardCharsets.UTF_8)).isEqualTo(expected.toString());
+      buffers.get(0).release();
+      ours.finishAndReleaseAll();
+    }
+  }
 }

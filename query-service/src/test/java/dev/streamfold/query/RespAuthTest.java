@@ -100,4 +100,36 @@ class RespAuthTest {
       assertThat(c.call("AUTH", TOKEN_A)).startsWith("-WRONGPASS");
     }
   }
+
+  @Test
+  void aVersionedAuthenticatorIsAskedAgainOnlyWhenItsGenerationChanges() {
+    java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong(7);
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    RespAuthenticator versioned = new RespAuthenticator() {
+      @Override
+      public Optional<String> tenant(String user, String token) {
+        asked.incrementAndGet();
+        return token.equals(TOKEN_A) && !revoked.contains(token) ? Optional.of("a") : Optional.empty();
+      }
+
+      @Override
+      public long generation() {
+        return generation.get();
+      }
+    };
+    try (RespServer versionedServer = new RespServer(reader, RespServerOptions.defaults().withWorkerThreads(1)
+        .withCommandThreads(2), SourceEvents.UNKNOWN, Clock.systemUTC(), versioned).start();
+        RawRespClient c = new RawRespClient(versionedServer.port())) {
+      assertThat(c.call("AUTH", TOKEN_A)).isEqualTo("+OK\r\n");
+      for (int i = 0; i < 5; i++) {
+        assertThat(c.call("HGET", "v_a:x", "n")).isEqualTo("$1\r\n1\r\n");
+      }
+      assertThat(asked.get()).as("AUTH, then one check at the first command").isEqualTo(2);
+
+      revoked.add(TOKEN_A);
+      assertThat(c.call("HGET", "v_a:x", "n")).as("same generation: the verified answer holds").isEqualTo("$1\r\n1\r\n");
+      generation.incrementAndGet();
+      assertThat(c.call("HGET", "v_a:x", "n")).isEqualTo("-NOAUTH Authentication required.\r\n");
+    }
+  }
 }

@@ -57,6 +57,36 @@ public interface ViewReader {
   }
 
   /**
+   * Start {@link #rowsWithSchema} without waiting for Redis: the same single read (one atomic script in
+   * {@link ViewStore}). The read may be held back until {@link #flushReads()}, so that reads started one
+   * after another reach Redis in one write (pipelined): the thread that started reads must call
+   * {@link #flushReads()} soon after (e.g. once per event-loop turn), or they wait for someone else's flush
+   * (at most the command timeout, then they fail). The stage completes on a Redis client thread; its continuations must
+   * not block.
+   *
+   * <p>The default runs {@link #rowsWithSchema} in the calling thread and returns a completed stage: fine for
+   * in-memory readers; a reader that blocks on I/O overrides it.
+   *
+   * @param name the view
+   * @param rowKeys the row keys
+   * @return the rows and their shape; completed exceptionally (e.g. with a lettuce
+   *     {@code RedisException}, see {@link ViewStore#isRedisFailure}) if the read fails
+   */
+  default java.util.concurrent.CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
+    try {
+      return java.util.concurrent.CompletableFuture.completedFuture(rowsWithSchema(name, rowKeys));
+    } catch (RuntimeException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Send the reads that the calling thread started with {@link #rowsWithSchemaAsync} and that are held back,
+   * in one write. The default does nothing (a reader that holds nothing back).
+   */
+  default void flushReads() {}
+
+  /**
    * Read the shape of a view.
    *
    * @param name the view

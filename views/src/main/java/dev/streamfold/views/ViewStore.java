@@ -6,6 +6,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,12 +15,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Materialized views in one Redis server (layout in {@link RedisKeys}): reads for the query-service
- * and catalog operations for the transform manager. Owns one lettuce client and a shared connection;
- * thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
+ * and catalog operations for the transform manager. Owns one lettuce client and a shared connection,
+ * plus up to {@link #READ_CONNECTIONS} for {@link #rowsWithSchemaAsync} (opened on first use, auto-flush
+ * off, see {@link #flushReads()}); thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
  */
 public final class ViewStore implements ViewReader, AutoCloseable {
   /** Timeout of one Redis command. */
@@ -28,6 +32,19 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
+  /**
+   * Connections that carry {@link #rowsWithSchemaAsync} reads, at most this many. Each has its own lettuce
+   * I/O thread (lettuce assigns connections to its threads round robin), which decodes the replies; with one,
+   * that thread was the busiest of the query-service in the serving profile.
+   */
+  public static final int READ_CONNECTIONS = 2;
+  /** Reads of {@link #rowsWithSchemaAsync} only, auto-flush off; an entry is null until first used. */
+  @SuppressWarnings("unchecked")
+  private final StatefulRedisConnection<String, String>[] readConnections = new StatefulRedisConnection[READ_CONNECTIONS];
+  private int nextReadConnection;
+  /** The read connection of each thread that started reads: its reads and its flushes go to the same one. */
+  private final ThreadLocal<StatefulRedisConnection<String, String>> threadReads =
+      ThreadLocal.withInitial(this::assignReadConnection);
   private final Map<ViewName, ViewSchema> schemas = new ConcurrentHashMap<>();
   /** Per-version shapes by "tenant/view#version"; a version's shape never changes once defined. */
   private final Map<String, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
@@ -344,6 +361,18 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       "return out");
 
   private volatile String rowsScriptSha;
+  /** SHA-1 hex of {@link #ROWS_SCRIPT}: the name Redis caches it by (EVALSHA). */
+  private static final String ROWS_SCRIPT_SHA1 = sha1Hex(ROWS_SCRIPT);
+
+  private static String sha1Hex(String script) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
+          .digest(script.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is not available", e);
+    }
+  }
 
   @Override
   public List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
@@ -351,14 +380,8 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
   public Rows rowsWithSchema(ViewName name, List<String> rowKeys) {
-    String[] args = new String[rowKeys.size() + 2];
-    args[0] = name.tenant();
-    args[1] = name.view();
-    for (int i = 0; i < rowKeys.size(); i++) {
-      args[i + 2] = rowKeys.get(i);
-    }
+    String[] args = rowsArgs(name, rowKeys);
     String[] keys = {RedisKeys.view(name)};
     if (rowsScriptSha == null) {
       rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
@@ -370,20 +393,134 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
     }
-    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
     if (replies.size() < 2) {
-      rowKeys.forEach(k -> result.add(Optional.empty()));
-      return new Rows(viewSchema(name), result);
+      return emptyRows(rowKeys, viewSchema(name));
     }
     ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
     int version = Integer.parseInt(String.valueOf(replies.get(1)));
-    Optional<ViewSchema> schema = schema(source, version);
+    return parseRows(replies, rowKeys, schema(source, version));
+  }
+
+  /**
+   * The same script as {@link #rowsWithSchema}, queued without waiting on the calling thread's read
+   * connection (one of {@link #READ_CONNECTIONS}, used by these reads only), whose commands lettuce holds
+   * until {@link #flushReads()} (auto-flush off): the reads a thread starts between two flushes go to Redis
+   * in one write and come back in one read. The script goes by its SHA-1 (EVALSHA); when Redis does
+   * not know it (NOSCRIPT, e.g. after SCRIPT FLUSH or a restart) it is sent once in full (EVAL, which also
+   * caches it). A shape not cached yet is read with one more asynchronous HMGET. Nothing here blocks, so
+   * the stage may complete on lettuce's I/O thread.
+   */
+  @Override
+  public CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
+    String[] args = rowsArgs(name, rowKeys);
+    String[] keys = {RedisKeys.view(name)};
+    RedisAsyncCommands<String, String> async = connection.async();
+    CompletionStage<List<Object>> bySha = threadReads.get().async().evalsha(ROWS_SCRIPT_SHA1, io.lettuce.core.ScriptOutputType.MULTI,
+        keys, args);
+    CompletionStage<List<Object>> sent = bySha.<CompletionStage<List<Object>>>handle((replies, error) -> {
+      if (error == null) {
+        return CompletableFuture.completedFuture(replies);
+      }
+      Throwable cause = unwrap(error);
+      if (cause instanceof io.lettuce.core.RedisNoScriptException) {
+        CompletionStage<List<Object>> full = async.eval(ROWS_SCRIPT, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
+        return full;
+      }
+      return CompletableFuture.<List<Object>>failedFuture(cause);
+    }).thenCompose(stage -> stage);
+    return sent.thenCompose(replies -> {
+      if (replies.size() < 2) {
+        return viewSchemaAsync(name).thenApply(schema -> emptyRows(rowKeys, schema));
+      }
+      ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
+      int version = Integer.parseInt(String.valueOf(replies.get(1)));
+      return schemaAsync(source, version).thenApply(schema -> parseRows(replies, rowKeys, schema));
+    });
+  }
+
+  /**
+   * Send the reads that this thread queued with {@link #rowsWithSchemaAsync} since the last flush, in one
+   * write (with those of other threads that share its read connection).
+   */
+  @Override
+  public void flushReads() {
+    threadReads.get().flushCommands();
+  }
+
+  /** Give a thread its read connection: the read connections round robin, each opened on first use. */
+  private synchronized StatefulRedisConnection<String, String> assignReadConnection() {
+    int i = nextReadConnection;
+    nextReadConnection = (i + 1) % READ_CONNECTIONS;
+    if (readConnections[i] == null) {
+      StatefulRedisConnection<String, String> reads = client.connect();
+      reads.setAutoFlushCommands(false);
+      readConnections[i] = reads;
+    }
+    return readConnections[i];
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+  }
+
+  private static String[] rowsArgs(ViewName name, List<String> rowKeys) {
+    String[] args = new String[rowKeys.size() + 2];
+    args[0] = name.tenant();
+    args[1] = name.view();
+    for (int i = 0; i < rowKeys.size(); i++) {
+      args[i + 2] = rowKeys.get(i);
+    }
+    return args;
+  }
+
+  private static Rows emptyRows(List<String> rowKeys, Optional<ViewSchema> schema) {
+    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
+    rowKeys.forEach(k -> result.add(Optional.empty()));
+    return new Rows(schema, result);
+  }
+
+  private static Rows parseRows(List<Object> replies, List<String> rowKeys, Optional<ViewSchema> schema) {
+    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
     for (int i = 0; i < rowKeys.size(); i++) {
       Object flat = i + 2 < replies.size() ? replies.get(i + 2) : null;
       Map<String, String> hash = pairs(flat);
       result.add(hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(schema, hash)));
     }
     return new Rows(schema, result);
+  }
+
+  /** {@link #schema(ViewName, int)} without blocking: cached, or one asynchronous HMGET. */
+  private CompletionStage<Optional<ViewSchema>> schemaAsync(ViewName name, int version) {
+    String cacheKey = name + "#" + version;
+    ViewSchema cached = versionSchemas.get(cacheKey);
+    if (cached != null) {
+      return CompletableFuture.completedFuture(Optional.of(cached));
+    }
+    return connection.async().hmget(RedisKeys.meta(name, version), "columns", "key_columns").thenCompose(fields -> {
+      if (fields.get(0).hasValue() && fields.get(1).hasValue()) {
+        ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
+        versionSchemas.put(cacheKey, schema);
+        return CompletableFuture.completedFuture(Optional.of(schema));
+      }
+      return viewSchemaAsync(name);
+    });
+  }
+
+  /** The view's registered shape without blocking: cached, or one asynchronous HMGET. */
+  private CompletionStage<Optional<ViewSchema>> viewSchemaAsync(ViewName name) {
+    ViewSchema cached = schemas.get(name);
+    if (cached != null) {
+      return CompletableFuture.completedFuture(Optional.of(cached));
+    }
+    return connection.async().hmget(RedisKeys.view(name), "columns", "key_columns").thenApply(fields -> {
+      if (!fields.get(0).hasValue() || !fields.get(1).hasValue()) {
+        return Optional.<ViewSchema>empty();
+      }
+      ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
+      schemas.put(name, schema);
+      return Optional.of(schema);
+    });
   }
 
   private Map<String, String> inSchemaOrder(ViewName name, int version, Map<String, String> hash) {
@@ -532,6 +669,13 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Close the connection and the client. */
   @Override
   public void close() {
+    synchronized (this) {
+      for (StatefulRedisConnection<String, String> reads : readConnections) {
+        if (reads != null) {
+          reads.close();
+        }
+      }
+    }
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }

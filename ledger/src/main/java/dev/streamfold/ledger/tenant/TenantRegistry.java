@@ -44,6 +44,8 @@ public final class TenantRegistry {
   private final Clock clock;
   private final SecureRandom random;
   private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of());
+  /** Bumped after every change of {@link #snapshot}; read by {@link #generation()}. */
+  private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
 
   /** A registered tenant. {@code createdAtMs} is epoch milliseconds. */
   public record TenantRecord(String name, TenantLimits limits, long createdAtMs) {}
@@ -128,7 +130,7 @@ public final class TenantRegistry {
             Long.parseLong(fields.getOrDefault("created_at_ms", "0"))));
       }
     }
-    snapshot = new Snapshot(Map.copyOf(tenants), Map.copyOf(tokens));
+    publish(new Snapshot(Map.copyOf(tenants), Map.copyOf(tokens)));
   }
 
   /**
@@ -155,7 +157,7 @@ public final class TenantRegistry {
     table.put(TENANT_KEY + tenant, encodeTenant(record));
     Map<String, TenantRecord> tenants = new TreeMap<>(snapshot.tenants());
     tenants.put(tenant, record);
-    snapshot = new Snapshot(Map.copyOf(tenants), snapshot.tokensByHash());
+    publish(new Snapshot(Map.copyOf(tenants), snapshot.tokensByHash()));
     return issue(tenant, false);
   }
 
@@ -229,7 +231,7 @@ public final class TenantRegistry {
     table.put(TOKEN_KEY + hash, "tenant=" + tenant + "\ncreated_at_ms=" + record.createdAtMs());
     Map<String, TokenRecord> tokens = new HashMap<>(snapshot.tokensByHash());
     tokens.put(hash, record);
-    snapshot = new Snapshot(snapshot.tenants(), Map.copyOf(tokens));
+    publish(new Snapshot(snapshot.tenants(), Map.copyOf(tokens)));
     List<String> revoked = revokeOthers ? revokeTokens(old) : List.of();
     return new IssuedToken(token, record, revoked);
   }
@@ -274,10 +276,27 @@ public final class TenantRegistry {
     for (TokenRecord t : revoked) {
       table.delete(TOKEN_KEY + t.hash());
       tokens.remove(t.hash());
-      snapshot = new Snapshot(snapshot.tenants(), Map.copyOf(tokens));
+      publish(new Snapshot(snapshot.tenants(), Map.copyOf(tokens)));
       ids.add(t.id());
     }
     return ids;
+  }
+
+  /**
+   * Return a number that changes whenever what {@link #authenticate} answers may have changed: after each
+   * token issued or revoked, tenant created, and {@link #refresh} (even one that found no change). A caller
+   * that authenticated a token at generation {@code g} may keep its answer while the generation is still
+   * {@code g}, and so skip hashing the token again.
+   *
+   * @return the generation, from 1 once the registry holds its first copy; never decreases
+   */
+  public long generation() {
+    return generation.get();
+  }
+
+  private void publish(Snapshot next) {
+    snapshot = next;
+    generation.incrementAndGet(); // after the new copy: a reader that sees the new generation sees the copy
   }
 
   /**

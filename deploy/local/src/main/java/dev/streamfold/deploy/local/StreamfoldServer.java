@@ -12,6 +12,7 @@ import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.ledger.tenant.ApiToken;
 import dev.streamfold.ledger.tenant.IngestLimiter;
 import dev.streamfold.ledger.tenant.TenantRegistry;
+import dev.streamfold.query.RespAuthenticator;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
 import dev.streamfold.query.grpc.ViewGrpcService;
@@ -124,7 +125,7 @@ public final class StreamfoldServer implements AutoCloseable {
     }
     resp = new RespServer(views, RespServerOptions.defaults().withHost(options.bindHost())
         .withPort(options.respPort()).withDefaultTenant(options.defaultTenant()),
-        view -> transforms.sourceEvents(view.tenant(), view.view()), this::respTenant).listener(metrics.resp());
+        view -> transforms.sourceEvents(view.tenant(), view.view()), respAuthenticator()).listener(metrics.resp());
     resp.start();
     if (options.metricsPort() != ServerOptions.METRICS_DISABLED) {
       metrics.serve(options.bindHost(), options.metricsPort());
@@ -147,6 +148,26 @@ public final class StreamfoldServer implements AutoCloseable {
       return Optional.of(Caller.admin(ApiToken.id(hash)));
     }
     return tenants.authenticate(token).map(t -> Caller.ofTenant(t.tenant(), t.id()));
+  }
+
+  /**
+   * RESP credentials checked against the admin token and the tenant registry; a connection re-hashes its
+   * token only when the registry's generation changed (a token issued or revoked here, or a refresh), so a
+   * revocation stops open connections on their next command once this server sees it.
+   */
+  private RespAuthenticator respAuthenticator() {
+    TenantRegistry registry = tenants;
+    return new RespAuthenticator() {
+      @Override
+      public Optional<String> tenant(String user, String token) {
+        return respTenant(user, token);
+      }
+
+      @Override
+      public long generation() {
+        return registry.generation();
+      }
+    };
   }
 
   /** The tenant RESP credentials select: a tenant token with user default or its tenant, or admin + tenant. */
