@@ -73,8 +73,9 @@ final class RollbackCommand implements Callable<Integer> {
     }
     String to = target.to.trim();
     if (as == null && !MESSAGE_ID.matcher(to).matches() && !to.equalsIgnoreCase("latest")) {
-      throw new CliException("--to " + to + " is not a message ID (ledgerId:entryId:partition:batchIndex): name the"
-          + " virtual state for this position with --as NAME");
+      throw new CliException("--to " + to + " is not a single message ID (ledgerId:entryId:partition:batchIndex), so it"
+          + " has no <view>@<message ID> name: name the virtual state for this position (an event time, or a"
+          + " partitioned stream's position vector) with --as NAME");
     }
     return as == null && MESSAGE_ID.matcher(to).matches() ? Optional.of(view + "@" + to) : Optional.empty();
   }

@@ -155,7 +155,7 @@ class StreamfoldCliTest {
     assertThat(parse(RollbackCommand.class, "rollback", "delays", "--to", "12:5:-1:4", "--as", "x").reusableState()).isEmpty();
     assertThat(parse(RollbackCommand.class, "rollback", "delays", "--to", "latest").reusableState()).isEmpty();
     assertThatThrownBy(() -> parse(RollbackCommand.class, "rollback", "delays", "--to", "2015-01-02").reusableState())
-        .isInstanceOf(CliException.class).hasMessageContaining("name the virtual state for this position with --as NAME");
+        .isInstanceOf(CliException.class).hasMessageContaining("name the virtual state for this position").hasMessageContaining("with --as NAME");
     RollbackCommand state = parse(RollbackCommand.class, "rollback", "delays", "--state", "yesterday");
     assertThat(state.target.state).isEqualTo("yesterday");
     assertThat(state.reusableState()).isEmpty();

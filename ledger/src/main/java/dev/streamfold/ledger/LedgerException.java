@@ -109,6 +109,11 @@ public class LedgerException extends RuntimeException {
       super("stream '" + stream + "' already exists with columns [" + existingColumns
           + "], not [" + requestedColumns + "]");
     }
+
+    /** It exists with another layout, described by {@code difference}, e.g. "with 4 partitions, not 8 ...". */
+    public StreamExists(StreamRef stream, String difference) {
+      super("stream '" + stream + "' already exists " + difference);
+    }
   }
 
   /** A schema change that events already stored (or Pulsar's registry) do not allow; names the column. */

@@ -190,7 +190,8 @@ public final class PulsarLedger implements Ledger {
         }
         int havePartitions = partitions(stream);
         if (havePartitions != wanted) {
-          throw new LedgerException.StreamExists(stream, partitionsText(havePartitions), partitionsText(wanted));
+          throw new LedgerException.StreamExists(stream, "with " + partitionsText(havePartitions) + ", not "
+              + partitionsText(wanted) + " (the partition count is fixed at creation)");
         }
         return false;
       }
