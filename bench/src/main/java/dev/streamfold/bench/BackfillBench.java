@@ -179,6 +179,9 @@ final class BackfillBench {
       if (Boolean.parseBoolean(env.get("state-keys", "true"))) {
         stateVsKeys(sf, target);
       }
+      if (Boolean.parseBoolean(env.get("memory-vs-events", "true"))) {
+        memoryVsEvents(sf, target);
+      }
       memory.write();
     }
   }
@@ -373,6 +376,66 @@ final class BackfillBench {
         sf.deleteTransform(c.view);
       }
     }
+  }
+
+  /**
+   * Memory against the number of events folded (issue 9: "memory independent of the number of events"). A view is
+   * backfilled over the whole stream once more; each time it has applied another quarter of the events, the
+   * server gets a full GC ({@code jcmd GC.run}) and its live heap is read ({@code GC.heap_info}, the heap in use
+   * right after that GC: the view job's keyed state, buffers and everything else still reachable), with its RSS.
+   * The events applied are those of the view's last commit, so a point is taken after its quarter is committed.
+   * Peak RSS alone cannot show this: the JVM keeps the heap it has grown to ({@code -Xms1g -Xmx3g}).
+   */
+  private void memoryVsEvents(Streamfold sf, long target) throws Exception {
+    record Case(String view, String keysText, String sql, List<String> keys) {}
+    List<Case> cases = List.of(
+        new Case("mem_by_origin", "origin", String.format(FlightEvents.DELAYS_BY_ORIGIN_SQL_TEMPLATE, FlightEvents.STREAM),
+            List.of("origin")),
+        new Case("mem_by_route", "origin, destination", "SELECT origin, destination, COUNT(*) AS flights,"
+            + " SUM(CASE WHEN delay >= 15 THEN 1 ELSE 0 END) AS delayed FROM " + FlightEvents.STREAM
+            + " GROUP BY origin, destination", List.of("origin", "destination")));
+    long pid = env.serverPid();
+    List<Map<String, Object>> all = new ArrayList<>();
+    for (Case c : cases) {
+      sf.deleteTransform(c.view);
+      List<double[]> points = new ArrayList<>(); // {events applied, live heap MiB, RSS MiB}
+      int[] next = {1};
+      sf.createTransform(c.view, c.sql, c.keys);
+      ViewStatus live = sf.awaitLive(c.view, LIVE_TIMEOUT, 50, s -> {
+        if (next[0] <= 3 && s.getEventsApplied() >= next[0] * target / 4) {
+          points.add(new double[] {s.getEventsApplied(), liveHeapMib(pid), RssSampler.rssMib(pid)});
+          next[0]++;
+        }
+      });
+      points.add(new double[] {live.getEventsApplied(), liveHeapMib(pid), RssSampler.rssMib(pid)});
+      for (double[] p : points) {
+        System.out.printf("[7-memory] %s (key %s): after %,.0f events, server live heap %.0f MiB, RSS %.0f MiB%n",
+            c.view, c.keysText, p[0], p[1], p[2]);
+        Map<String, Object> point = new LinkedHashMap<>();
+        point.put("view", c.view);
+        point.put("key", c.keysText);
+        point.put("eventsApplied", (long) p[0]);
+        point.put("serverLiveHeapMib", p[1]);
+        point.put("serverRssMib", p[2]);
+        all.add(point);
+      }
+      double[] first = points.get(0);
+      double[] last = points.get(points.size() - 1);
+      String what = String.format("server live heap after a full GC, view keyed by %s (%,d rows), at %,.0f vs %,.0f"
+          + " events", c.keysText, live.getRows(), last[0], first[0]);
+      memory.row(what, "MiB", false, Stats.of(List.of(last[1])), String.format("the same at %,.0f events", first[0]),
+          Stats.of(List.of(first[1])), "ratio <= 1.2 (independent of the number of events)", last[1] <= 1.2 * first[1]);
+      sf.deleteTransform(c.view);
+    }
+    memory.detail("memoryVsEvents", all);
+  }
+
+  /** Run a full GC in a process ({@code jcmd GC.run}) and return its heap in use after it, in MiB (NaN if unknown). */
+  static double liveHeapMib(long pid) {
+    BenchEnv.jcmdOutput(pid, "GC.run");
+    String info = BenchEnv.jcmdOutput(pid, "GC.heap_info");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("total \\d+K, used (\\d+)K").matcher(info);
+    return m.find() ? Long.parseLong(m.group(1)) / 1024.0 : Double.NaN;
   }
 
   /** SCAN a pattern and sum MEMORY USAGE of the keys (pipelined). */

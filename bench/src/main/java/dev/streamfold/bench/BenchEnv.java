@@ -147,6 +147,15 @@ final class BenchEnv {
   }
 
   static void jcmd(long pid, String... args) {
+    jcmdOutput(pid, args);
+  }
+
+  /**
+   * Run {@code jcmd <pid> args...} of this JDK.
+   *
+   * @return its output (stdout and stderr), or "" when it could not run; a failure is printed as a warning
+   */
+  static String jcmdOutput(long pid, String... args) {
     List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
         Long.toString(pid)));
     cmd.addAll(List.of(args));
@@ -156,10 +165,12 @@ final class BenchEnv {
       if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
         System.out.println("warning: " + String.join(" ", cmd) + " failed: " + out.trim());
       }
+      return out;
     } catch (IOException e) {
       System.out.println("warning: cannot run jcmd: " + e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    return "";
   }
 }
