@@ -56,6 +56,9 @@ public final class ReadYourWrites {
     if (served.isPresent() && reached(served.get().position(), target)) {
       return true;
     }
+    if (served.isPresent()) {
+      checkSameKindOfStream(name, served.get().position(), target);
+    }
     Optional<ViewName> rolledBack = reader.rollbackTarget(name);
     if (rolledBack.isPresent()) {
       throw new Unreachable("view '" + name.view() + "' is rolled back to virtual state '" + rolledBack.get().view()
@@ -81,6 +84,32 @@ public final class ReadYourWrites {
           + ": it never applies message ID " + text(target));
     }
     return false;
+  }
+
+  /**
+   * Refuse a message ID of the other kind of stream than the position's: partition -1 (an unpartitioned
+   * stream) against a position of partitions 0..N-1, or the reverse. No entry of its partition can ever
+   * appear, so a wait would only run out its timeout. (A partition number past the stream's count is not
+   * known here: the position lists only partitions with events applied.)
+   *
+   * @throws Unreachable naming the message ID and the position
+   */
+  private static void checkSameKindOfStream(ViewName name, List<String> position, long[] target) {
+    Boolean partitioned = null;
+    for (String text : position) {
+      try {
+        partitioned = parseMessageId(text)[2] >= 0;
+        break;
+      } catch (IllegalArgumentException malformed) {
+        // not a message ID: says nothing about the stream
+      }
+    }
+    if (partitioned != null && partitioned != target[2] >= 0) {
+      throw new Unreachable("message ID " + text(target) + (target[2] >= 0 ? " names partition " + target[2]
+          + ", but view '" + name.view() + "' reads an unpartitioned stream" : " is of an unpartitioned stream, but"
+          + " view '" + name.view() + "' reads a partitioned stream (its message IDs name partitions 0 and up)")
+          + " at position " + String.join(",", position) + ": it never applies that message ID");
+    }
   }
 
   /**

@@ -139,6 +139,14 @@ class ViewInfoCommandsTest {
   }
 
   @Test
+  void waitForAMessageIdOfTheOtherKindOfStreamIsRefusedAtOnce() {
+    // "totals" reads an unpartitioned stream: a message ID naming partition 2 can never be applied
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "6:0:2:-1", "60000"))
+        .startsWith("-ERR message ID 6:0:2:-1 names partition 2, but view 'totals' reads an unpartitioned stream"
+            + " at position 5:20:-1:3");
+  }
+
+  @Test
   void listShowsViewsAndVirtualStatesWithKindPositionAndSize() {
     String reply = run(SourceEvents.UNKNOWN, 3, "VIEW.LIST");
     assertThat(reply).startsWith("*2\r\n%8\r\n$4\r\nname\r\n$6\r\ntotals\r\n$4\r\nkind\r\n$4\r\nview\r\n")

@@ -59,6 +59,11 @@ public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long ev
       }
       java.util.Set<Integer> partitions = new java.util.HashSet<>();
       for (MessageIdText id : position) {
+        if (id.partition() < 0 && position.size() > 1) {
+          throw new IllegalArgumentException("position vector " + join(position) + " lists message IDs of an"
+              + " unpartitioned stream (partition -1): a vector has one message ID per partition of a partitioned"
+              + " stream; name one message ID instead");
+        }
         if (!partitions.add(id.partition())) {
           throw new IllegalArgumentException("position vector names partition " + id.partition() + " twice: "
               + join(position));

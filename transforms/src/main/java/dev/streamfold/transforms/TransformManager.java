@@ -918,9 +918,11 @@ public final class TransformManager implements AutoCloseable {
     boolean messageStop = to.kind() != ReplayCursor.Kind.EVENT_TIME;
     List<MessageIdText> readThrough = messageStop ? stops : info.latestPositions();
     String stopText = String.join(",", stops.stream().map(Object::toString).toList());
+    // "to latest" is recorded as the vector it stood for, so the state says where it stops and can be rebuilt
+    String stopDescription = to.kind() == ReplayCursor.Kind.LATEST && !stops.isEmpty()
+        ? "to " + stopText + " (latest when replayed)" : to.describe(to.inclusive() ? "to" : "before");
     VirtualState state = new VirtualState(target, definition.name(), definition.version(), definition.logic(),
-        from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
-        System.currentTimeMillis());
+        from.map(c -> c.describe("from")).orElse(""), stopDescription, System.currentTimeMillis());
     views.defineVirtualState(state, schema(definition));
     String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
     try (ViewWriter writer = views.writer(target, 1)) {

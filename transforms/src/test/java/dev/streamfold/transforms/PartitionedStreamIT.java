@@ -206,6 +206,9 @@ class PartitionedStreamIT {
       assertEqualsOracle(views.snapshot(new ViewName(tenant, "at15k"), 1).rows(), flights.subList(0, 15_000));
       awaitComplete(manager, tenant, "latest");
       assertEqualsOracle(views.snapshot(new ViewName(tenant, "latest"), 1).rows(), flights);
+      // its stop is recorded as the vector "latest" stood for, so it can be rebuilt
+      assertThat(views.virtualState(new ViewName(tenant, "latest")).orElseThrow().stop())
+          .isEqualTo("to " + ledger.describe(stream).latestPositionText() + " (latest when replayed)");
       // Each partition stops at its own first event at or after T, in its own order.
       Map<Integer, Boolean> stopped = new HashMap<>();
       List<Flights.Flight> beforeT = new ArrayList<>();

@@ -33,4 +33,14 @@ class ReplayCursorTest {
     assertThatThrownBy(() -> ReplayCursor.parse("latest", false))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--to latest");
   }
+
+  @Test
+  void positionVectorsNameEachPartitionOnceAndOnlyOfPartitionedStreams() {
+    assertThat(ReplayCursor.parse("12:5:0:-1,13:2:1:-1", true).position()).hasSize(2);
+    assertThatThrownBy(() -> ReplayCursor.parse("12:5:0:-1,13:2:0:-1", true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names partition 0 twice");
+    assertThatThrownBy(() -> ReplayCursor.parse("12:5:-1:-1,12:6:-1:-1", true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unpartitioned stream")
+        .hasMessageContaining("name one message ID instead").hasMessageNotContaining("twice");
+  }
 }
