@@ -36,18 +36,22 @@ final class LedgerCommand {
   }
 
   static void print(StreamStorage storage) {
-    System.out.printf("%-12s %10s %14s  %-9s %-13s %s%n", "LEDGER", "ENTRIES", "BYTES", "OFFLOADED", "LOCAL COPY",
-        "READ FROM");
-    for (int i = 0; i < storage.getSegmentsCount(); i++) {
-      LedgerSegment s = storage.getSegments(i);
-      boolean open = i == storage.getSegmentsCount() - 1;
-      System.out.printf("%-12d %,10d %,14d  %-9s %-13s %s%n", s.getLedgerId(), s.getEntries(), s.getSizeBytes(),
-          s.getOffloaded() ? "yes" : open ? "no (open)" : "no",
+    // a partitioned stream's segments are listed partition by partition, each partition's own topic ending
+    // with its open segment
+    boolean partitioned = storage.getSegmentsList().stream().anyMatch(s -> s.getPartition() >= 0);
+    String part = partitioned ? "%-5s " : "%s";
+    System.out.printf(part + "%-12s %10s %14s  %-9s %-13s %s%n", partitioned ? "PART" : "", "LEDGER", "ENTRIES", "BYTES",
+        "OFFLOADED", "LOCAL COPY", "READ FROM");
+    for (LedgerSegment s : storage.getSegmentsList()) {
+      System.out.printf(part + "%-12d %,10d %,14d  %-9s %-13s %s%n", partitioned ? Integer.toString(s.getPartition()) : "",
+          s.getLedgerId(), s.getEntries(), s.getSizeBytes(),
+          s.getOffloaded() ? "yes" : s.getOpen() ? "no (open)" : "no",
           s.getOffloaded() ? (s.getLocalDeleted() ? "deleted" : "kept (lag)") : "yes",
           s.getOffloaded() && s.getLocalDeleted() ? s.getLocation() : "bookkeeper");
     }
-    System.out.printf("%d segments; %,d bytes local, %,d bytes in tiered storage%n", storage.getSegmentsCount(),
-        storage.getLocalBytes(), storage.getOffloadedBytes());
+    System.out.printf("%d segments%s; %,d bytes local, %,d bytes in tiered storage%n", storage.getSegmentsCount(),
+        partitioned ? " in " + storage.getSegmentsList().stream().mapToInt(LedgerSegment::getPartition).distinct().count()
+            + " partitions" : "", storage.getLocalBytes(), storage.getOffloadedBytes());
   }
 
   @Command(name = "offload", description = "Offload every closed segment of a stream to tiered storage now.")

@@ -77,9 +77,13 @@ final class StreamCommand {
           System.out.println("No streams in tenant " + server.tenant + ".");
           return 0;
         }
-        System.out.printf("%-24s %12s %5s  %-24s %s%n", "STREAM", "EVENTS", "PARTS", "LATEST POSITION", "COLUMNS");
+        // columns as wide as their longest value (a partitioned stream's position is one message ID per partition)
+        int nameWidth = Math.max(6, streams.stream().mapToInt(s -> s.getName().length()).max().orElse(0));
+        int positionWidth = Math.max(15, streams.stream().mapToInt(s -> s.getLatestPosition().length()).max().orElse(0));
+        String row = "%-" + nameWidth + "s %12s %5s  %-" + positionWidth + "s  %s%n";
+        System.out.printf(row, "STREAM", "EVENTS", "PARTS", "LATEST POSITION", "COLUMNS");
         for (StreamInfo s : streams) {
-          System.out.printf("%-24s %,12d %5s  %-24s %s%n", s.getName(), s.getEventCount(),
+          System.out.printf(row, s.getName(), String.format("%,d", s.getEventCount()),
               s.getPartitions() == 0 ? "-" : Integer.toString(s.getPartitions()),
               s.getLatestPosition().isEmpty() ? "-" : s.getLatestPosition(), columns(s));
         }

@@ -12,6 +12,10 @@ package dev.streamfold.ledger;
  *     the namespace's offload deletion lag; reads then come from S3
  * @param location where reads are served from: {@code bookkeeper}, or the offload driver and bucket,
  *     e.g. {@code S3 bucket streamfold-ledger}
+ * @param partition the partition whose topic the segment belongs to (0..N-1), or -1 for an unpartitioned
+ *     stream (as in message IDs)
+ * @param open true for the segment the broker is writing (the last of its topic): it is not offloaded
+ *     until it rolls over
  */
 public record LedgerSegment(long ledgerId, long entries, long sizeBytes, boolean offloaded, boolean localDeleted,
-    String location) {}
+    String location, int partition, boolean open) {}

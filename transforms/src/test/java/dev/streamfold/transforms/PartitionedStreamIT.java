@@ -165,6 +165,12 @@ class PartitionedStreamIT {
     ids.forEach(id -> lastByPartition.put(id.partition(), id));
     assertThat(info.latestPositions()).containsExactlyElementsOf(
         lastByPartition.values().stream().sorted(java.util.Comparator.comparingInt(MessageIdText::partition)).toList());
+    // storage lists each partition's segments, each partition's last one open
+    List<dev.streamfold.ledger.LedgerSegment> segments = ledger.storage(stream).segments();
+    assertThat(segments).extracting(dev.streamfold.ledger.LedgerSegment::partition).containsAll(used)
+        .allMatch(p -> p >= 0 && p < PARTITIONS);
+    assertThat(segments.stream().filter(dev.streamfold.ledger.LedgerSegment::open)
+        .map(dev.streamfold.ledger.LedgerSegment::partition).sorted().toList()).isEqualTo(used.stream().sorted().toList());
     // read merges the partitions by sequence id (append order); locate finds an event in its partition
     List<StoredEvent> firstTen = ledger.read(stream, Optional.empty(), 10, 30_000);
     assertThat(firstTen).extracting(StoredEvent::messageId).containsExactlyElementsOf(ids.subList(0, 10));

@@ -39,7 +39,8 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
         for (dev.streamfold.ledger.LedgerSegment s : storage.segments()) {
           b.addSegments(dev.streamfold.api.v1.LedgerSegment.newBuilder().setLedgerId(s.ledgerId())
               .setEntries(s.entries()).setSizeBytes(s.sizeBytes()).setOffloaded(s.offloaded())
-              .setLocalDeleted(s.localDeleted()).setLocation(s.location()));
+              .setLocalDeleted(s.localDeleted()).setLocation(s.location()).setPartition(s.partition())
+              .setOpen(s.open()));
         }
         return b.build();
       }, LedgerStatus::toStatus);

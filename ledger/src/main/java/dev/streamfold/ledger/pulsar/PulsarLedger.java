@@ -597,7 +597,8 @@ public final class PulsarLedger implements Ledger {
         if (!ledger.offloaded || !deleted) {
           local += ledger.size;
         }
-        segments.add(new LedgerSegment(ledger.ledgerId, ledger.entries, ledger.size, ledger.offloaded, deleted, location));
+        segments.add(new LedgerSegment(ledger.ledgerId, ledger.entries, ledger.size, ledger.offloaded, deleted, location,
+            PulsarMessageIds.partitionOfTopic(topic), i == stats.ledgers.size() - 1 && !ledger.offloaded));
       }
       return new StreamStorage(stream, segments, local, offloaded);
     } catch (PulsarAdminException e) {
