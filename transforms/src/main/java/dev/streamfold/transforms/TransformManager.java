@@ -75,6 +75,7 @@ public final class TransformManager implements AutoCloseable {
   private final Map<JobKey, String> failures = new ConcurrentHashMap<>();
   /** Running replay jobs by virtual state. */
   private final Map<ViewName, JobID> replays = new ConcurrentHashMap<>();
+  private final Map<ViewName, java.util.concurrent.CompletableFuture<Void>> replayEnds = new ConcurrentHashMap<>();
   /** Views this manager runs, for the retirement of superseded versions. */
   private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
   /** The served version up to which older versions were retired, per view. */
@@ -832,6 +833,8 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException("cannot submit the replay job of " + target + ": " + e.getMessage(), e);
     }
     JobID id = graph.getJobID();
+    java.util.concurrent.CompletableFuture<Void> ended = new java.util.concurrent.CompletableFuture<>();
+    replayEnds.put(target, ended);
     replays.put(target, id);
     cluster.requestJobResult(id).whenCompleteAsync((result, error) -> {
       try {
@@ -854,6 +857,8 @@ public final class TransformManager implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("cannot record the end of replay {}", target, e);
       } finally {
+        replayEnds.remove(target, ended);
+        ended.complete(null); // recorded: wake the progress streams before the cleanup below
         deleteCheckpointDir(scratch);
         try {
           ledger.deleteSubscription(stream, subscription);
@@ -981,6 +986,18 @@ public final class TransformManager implements AutoCloseable {
         .map(e -> e.messageId().toString()).orElse("?");
     throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
         + info.eventCount() + " events run from " + firstId + " (first) to " + info.latest().get() + " (latest)");
+  }
+
+  /**
+   * When the replay into a virtual state ends: completes once its job has ended and the state is recorded
+   * COMPLETE or FAILED, so followers need not wait for their next poll.
+   *
+   * @param tenant tenant name
+   * @param name the virtual state
+   * @return a future completed on the end of its running replay, or already completed when none runs
+   */
+  public java.util.concurrent.CompletableFuture<Void> replayEnded(String tenant, String name) {
+    return replayEnds.getOrDefault(new ViewName(tenant, name), java.util.concurrent.CompletableFuture.completedFuture(null));
   }
 
   /**

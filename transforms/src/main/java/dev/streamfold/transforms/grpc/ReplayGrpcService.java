@@ -101,7 +101,9 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
       response.onError(toStatus(e));
       return;
     }
-    new Watch(response, request.getTenant(), proto(first).getName(), startedNanos, request.getDetach()).step(first);
+    Watch watch = new Watch(response, request.getTenant(), proto(first).getName(), startedNanos, request.getDetach());
+    watch.step(first);
+    watch.pollAtTheEnd();
   }
 
   /** Follows one replay and streams its progress until it is COMPLETE or FAILED, or the call is cancelled. */
@@ -113,6 +115,7 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
     private final long startedNanos;
     private final boolean detach;
     private volatile boolean cancelled;
+    private volatile boolean finished;
     private VirtualState last;
 
     Watch(StreamObserver<ReplayProgress> response, String tenant, String name, long startedNanos, boolean detach) {
@@ -127,11 +130,24 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
       }
     }
 
+    /** Poll once more as soon as the replay has ended (on the poller thread), not at the next interval. */
+    void pollAtTheEnd() {
+      try {
+        manager.replayEnded(tenant, name).thenRunAsync(this::poll, poller);
+      } catch (RejectedExecutionException closing) {
+        // the interval's poll says so
+      }
+    }
+
     /** Send the state if it changed; finish on a terminal phase; else poll again after the interval. */
     void step(VirtualStateStatus status) {
+      if (finished) {
+        return;
+      }
       VirtualState state = proto(status);
       String phase = state.getPhase();
       if (phase.equals(ViewPhase.FAILED.name())) {
+        finished = true;
         response.onError(Status.ABORTED.withDescription("replay of virtual state '" + name + "' FAILED: "
             + state.getError()).asRuntimeException());
         return;
@@ -143,6 +159,7 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
         last = state;
       }
       if (terminal) {
+        finished = true;
         response.onCompleted();
         return;
       }
@@ -155,7 +172,7 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
     }
 
     private void poll() {
-      if (cancelled) {
+      if (cancelled || finished) {
         return;
       }
       VirtualStateStatus status;

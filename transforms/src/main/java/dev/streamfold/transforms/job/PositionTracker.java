@@ -109,6 +109,9 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     this.bound = bound;
     this.ledgerClock = ledgerClock;
     this.watermarkDelayMs = watermarkDelayMs;
+    // Chain to the source (same task, no serialization of each event between two threads); a plain
+    // AbstractStreamOperator would start a new chain (HEAD).
+    setChainingStrategy(org.apache.flink.streaming.api.operators.ChainingStrategy.ALWAYS);
   }
 
   @Override

@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * the job restores the last completed checkpoint and the committer re-applies that checkpoint's
  * commits, so every view state in Redis is the fold of the ledger up to its recorded position: nothing
  * is applied twice and nothing is skipped. Runs with parallelism 1 (the position is one vector per view).
+ *
+ * <p>A bounded sink (a replay into a virtual state) applies each commit itself, in order, at the barrier
+ * and at the end of input, and hands nothing to the committer: a replay never restarts (a failed one is
+ * reported and run again from scratch), so it needs no two-phase commit, and its job can end as soon as
+ * its input does instead of waiting for a final checkpoint (see {@link ViewJobBuilder#buildReplay}).
  */
 public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<ViewCommit> {
   private static final long serialVersionUID = 2L;
@@ -73,13 +78,49 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
 
   @Override
   public CommittingSinkWriter<ViewChange, ViewCommit> createWriter(WriterInitContext context) {
-    return new Writer(columns);
+    return bounded ? new Writer(columns, new DirectCommits()) : new Writer(columns);
   }
 
   @Override
   @SuppressWarnings("deprecation")
   public SinkWriter<ViewChange> createWriter(InitContext context) {
-    return new Writer(columns);
+    return bounded ? new Writer(columns, new DirectCommits()) : new Writer(columns);
+  }
+
+  /** Where a bounded writer applies its commits itself (the virtual state in Redis). */
+  interface CommitTarget extends AutoCloseable {
+    void apply(ViewCommit commit);
+
+    @Override
+    void close();
+  }
+
+  /** Applies a bounded sink's commits to Redis from the writer, in order (phase BACKFILLING). */
+  private final class DirectCommits implements CommitTarget {
+    private ViewStore store;
+    private ViewWriter writer;
+
+    @Override
+    public void apply(ViewCommit commit) {
+      if (store == null) {
+        store = ViewStore.connect(redisUri);
+        writer = store.writer(new ViewName(tenant, view), version);
+      }
+      List<String> position = commit.position().isEmpty() ? List.of() : List.of(commit.position().split(","));
+      writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(ViewPhase.BACKFILLING,
+          commit.eventsApplied(), position, backfillTargetEvents, backfillTargetMessageId,
+          commit.eventsBehindWatermark()), System.currentTimeMillis());
+    }
+
+    @Override
+    public void close() {
+      if (writer != null) {
+        writer.close();
+      }
+      if (store != null) {
+        store.close();
+      }
+    }
   }
 
   @Override
@@ -124,6 +165,7 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
   /** Buffers changes between barriers and hands them over as one commit per checkpoint. */
   static final class Writer implements CommittingSinkWriter<ViewChange, ViewCommit> {
     private final String[] columns;
+    private final CommitTarget direct;
     private final Map<String, Map<String, String>> upserts = new LinkedHashMap<>();
     private final Set<String> deletes = new LinkedHashSet<>();
     private ViewChange progress;
@@ -131,7 +173,17 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
     private long lastEvents = -1;
 
     Writer(String[] columns) {
+      this(columns, null);
+    }
+
+    /**
+     * @param columns result column names in order
+     * @param direct where to apply each commit at once (a bounded sink), or null to hand commits to the
+     *     committer through the checkpoint
+     */
+    Writer(String[] columns, CommitTarget direct) {
       this.columns = columns;
+      this.direct = direct;
     }
 
     @Override
@@ -181,11 +233,19 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
       upserts.clear();
       deletes.clear();
       progress = null;
+      if (direct != null) {
+        direct.apply(commit); // at a barrier or at the end of input (after flush(true))
+        return List.of();
+      }
       return List.of(commit);
     }
 
     @Override
-    public void close() {}
+    public void close() {
+      if (direct != null) {
+        direct.close();
+      }
+    }
   }
 
   /** Applies completed checkpoints' commits to Redis, idempotently, in checkpoint order. */

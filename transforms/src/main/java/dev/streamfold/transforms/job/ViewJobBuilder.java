@@ -307,7 +307,8 @@ public final class ViewJobBuilder {
    * range of the ledger, into version 1 of a virtual state. The source reads up to and including
    * {@code readThrough} and ends; the {@link PositionTracker} applies exactly the events of
    * {@code bound}. The job does not restart on failure (a failed replay is reported, and run again), and
-   * its checkpoints (which carry the commits to Redis) are deleted when it ends.
+   * its checkpoints are deleted when it ends. Its sink applies each commit to the virtual state itself (at
+   * every barrier, for progress, and at the end of input), so the job takes no final checkpoint.
    *
    * @param definition the transformation version to replay
    * @param streamColumns the source stream's declared columns
@@ -334,6 +335,9 @@ public final class ViewJobBuilder {
       long targetEvents, long watermarkDelayMs) {
     Configuration conf = checkpointing(checkpointDir, checkpointInterval, false);
     conf.setString("restart-strategy.type", "none");
+    // The bounded sink applies its last commit itself at the end of input, so the job ends with its input
+    // instead of waiting up to a checkpoint interval (plus the min pause) for a final checkpoint.
+    conf.setString("execution.checkpointing.checkpoints-after-tasks-finish", "false");
     conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : PositionCursors.start(List.of(bound.startId()));

@@ -24,12 +24,18 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * partitioned streams). Bounded jobs (replays, training sets) start from their own exact position and
  * delete their subscription when they end, so the acknowledgement was of no use to them.
  *
+ * <p>It also closes the connector's reader in the background: the reader's Pulsar client waits out
+ * Netty's 2 s quiet period on its event loops when it shuts down, and the task (so the job, so a
+ * replay's COMPLETE) waited for it after the last event was applied. The consumers close first inside
+ * that call; the replay's subscription is deleted with force when the job has ended anyway.
+ *
  * @param <T> records
  * @param <S> splits
  * @param <E> enumerator checkpoints
  */
 public final class WithoutCursorAcks<T, S extends SourceSplit, E> implements Source<T, S, E>, ResultTypeQueryable<T> {
   private static final long serialVersionUID = 1L;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WithoutCursorAcks.class);
 
   private final Source<T, S, E> delegate;
   private final TypeInformation<T> type;
@@ -131,8 +137,16 @@ public final class WithoutCursorAcks<T, S extends SourceSplit, E> implements Sou
     }
 
     @Override
-    public void close() throws Exception {
-      delegate.close();
+    public void close() {
+      Thread closer = new Thread(() -> {
+        try {
+          delegate.close();
+        } catch (Throwable e) { // nothing waits for it: say what was left open
+          LOG.warn("closing a bounded job's Pulsar source reader failed: {}", e.toString());
+        }
+      }, "bounded-source-reader-close");
+      closer.setDaemon(true);
+      closer.start();
     }
   }
 }

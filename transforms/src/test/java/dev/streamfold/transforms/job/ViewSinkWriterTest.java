@@ -50,4 +50,34 @@ class ViewSinkWriterTest {
     assertThat(writer.prepareCommit()).singleElement().satisfies(c -> assertThat(c.upserts()).isEmpty());
     assertThat(List.copyOf(writer.prepareCommit())).isEmpty();
   }
+
+  @Test
+  void aBoundedWriterAppliesEachCommitItselfInOrder() {
+    List<ViewCommit> applied = new java.util.ArrayList<>();
+    boolean[] closed = {false};
+    RedisViewSink.Writer bounded = new RedisViewSink.Writer(new String[] {"origin", "n"},
+        new RedisViewSink.CommitTarget() {
+          @Override
+          public void apply(ViewCommit commit) {
+            applied.add(commit);
+          }
+
+          @Override
+          public void close() {
+            closed[0] = true;
+          }
+        });
+    bounded.write(ViewChange.upsert("ATL", new String[] {"ATL", "1"}), null);
+    bounded.write(ViewChange.progress("1:2:-1:3", 4), null);
+    assertThat(bounded.prepareCommit()).isEmpty(); // a barrier: nothing for the committer
+    bounded.write(ViewChange.upsert("ATL", new String[] {"ATL", "2"}), null);
+    bounded.write(ViewChange.progress("1:2:-1:5", 6), null);
+    bounded.flush(true);
+    assertThat(bounded.prepareCommit()).isEmpty(); // the end of input
+    bounded.close();
+    assertThat(applied).extracting(ViewCommit::eventsApplied).containsExactly(4L, 6L);
+    assertThat(applied.get(1).upserts()).containsExactly(Map.entry("ATL", Map.of("origin", "ATL", "n", "2")));
+    assertThat(applied.get(1).position()).isEqualTo("1:2:-1:5");
+    assertThat(closed[0]).isTrue();
+  }
 }
