@@ -53,6 +53,10 @@ final class BenchEnv {
     return flags.containsKey(name) ? Integer.parseInt(flags.get(name).replace("_", "").replace(",", "")) : defaultValue;
   }
 
+  double getDouble(String name, double defaultValue) {
+    return flags.containsKey(name) ? Double.parseDouble(flags.get(name).replace("_", "").replace(",", "")) : defaultValue;
+  }
+
   long getLong(String name, long defaultValue) {
     return flags.containsKey(name) ? Long.parseLong(flags.get(name).replace("_", "").replace(",", "")) : defaultValue;
   }
