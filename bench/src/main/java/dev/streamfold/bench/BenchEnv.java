@@ -135,6 +135,13 @@ final class BenchEnv {
     jcmd(serverPid(), "JFR.start", "name=" + name, "settings=profile");
   }
 
+  /** Stop the recording of {@link #jfrStart} without keeping it. */
+  void jfrDiscard(String name) {
+    if (jfrDir != null) {
+      jcmd(serverPid(), "JFR.stop", "name=" + name);
+    }
+  }
+
   /** Stop the recording of {@link #jfrStart} and dump it to {@code <jfr dir>/<name>.jfr}. */
   void jfrStop(String name) {
     if (jfrDir == null) {
