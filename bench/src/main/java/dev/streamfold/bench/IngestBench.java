@@ -116,7 +116,14 @@ final class IngestBench {
         for (int side = 0; side < 2; side++) {
           boolean oursNow = (side == 0) == (rep % 2 == 0);
           long t0 = System.nanoTime();
+          long cpu0 = oursNow ? serverCpuNanos() : 0;
           Run r = oursNow ? appendStream(sf, requests, window) : rawStream(producer, messages, seq, batch, window);
+          if (measured && oursNow && cpu0 >= 0) {
+            long cpu1 = serverCpuNanos();
+            if (cpu1 >= 0) {
+              ours.add("cpu", (cpu1 - cpu0) / 1e3 / events.size());
+            }
+          }
           if (!measured) {
             warmedNanos[oursNow ? 0 : 1] += System.nanoTime() - t0;
           }
@@ -141,6 +148,12 @@ final class IngestBench {
     String baseName = "raw Pulsar producer";
     report.row(caseName, "events/s", true, ours.summary("events/s"), baseName, base.summary("events/s"),
         "ratio >= 0.8", ours.summary("events/s").median() >= 0.8 * base.summary("events/s").median());
+    if (ours.has("cpu")) {
+      // The server's own CPU time (user + system, all threads) per appended event: less sensitive to other
+      // work on the machine than events/s (BENCHMARKS.md, session 5).
+      report.row(caseName, "server CPU per event (us, user + system)", false, ours.summary("cpu"), null, null, null,
+          null);
+    }
     report.row(caseName, "ack latency p50 (ms, per " + batch + "-event request)", false, ours.summary("p50"), baseName,
         base.summary("p50"), null, null);
     report.row(caseName, "ack latency p99 (ms, per " + batch + "-event request)", false, ours.summary("p99"), baseName,
@@ -178,6 +191,18 @@ final class IngestBench {
         null, null);
     report.row(caseName, "call latency p50 (ms)", false, ours.summary("p50"), baseName, base.summary("p50"), null, null);
     report.row(caseName, "call latency p99 (ms)", false, ours.summary("p99"), baseName, base.summary("p99"), null, null);
+  }
+
+  /** CPU time the server process has used so far (user + system, /proc), ns; -1 if unknown. */
+  private long serverCpuNanos() {
+    try {
+      String stat = java.nio.file.Files.readString(Path.of("/proc/" + env.serverPid() + "/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // Fields 14 (utime) and 15 (stime) of proc(5), in clock ticks (USER_HZ, 100 on Linux).
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+    } catch (java.io.IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   /** One run: throughput and per-request ack latencies. */
