@@ -53,6 +53,10 @@ final class BenchEnv {
     return flags.containsKey(name) ? Integer.parseInt(flags.get(name).replace("_", "").replace(",", "")) : defaultValue;
   }
 
+  double getDouble(String name, double defaultValue) {
+    return flags.containsKey(name) ? Double.parseDouble(flags.get(name).replace("_", "").replace(",", "")) : defaultValue;
+  }
+
   long getLong(String name, long defaultValue) {
     return flags.containsKey(name) ? Long.parseLong(flags.get(name).replace("_", "").replace(",", "")) : defaultValue;
   }
@@ -129,6 +133,13 @@ final class BenchEnv {
       return;
     }
     jcmd(serverPid(), "JFR.start", "name=" + name, "settings=profile");
+  }
+
+  /** Stop the recording of {@link #jfrStart} without keeping it. */
+  void jfrDiscard(String name) {
+    if (jfrDir != null) {
+      jcmd(serverPid(), "JFR.stop", "name=" + name);
+    }
   }
 
   /** Stop the recording of {@link #jfrStart} and dump it to {@code <jfr dir>/<name>.jfr}. */

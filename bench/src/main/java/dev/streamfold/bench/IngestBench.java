@@ -30,7 +30,8 @@ import org.apache.pulsar.client.api.Producer;
  * waiting for its last acknowledgement.
  *
  * <p>Flags: {@code --flights FILE} (Parquet), {@code --events N} (flights per run, default 200,000),
- * {@code --synthetic-events N} (1 KB events per run, default 50,000), {@code --warmup N} (1),
+ * {@code --synthetic-events N} (1 KB events per run, default 50,000), {@code --warmup N} (1; warm-up runs
+ * per side, repeated until each side has run {@code --warmup-s} seconds, default 10, in all),
  * {@code --reps N} (5), {@code --unary-events N} (events per unary case, default 20,000; batch 1 uses a
  * fortieth).
  */
@@ -43,6 +44,8 @@ final class IngestBench {
 
   private final BenchEnv env;
   private final Report report;
+  /** Least time each side of a stream case spends in warm-up runs (the server's JIT warms up, not Pulsar's). */
+  private long warmupNanos;
 
   IngestBench(BenchEnv env) {
     this.env = env;
@@ -53,14 +56,18 @@ final class IngestBench {
     int batch = env.getInt("batch", 2000);
     int window = env.getInt("window", 16);
     int warmup = env.getInt("warmup", 1);
+    double warmupSeconds = env.getDouble("warmup-s", 10);
     int reps = env.getInt("reps", 5);
     Path parquet = Path.of(env.get("flights", env.dataDir.resolve("cache/flights-3m.parquet").toString()));
     List<Event> flights = FlightEvents.read(parquet, env.getLong("events", 200_000));
     List<Event> synth = synthetic(env.getInt("synthetic-events", 50_000));
-    report.detail("parameters", Map.of("batchEvents", batch, "windowRequests", window, "warmup", warmup, "reps", reps,
+    report.detail("parameters", Map.of("batchEvents", batch, "windowRequests", window, "warmup", warmup,
+        "warmupSeconds", warmupSeconds, "reps", reps,
         "flightEvents", flights.size(), "syntheticEvents", synth.size(), "syntheticPayloadBytes", SYNTH_PAYLOAD_BYTES));
-    System.out.printf("[1-ingest] %,d flights events, %,d synthetic 1 KB events; batch %d, window %d, %d warm-up + %d reps%n",
-        flights.size(), synth.size(), batch, window, warmup, reps);
+    System.out.printf("[1-ingest] %,d flights events, %,d synthetic 1 KB events; batch %d, window %d, %d warm-up"
+        + " (each side at least %.0f s) + %d reps%n", flights.size(), synth.size(), batch, window, warmup, warmupSeconds,
+        reps);
+    this.warmupNanos = (long) (warmupSeconds * 1e9);
 
     try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken());
         PulsarRaw raw = new PulsarRaw(env.stack().pulsarServiceUrl(), env.stack().pulsarAdminUrl())) {
@@ -88,16 +95,38 @@ final class IngestBench {
     String topic = PulsarRaw.topic("ingest-" + tag);
     try (Producer<byte[]> producer = raw.producer(topic, "bench-raw-" + tag)) {
       long[] seq = {producer.getLastSequenceId() + 1};
-      for (int rep = 0; rep < warmup + reps; rep++) {
-        boolean measured = rep >= warmup;
-        String label = measured ? "rep " + (rep - warmup + 1) : "warm-up";
-        if (measured && rep == warmup) {
+      // Warm-up: at least --warmup runs per side, and then more until each side has run for --warmup-s
+      // seconds in all (the same rule for both): one run of 100,000 events is well under a second, far
+      // too short for the server's JIT (the measured repetitions kept rising, BENCHMARKS.md).
+      long[] warmedNanos = new long[2];
+      int warmupRuns = warmup;
+      for (int rep = 0; rep < warmupRuns + reps; rep++) {
+        boolean measured = rep >= warmupRuns;
+        String label = measured ? "rep " + (rep - warmupRuns + 1) : "warm-up";
+        if (rep == 0) {
+          // JFR's first start in the server re-instruments JDK classes (deoptimizing hot I/O code): do it
+          // before the warm-up, not at the first measured repetition (which was always the slowest).
+          env.jfrStart("ingest-" + tag + "-warmup");
+        }
+        if (measured && rep == warmupRuns) {
+          env.jfrDiscard("ingest-" + tag + "-warmup");
           env.jfrStart("ingest-" + tag);
         }
         // Alternate the order so that neither side always runs on a warmer (or more fragmented) broker.
         for (int side = 0; side < 2; side++) {
           boolean oursNow = (side == 0) == (rep % 2 == 0);
+          long t0 = System.nanoTime();
+          long cpu0 = oursNow ? serverCpuNanos() : 0;
           Run r = oursNow ? appendStream(sf, requests, window) : rawStream(producer, messages, seq, batch, window);
+          if (measured && oursNow && cpu0 >= 0) {
+            long cpu1 = serverCpuNanos();
+            if (cpu1 >= 0) {
+              ours.add("cpu", (cpu1 - cpu0) / 1e3 / events.size());
+            }
+          }
+          if (!measured) {
+            warmedNanos[oursNow ? 0 : 1] += System.nanoTime() - t0;
+          }
           System.out.printf("[1-ingest] %s %s %s: %,.0f events/s, request ack p50 %.1f ms, p99 %.1f ms%n",
               tag, oursNow ? "AppendStream" : "raw producer", label, r.eventsPerSecond, r.latencies.percentileMs(50),
               r.latencies.percentileMs(99));
@@ -108,12 +137,23 @@ final class IngestBench {
             s.add("p99", r.latencies.percentileMs(99));
           }
         }
+        if (!measured && rep == warmupRuns - 1 && Math.min(warmedNanos[0], warmedNanos[1]) < warmupNanos) {
+          warmupRuns++; // one more warm-up round (both sides)
+        }
       }
+      System.out.printf("[1-ingest] %s: %d warm-up rounds, %.1f s ours, %.1f s raw%n", tag, warmupRuns,
+          warmedNanos[0] / 1e9, warmedNanos[1] / 1e9);
       env.jfrStop("ingest-" + tag);
     }
     String baseName = "raw Pulsar producer";
     report.row(caseName, "events/s", true, ours.summary("events/s"), baseName, base.summary("events/s"),
         "ratio >= 0.8", ours.summary("events/s").median() >= 0.8 * base.summary("events/s").median());
+    if (ours.has("cpu")) {
+      // The server's own CPU time (user + system, all threads) per appended event: less sensitive to other
+      // work on the machine than events/s (BENCHMARKS.md, session 5).
+      report.row(caseName, "server CPU per event (us, user + system)", false, ours.summary("cpu"), null, null, null,
+          null);
+    }
     report.row(caseName, "ack latency p50 (ms, per " + batch + "-event request)", false, ours.summary("p50"), baseName,
         base.summary("p50"), null, null);
     report.row(caseName, "ack latency p99 (ms, per " + batch + "-event request)", false, ours.summary("p99"), baseName,
@@ -151,6 +191,18 @@ final class IngestBench {
         null, null);
     report.row(caseName, "call latency p50 (ms)", false, ours.summary("p50"), baseName, base.summary("p50"), null, null);
     report.row(caseName, "call latency p99 (ms)", false, ours.summary("p99"), baseName, base.summary("p99"), null, null);
+  }
+
+  /** CPU time the server process has used so far (user + system, /proc), ns; -1 if unknown. */
+  private long serverCpuNanos() {
+    try {
+      String stat = java.nio.file.Files.readString(Path.of("/proc/" + env.serverPid() + "/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // Fields 14 (utime) and 15 (stime) of proc(5), in clock ticks (USER_HZ, 100 on Linux).
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+    } catch (java.io.IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   /** One run: throughput and per-request ack latencies. */

@@ -72,6 +72,20 @@ public final class EventValidator {
    *     index, the field, the reason and the limit
    */
   public static void check(int index, EventEnvelope event, List<StreamColumn> columns, long nowMs) {
+    check(index, event, event.payloadJson() == null ? null : event.payloadJson().getBytes(StandardCharsets.UTF_8),
+        columns, nowMs);
+  }
+
+  /**
+   * Check one event whose payload is already encoded: the same checks as {@link #check(int, EventEnvelope,
+   * List, long)}, with the payload parsed from its UTF-8 bytes (Jackson's byte parser: no char copy of the
+   * text), so that the caller can send the same bytes.
+   *
+   * @param payloadUtf8 {@code event.payloadJson()} encoded as UTF-8, or null when it is null
+   * @see #check(int, EventEnvelope, List, long)
+   */
+  public static void check(int index, EventEnvelope event, byte[] payloadUtf8, List<StreamColumn> columns,
+      long nowMs) {
     if (event.key() == null || event.key().isEmpty()) {
       throw new LedgerException.InvalidEvent(index, "key", "is missing or empty");
     }
@@ -99,32 +113,34 @@ public final class EventValidator {
     if (payload == null || payload.isBlank()) {
       throw new LedgerException.InvalidEvent(index, "payload_json", "is missing; it must be a JSON object");
     }
-    if (payload.length() > MAX_PAYLOAD_BYTES || (3L * payload.length() > MAX_PAYLOAD_BYTES
-        && utf8Length(payload) > MAX_PAYLOAD_BYTES)) {
+    if (payloadUtf8.length > MAX_PAYLOAD_BYTES) {
       throw new LedgerException.InvalidEvent(index, "payload_json", "is larger than " + MAX_PAYLOAD_BYTES
-          + " bytes of UTF-8 (" + utf8Length(payload) + ")");
+          + " bytes of UTF-8 (" + payloadUtf8.length + ")");
     }
     // One streaming pass over the payload: only declared columns' values are looked at (a tree of
-    // every payload was most of ingestion's CPU; BENCHMARKS.md).
-    try (JsonParser parser = JSON.createParser(payload)) {
+    // every payload was most of ingestion's CPU; BENCHMARKS.md). From the UTF-8 bytes: Jackson's byte
+    // parser skips the char copy of the text that a String parser makes (BENCHMARKS.md, session 5).
+    try (JsonParser parser = JSON.createParser(payloadUtf8)) {
       JsonToken first = parser.nextToken();
       if (first != JsonToken.START_OBJECT) {
         throw new LedgerException.InvalidEvent(index, "payload_json", "must be a JSON object, got "
             + (first == null ? "nothing" : kind(first)));
       }
-      int required = 0;
+      boolean anyRequired = false;
       for (StreamColumn column : columns) {
-        required += column.required() ? 1 : 0;
+        anyRequired |= column.required();
       }
-      java.util.Set<String> present = required == 0 ? null : new java.util.HashSet<>();
+      // Per declared column, whether the payload holds a non-null value for it (only when one is required).
+      boolean[] present = anyRequired ? new boolean[columns.size()] : null;
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String field = parser.currentName();
         JsonToken value = parser.nextToken();
-        if (present != null && value != JsonToken.VALUE_NULL) {
-          present.add(field);
-        }
-        String type = typeOf(columns, field);
-        if (type != null && value != JsonToken.VALUE_NULL) {
+        int column = columnOf(columns, field);
+        if (column >= 0 && value != JsonToken.VALUE_NULL) {
+          if (present != null) {
+            present[column] = true;
+          }
+          String type = columns.get(column).type();
           String problem = typeProblem(type, value, parser);
           if (problem != null) {
             throw new LedgerException.InvalidEvent(index, "payload_json." + field, problem);
@@ -136,8 +152,9 @@ public final class EventValidator {
         throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: content after the object");
       }
       if (present != null) {
-        for (StreamColumn column : columns) {
-          if (column.required() && !present.contains(column.name())) {
+        for (int c = 0; c < columns.size(); c++) {
+          StreamColumn column = columns.get(c);
+          if (column.required() && !present[c]) {
             throw new LedgerException.InvalidEvent(index, "payload_json." + column.name(), "is missing or null, but"
                 + " the stream's schema requires it (column " + column.describe() + ")");
           }
@@ -211,13 +228,14 @@ public final class EventValidator {
     }
   }
 
-  private static String typeOf(List<StreamColumn> columns, String field) {
-    for (StreamColumn column : columns) {
-      if (column.name().equals(field)) {
-        return column.type();
+  /** Index of the declared column named {@code field}, or -1. */
+  private static int columnOf(List<StreamColumn> columns, String field) {
+    for (int c = 0; c < columns.size(); c++) {
+      if (columns.get(c).name().equals(field)) {
+        return c;
       }
     }
-    return null;
+    return -1;
   }
 
   private static String kind(JsonToken token) {

@@ -121,6 +121,24 @@ class EventValidatorTest {
   }
 
   @Test
+  void checksRequiredColumnsAndNonAsciiTextFromTheUtf8Bytes() {
+    List<StreamColumn> columns = List.of(new StreamColumn("origin", "STRING", true, null),
+        new StreamColumn("delay", "INT", true, null), new StreamColumn("note", "STRING"));
+    String ok = "{\"origin\":\"Z\u00fcrich \uD83D\uDE00\",\"delay\":3,\"\u00e9t\u00e9\":[{\"a\":\"\u00e9\"}]}";
+    assertThatCode(() -> EventValidator.check(0, event("k", ok), columns)).doesNotThrowAnyException();
+    byte[] utf8 = ok.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThatCode(() -> EventValidator.check(0, event("k", ok), utf8, columns, System.currentTimeMillis()))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> EventValidator.check(4, event("k", "{\"origin\":\"\u00e9\",\"delay\":null,\"delay\":null}"),
+        columns)).hasMessage("event 4: field 'payload_json.delay' is missing or null, but the stream's schema requires"
+        + " it (column delay INT NOT NULL)");
+    assertThatCode(() -> EventValidator.check(0, event("k", "{\"delay\":null,\"delay\":1,\"origin\":\"x\"}"), columns))
+        .as("a later non-null value of a repeated field counts").doesNotThrowAnyException();
+    assertThatThrownBy(() -> EventValidator.check(1, event("k", "{\"origin\":\"x\",\"delay\":\"\u00e9\"}"), columns))
+        .hasMessage("event 1: field 'payload_json.delay' must be a 32-bit integer (column type INT), got '\u00e9'");
+  }
+
+  @Test
   void timestampColumnsHoldSqlTimestampYearsAndLongValuesAreShortened() {
     assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"date\":9223372036854775807}"), COLUMNS))
         .hasMessageContaining("payload_json.date").hasMessageContaining("years 0000..9999");

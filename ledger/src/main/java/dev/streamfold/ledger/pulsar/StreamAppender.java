@@ -6,7 +6,6 @@ import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -75,11 +74,12 @@ final class StreamAppender {
    * Append validated events in order.
    *
    * @param events the events
+   * @param payloads per event, its payload as UTF-8 (what was validated)
    * @return per event its message ID (the original one for a repeated idempotency key) and whether it
    *     was such a repeat, completed once every new event is durable
    * @throws LedgerException.Unavailable if the producer or the index cannot be opened
    */
-  synchronized CompletableFuture<List<Appended>> append(List<EventEnvelope> events) {
+  synchronized CompletableFuture<List<Appended>> append(List<EventEnvelope> events, byte[][] payloads) {
     try {
       if (producer == null) {
         open();
@@ -107,7 +107,7 @@ final class StreamAppender {
           continue;
         }
       }
-      sent[i] = send(event, now);
+      sent[i] = send(event, payloads[i], now);
       lastSent = i;
       if (!key.isEmpty()) {
         index.register(key, sent[i].thenApply(PulsarMessageIds::toText)); // only keyed events pay for a chain
@@ -131,12 +131,12 @@ final class StreamAppender {
     });
   }
 
-  private CompletableFuture<org.apache.pulsar.client.api.MessageId> send(EventEnvelope event, long now) {
+  private CompletableFuture<org.apache.pulsar.client.api.MessageId> send(EventEnvelope event, byte[] payload, long now) {
     TypedMessageBuilder<byte[]> message = producer.newMessage()
         .key(event.key())
         .eventTime(event.eventTimeMs() > 0 ? event.eventTimeMs() : now)
         .sequenceId(nextSequenceId++)
-        .value(event.payloadJson().getBytes(StandardCharsets.UTF_8));
+        .value(payload);
     if (!event.headers().isEmpty()) {
       message.properties(event.headers());
     }
