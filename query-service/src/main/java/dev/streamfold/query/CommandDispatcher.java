@@ -32,6 +32,8 @@ final class CommandDispatcher {
         }
       };
   private volatile RespListener listener = RespListener.NONE;
+  /** Upper-case metric names of the table's commands by lower-case name, filled as they are first used. */
+  private final java.util.Map<String, String> metricNames = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * Create a dispatcher with all supported commands.
@@ -163,10 +165,21 @@ final class CommandDispatcher {
     return ErrorMapper.toReply(error);
   }
 
-  /** The command's upper-case name when the table serves it, else {@link RespListener#OTHER}. */
+  /**
+   * The command's upper-case name when the table serves it, else {@link RespListener#OTHER}. Names are kept
+   * once upper-cased (at most one per command of the table).
+   */
   private String metricName(String lowerName) {
-    return lowerName.indexOf('|') < 0 && table.find(lowerName) != null
-        ? lowerName.toUpperCase(java.util.Locale.ROOT) : RespListener.OTHER;
+    String known = metricNames.get(lowerName);
+    if (known != null) {
+      return known;
+    }
+    if (lowerName.indexOf('|') < 0 && table.find(lowerName) != null) {
+      String upper = lowerName.toUpperCase(java.util.Locale.ROOT);
+      metricNames.put(lowerName, upper);
+      return upper;
+    }
+    return RespListener.OTHER;
   }
 
   /** The first word of an error line if it is an upper-case code of at most 16 letters, else ERR. */

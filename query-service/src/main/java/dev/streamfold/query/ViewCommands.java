@@ -45,7 +45,7 @@ final class ViewCommands {
             .thenApply(row -> Replies.bulkArray(row.map(x -> List.copyOf(x.values())).orElse(List.of())))),
         read("get", 2, READ_FAST, 1, 1, (s, r) -> {
           Replies replies = s.replies();
-          return json(s, r.string(1)).thenApply(replies::bulkOrNil);
+          return json(s, r.string(1)).thenApply(json -> json == null ? replies.nil() : Replies.bulk(json));
         }),
         read("mget", -2, READ_FAST, 1, -1, this::mget),
         read("exists", -2, READ_FAST, 1, -1, this::exists),
@@ -117,7 +117,7 @@ final class ViewCommands {
   private CompletionStage<RedisMessage> mget(Session session, Request request) {
     Replies replies = session.replies();
     int n = request.size() - 1;
-    String[] json = new String[n];
+    byte[][] json = new byte[n][];
     Map<ViewName, List<Integer>> byView = new java.util.LinkedHashMap<>();
     List<Optional<RowAddress>> addresses = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -135,15 +135,15 @@ final class ViewCommands {
         for (int j = 0; j < rowKeys.size(); j++) {
           Optional<Map<String, String>> row = rows.get(j);
           if (row.isPresent()) {
-            json[view.getValue().get(j)] = RowJson.render(row.get(), schema); // distinct slots per view
+            json[view.getValue().get(j)] = RowJson.renderUtf8(row.get(), schema); // distinct slots per view
           }
         }
       }).toCompletableFuture());
     }
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
       List<RedisMessage> values = new ArrayList<>(n);
-      for (String value : json) {
-        values.add(replies.bulkOrNil(value));
+      for (byte[] value : json) {
+        values.add(value == null ? replies.nil() : Replies.bulk(value));
       }
       return Replies.array(values);
     });
@@ -168,15 +168,15 @@ final class ViewCommands {
         .thenApply(read -> read.rows().get(0));
   }
 
-  /** Start reading one row as JSON: null when absent. */
-  private CompletionStage<String> json(Session session, String key) {
+  /** Start reading one row as JSON (UTF-8): null when absent. */
+  private CompletionStage<byte[]> json(Session session, String key) {
     Optional<RowAddress> address = RowAddress.parse(session.tenant(), key);
     if (address.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
     return reader.rowsWithSchemaAsync(address.get().view(), List.of(address.get().rowKey())).thenApply(read -> {
       Optional<Map<String, String>> row = read.rows().get(0);
-      return row.isEmpty() ? null : RowJson.render(row.get(), read.schema().orElse(null));
+      return row.isEmpty() ? null : RowJson.renderUtf8(row.get(), read.schema().orElse(null));
     });
   }
 }

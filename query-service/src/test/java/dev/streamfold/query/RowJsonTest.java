@@ -89,4 +89,23 @@ class RowJsonTest {
     assertThat(RowJson.baseType("DOUBLE PRECISION")).isEqualTo("DOUBLE");
     assertThat(RowJson.baseType("TIMESTAMP_LTZ(3)")).isEqualTo("TIMESTAMP_LTZ");
   }
+
+  @Test
+  void tellsJsonNumbersAsTheGrammarDoes() {
+    java.util.regex.Pattern grammar = java.util.regex.Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+    List<String> texts = List.of("0", "-0", "7", "42", "-42", "01", "-01", "00", "1.5", "-0.25", "1.", ".5", "1.e3",
+        "1e3", "1E+3", "1e-3", "-1.5E-07", "1e", "1e+", "e3", "-", "", "+1", "1 ", " 1", "1_000", "0x1F", "NaN",
+        "Infinity", "1.2.3", "1e3e4", "12345678901234567890", "٣");
+    for (String text : texts) {
+      assertThat(RowJson.isJsonNumber(text)).as(text).isEqualTo(grammar.matcher(text).matches());
+    }
+  }
+
+  @Test
+  void rendersTheSameTextAsUtf8Bytes() {
+    ViewSchema schema = new ViewSchema(columns("k", "STRING", "n", "BIGINT"), List.of("k"));
+    Map<String, String> row = Map.of("k", "Zürich \u2603", "n", "12");
+    assertThat(new String(RowJson.renderUtf8(row, schema), java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo(RowJson.render(row, schema)).isEqualTo("{\"k\":\"Zürich \u2603\",\"n\":12}");
+  }
 }

@@ -6,8 +6,10 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,8 +48,8 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   private final ThreadLocal<StatefulRedisConnection<String, String>> threadReads =
       ThreadLocal.withInitial(this::assignReadConnection);
   private final Map<ViewName, ViewSchema> schemas = new ConcurrentHashMap<>();
-  /** Per-version shapes by "tenant/view#version"; a version's shape never changes once defined. */
-  private final Map<String, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
+  /** Per-version shapes; a version's shape never changes once defined. */
+  private final Map<VersionKey, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
 
   private ViewStore(RedisClient client) {
     this.client = client;
@@ -103,7 +105,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public void defineVersion(ViewName name, int version, ViewSchema schema) {
     redis.hset(RedisKeys.meta(name, version), Map.of(
         "columns", schema.encodeColumns(), "key_columns", String.join(",", schema.keyColumns())));
-    versionSchemas.put(name + "#" + version, schema);
+    versionSchemas.put(new VersionKey(name, version), schema);
   }
 
   /** KEYS[1] the view hash; ARGV[1] the version. Serves it only when newer than the served one. */
@@ -253,7 +255,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   public void dropVersion(ViewName name, int version) {
     unlinkMatching(RedisKeys.versionPrefix(name, version) + "}:*");
-    versionSchemas.remove(name + "#" + version);
+    versionSchemas.remove(new VersionKey(name, version));
   }
 
   private void unlinkMatching(String pattern) {
@@ -302,7 +304,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     // version tags are "{tenant:view:<digits>}": a position-form name "view@..." is another view
     unlinkMatching("sf:{" + name.tenant() + ":" + name.view() + ":[0-9]*");
     schemas.remove(name);
-    versionSchemas.keySet().removeIf(k -> k.startsWith(name + "#"));
+    versionSchemas.keySet().removeIf(k -> k.name().equals(name));
   }
 
   /** One script reads the served version (following a rollback) and the row: atomic for readers. */
@@ -412,31 +414,95 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   @Override
   public CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
-    String[] args = rowsArgs(name, rowKeys);
-    String[] keys = {RedisKeys.view(name)};
-    RedisAsyncCommands<String, String> async = connection.async();
-    CompletionStage<List<Object>> bySha = threadReads.get().async().evalsha(ROWS_SCRIPT_SHA1, io.lettuce.core.ScriptOutputType.MULTI,
-        keys, args);
-    CompletionStage<List<Object>> sent = bySha.<CompletionStage<List<Object>>>handle((replies, error) -> {
+    String key = RedisKeys.view(name);
+    CompletionStage<RowsScriptOutput.Reply> bySha = threadReads.get().async().dispatch(CommandType.EVALSHA,
+        new RowsScriptOutput(rowKeys.size()), scriptArgs(ROWS_SCRIPT_SHA1, key, name, rowKeys));
+    CompletionStage<RowsScriptOutput.Reply> sent = bySha.<CompletionStage<RowsScriptOutput.Reply>>handle((reply, error) -> {
       if (error == null) {
-        return CompletableFuture.completedFuture(replies);
+        return CompletableFuture.completedFuture(reply);
       }
       Throwable cause = unwrap(error);
       if (cause instanceof io.lettuce.core.RedisNoScriptException) {
-        CompletionStage<List<Object>> full = async.eval(ROWS_SCRIPT, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
-        return full;
+        return connection.async().dispatch(CommandType.EVAL, new RowsScriptOutput(rowKeys.size()),
+            scriptArgs(ROWS_SCRIPT, key, name, rowKeys));
       }
-      return CompletableFuture.<List<Object>>failedFuture(cause);
+      return CompletableFuture.<RowsScriptOutput.Reply>failedFuture(cause);
     }).thenCompose(stage -> stage);
-    return sent.thenCompose(replies -> {
-      if (replies.size() < 2) {
+    return sent.thenCompose(reply -> {
+      if (!reply.served()) {
         return viewSchemaAsync(name).thenApply(schema -> emptyRows(rowKeys, schema));
       }
-      ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
-      int version = Integer.parseInt(String.valueOf(replies.get(1)));
-      return schemaAsync(source, version).thenApply(schema -> parseRows(replies, rowKeys, schema));
+      // the name was validated by the caller; a rollback target is a view name the server stored
+      ViewName source = reply.source().equals(name.view()) ? name : new ViewName(name.tenant(), reply.source());
+      int version = Integer.parseInt(reply.version());
+      ViewSchema cached = versionSchemas.get(new VersionKey(source, version));
+      if (cached != null) {
+        return CompletableFuture.completedFuture(rows(reply.rows(), rowKeys.size(), Optional.of(cached)));
+      }
+      return schemaAsync(source, version).thenApply(schema -> rows(reply.rows(), rowKeys.size(), schema));
     });
   }
+
+  /** EVALSHA/EVAL arguments of {@link #ROWS_SCRIPT}: script or SHA-1, 1 key, tenant, view, row keys. */
+  private static CommandArgs<String, String> scriptArgs(String scriptOrSha, String viewKey, ViewName name,
+      List<String> rowKeys) {
+    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(scriptOrSha).add(1).addKey(viewKey)
+        .addValue(name.tenant()).addValue(name.view());
+    for (String rowKey : rowKeys) {
+      args.addValue(rowKey);
+    }
+    return args;
+  }
+
+  /** Rows from flat field/value arrays, in schema order; a missing or empty array is an absent row. */
+  private static Rows rows(List<String[]> flats, int rowKeys, Optional<ViewSchema> schema) {
+    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys);
+    for (int i = 0; i < rowKeys; i++) {
+      String[] flat = i < flats.size() ? flats.get(i) : null;
+      result.add(flat == null || flat.length < 2 ? Optional.empty() : Optional.of(inSchemaOrder(schema, flat)));
+    }
+    return new Rows(schema, result);
+  }
+
+  /**
+   * A row from a flat field/value array: the schema's columns in schema order (the columns the row has), or
+   * the array's order without a schema. Fields of the row that the schema does not name are left out, as
+   * {@link #inSchemaOrder(Optional, Map)} does.
+   */
+  private static Map<String, String> inSchemaOrder(Optional<ViewSchema> schema, String[] flat) {
+    Map<String, String> ordered = new LinkedHashMap<>();
+    if (schema.isEmpty()) {
+      for (int j = 0; j + 1 < flat.length; j += 2) {
+        ordered.put(flat[j], flat[j + 1]);
+      }
+      return ordered;
+    }
+    if (flat.length > 2 * SCAN_COLUMNS_UP_TO) {
+      Map<String, String> hash = new HashMap<>();
+      for (int j = 0; j + 1 < flat.length; j += 2) {
+        hash.put(flat[j], flat[j + 1]);
+      }
+      return inSchemaOrder(schema, hash);
+    }
+    for (String column : schema.get().columns().keySet()) {
+      // a row has few columns: finding each in the array is cheaper than hashing them (last one wins, like a map)
+      for (int j = flat.length - 2; j >= 0; j -= 2) {
+        if (column.equals(flat[j])) {
+          if (flat[j + 1] != null) {
+            ordered.put(column, flat[j + 1]);
+          }
+          break;
+        }
+      }
+    }
+    return ordered;
+  }
+
+  /** Rows with at most this many columns are put in schema order by scanning, wider ones through a hash map. */
+  private static final int SCAN_COLUMNS_UP_TO = 16;
+
+  /** Key of {@link #versionSchemas}: one version of a view. */
+  private record VersionKey(ViewName name, int version) {}
 
   /**
    * Send the reads that this thread queued with {@link #rowsWithSchemaAsync} since the last flush, in one
@@ -492,7 +558,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
 
   /** {@link #schema(ViewName, int)} without blocking: cached, or one asynchronous HMGET. */
   private CompletionStage<Optional<ViewSchema>> schemaAsync(ViewName name, int version) {
-    String cacheKey = name + "#" + version;
+    VersionKey cacheKey = new VersionKey(name, version);
     ViewSchema cached = versionSchemas.get(cacheKey);
     if (cached != null) {
       return CompletableFuture.completedFuture(Optional.of(cached));
@@ -567,7 +633,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @return the shape, or empty when neither exists
    */
   public Optional<ViewSchema> schema(ViewName name, int version) {
-    String cacheKey = name + "#" + version;
+    VersionKey cacheKey = new VersionKey(name, version);
     ViewSchema cached = versionSchemas.get(cacheKey);
     if (cached != null) {
       return Optional.of(cached);

@@ -84,4 +84,40 @@ class ViewStoreAsyncReadIT {
     assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo(new ViewReader.Rows(Optional.empty(),
         List.of(Optional.empty(), Optional.empty())));
   }
+
+  @Test
+  void rowsComeInSchemaOrderFromTheStateARolledBackViewServes() throws Exception {
+    String tenant = Testkit.uniqueName("t");
+    ViewName view = new ViewName(tenant, "wide");
+    ViewName state = new ViewName(tenant, "wide_before");
+    for (ViewName name : List.of(view, state)) {
+      Map<String, String> columns = new LinkedHashMap<>();
+      for (String column : List.of("k", "z", "a", "m", "b")) {
+        columns.put(column, "STRING");
+      }
+      store.define(name, new ViewSchema(columns, List.of("k")));
+      store.serve(name, 1);
+      Map<String, String> row = new LinkedHashMap<>();
+      for (String column : List.of("b", "m", "a", "k")) { // z is NULL; Redis keeps its own field order
+        row.put(column, name.view() + "-" + column);
+      }
+      try (ViewWriter writer = store.writer(name, 1)) {
+        writer.commit(Map.of("x", row), List.of(), new ViewWriter.Progress(ViewPhase.LIVE, 1, List.of("1:1:-1:-1"), 0, ""), 1);
+      }
+    }
+
+    CompletableFuture<ViewReader.Rows> own = store.rowsWithSchemaAsync(view, List.of("x", "y")).toCompletableFuture();
+    store.flushReads();
+    assertThat(own.get(10, TimeUnit.SECONDS).rows().get(0).orElseThrow().entrySet()).containsExactly(
+        Map.entry("k", "wide-k"), Map.entry("a", "wide-a"), Map.entry("m", "wide-m"), Map.entry("b", "wide-b"));
+    assertThat(own.get().rows().get(1)).isEmpty();
+
+    store.rollback(view, state);
+    CompletableFuture<ViewReader.Rows> rolledBack = store.rowsWithSchemaAsync(view, List.of("x")).toCompletableFuture();
+    store.flushReads();
+    ViewReader.Rows read = rolledBack.get(10, TimeUnit.SECONDS);
+    assertThat(read.rows().get(0).orElseThrow().entrySet()).containsExactly(Map.entry("k", "wide_before-k"),
+        Map.entry("a", "wide_before-a"), Map.entry("m", "wide_before-m"), Map.entry("b", "wide_before-b"));
+    assertThat(read).isEqualTo(store.rowsWithSchema(view, List.of("x")));
+  }
 }
