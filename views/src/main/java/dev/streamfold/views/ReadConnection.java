@@ -48,8 +48,19 @@ import java.util.function.BiFunction;
  * applies to. The connection's auto-flush is off (see {@link ViewStore#flushReads()}). Thread-safe.
  */
 final class ReadConnection implements AutoCloseable {
-  /** What a view served when its hash was read at {@code generation}. */
-  record Served(int version, Optional<ViewSchema> schema, long generation) {}
+  /**
+   * What a view served when its hash was read at {@code generation}.
+   *
+   * @param version the served version; 0 when the view serves nothing or is rolled back (read through the script)
+   * @param schema the shape of that version
+   * @param generation the generation at which the view hash was read
+   */
+  record Served(int version, Optional<ViewSchema> schema, long generation) {
+    /** True when a one-row read may be a plain HGETALL of {@code version}'s row. */
+    boolean byRow() {
+      return version > 0;
+    }
+  }
 
   private final StatefulRedisConnection<String, String> connection;
   private final RedisAsyncCommands<String, String> async;
@@ -61,6 +72,8 @@ final class ReadConnection implements AutoCloseable {
   /** Views whose hash is being read, so that a burst of reads starts one. */
   private final Set<ViewName> resolving = ConcurrentHashMap.newKeySet();
   private final RedisConnectionStateListener reconnects;
+  /** Tracked reads of a view hash started by {@link #resolve}. */
+  private final java.util.concurrent.atomic.LongAdder resolves = new java.util.concurrent.atomic.LongAdder();
   private final io.lettuce.core.AbstractRedisClient client;
 
   /**
@@ -145,6 +158,11 @@ final class ReadConnection implements AutoCloseable {
     return known != null && tracking && known.generation() == generation.get() ? known : null;
   }
 
+  /** Tracked reads of a view hash so far (for tests). */
+  long resolves() {
+    return resolves.sum();
+  }
+
   /** The current generation (see the class comment). */
   long generation() {
     return generation.get();
@@ -164,6 +182,7 @@ final class ReadConnection implements AutoCloseable {
     if (!tracking || !resolving.add(view)) {
       return;
     }
+    resolves.increment();
     long at = generation.get();
     CompletionStage<String> caching;
     CompletionStage<List<KeyValue<String, String>>> hash;
@@ -174,7 +193,8 @@ final class ReadConnection implements AutoCloseable {
     caching.thenCombine(hash, (ok, fields) -> fields)
         .thenCompose(fields -> {
           if (!fields.get(0).hasValue() || fields.get(1).hasValue()) {
-            return CompletableFuture.completedFuture(null); // nothing served, or rolled back: the script
+            // nothing served, or rolled back: remembered too (until the hash changes), read through the script
+            return CompletableFuture.completedFuture(new Served(0, Optional.empty(), at));
           }
           int version = Integer.parseInt(fields.get(0).getValue());
           return schemas.apply(view, version).thenApply(schema -> new Served(version, schema, at));

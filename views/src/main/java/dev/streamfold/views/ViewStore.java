@@ -427,7 +427,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       ReadConnection.Served served = reads.served(name);
       if (served == null) {
         reads.resolve(name, RedisKeys.view(name), this::schemaAsync);
-      } else {
+      } else if (served.byRow()) {
         String rowKey = rowKeys.get(0);
         return reads.hgetall(RedisKeys.row(name, served.version(), rowKey)).thenCompose(flat -> {
           if (reads.generation() == served.generation()) {
@@ -556,10 +556,17 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /**
    * How the reads of {@link #rowsWithSchemaAsync} were answered so far (for tests and benchmarks).
    *
-   * @return {one-row reads answered by a plain HGETALL at a remembered version, reads answered by the rows script}
+   * @return {one-row reads answered by a plain HGETALL at a remembered version, reads answered by the rows
+   *     script, tracked reads of a view hash (what a view serves)}
    */
   public long[] readCounts() {
-    return new long[] {rowReads.sum(), scriptReads.sum()};
+    long resolves = 0;
+    synchronized (this) {
+      for (ReadConnection reads : readConnections) {
+        resolves += reads == null ? 0 : reads.resolves();
+      }
+    }
+    return new long[] {rowReads.sum(), scriptReads.sum(), resolves};
   }
 
   /** Give a thread its read connection: the read connections round robin, each opened on first use. */

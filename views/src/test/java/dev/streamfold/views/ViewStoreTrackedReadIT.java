@@ -91,7 +91,13 @@ class ViewStoreTrackedReadIT {
       if (round % 3 == 1) {
         other.rollback(view, state);
         assertThat(value(view)).as("read right after the rollback in round %d", round).isEqualTo("state");
-        assertThat(value(view)).isEqualTo("state");
+        long[] rolledBack = store.readCounts();
+        for (int i = 0; i < 10; i++) {
+          assertThat(value(view)).isEqualTo("state");
+        }
+        long[] after = store.readCounts();
+        assertThat(after[1] - rolledBack[1]).as("reads of a rolled-back view go through the script").isEqualTo(10);
+        assertThat(after[2] - rolledBack[2]).as("a rolled-back view's hash is read once, not per read").isLessThanOrEqualTo(1);
         other.resume(view);
         assertThat(value(view)).as("read right after resuming in round %d", round).isEqualTo("v" + version);
         assertThat(value(view)).isEqualTo("v" + version);
