@@ -66,6 +66,9 @@ public final class RespServer implements AutoCloseable {
   private final Resp3Encoder resp3Encoder = new Resp3Encoder();
   private EventLoopGroup bossGroup;
   private EventLoopGroup workerGroup;
+  private final ViewReader reader;
+  /** The reader's connections on {@link #workerGroup} ({@link ViewReader#readOnEventLoops}); null when stopped. */
+  private AutoCloseable readsOnLoops;
   private EventExecutorGroup commandGroup;
   private ChannelGroup channels;
   private Channel serverChannel;
@@ -123,7 +126,7 @@ public final class RespServer implements AutoCloseable {
 
   RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents, Clock clock,
       RespAuthenticator authenticator) {
-    Objects.requireNonNull(reader, "reader");
+    this.reader = Objects.requireNonNull(reader, "reader");
     this.options = Objects.requireNonNull(options, "options");
     this.state = new ServerState(clock, options.defaultTenant(), authenticator);
     this.dispatcher = new CommandDispatcher(reader, state, Objects.requireNonNull(sourceEvents, "sourceEvents"), clock);
@@ -157,6 +160,14 @@ public final class RespServer implements AutoCloseable {
     started = true;
     bossGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("resp-accept"));
     workerGroup = new NioEventLoopGroup(options.workerThreads(), new DefaultThreadFactory("resp-io"));
+    // a row read is then sent, answered and completed on the loop of the client connection that asked for it
+    try {
+      readsOnLoops = reader.readOnEventLoops(workerGroup);
+    } catch (RuntimeException e) {
+      // reads then go through the reader's own connections (one more thread hand-over per read)
+      org.slf4j.LoggerFactory.getLogger(RespServer.class).warn(
+          "row reads stay on the view reader's own connections: {}", e.toString());
+    }
     commandGroup = new UnorderedThreadPoolEventExecutor(options.commandThreads(),
         new DefaultThreadFactory("resp-command"));
     channels = new DefaultChannelGroup("resp-clients", GlobalEventExecutor.INSTANCE);
@@ -221,6 +232,14 @@ public final class RespServer implements AutoCloseable {
   }
 
   private void shutdown() {
+    if (readsOnLoops != null) {
+      try {
+        readsOnLoops.close();
+      } catch (Exception e) {
+        // closing Redis connections: nothing a caller could do about it
+      }
+      readsOnLoops = null;
+    }
     // Commands first: their last tasks (replies, channelInactive) still need the I/O event loops.
     for (EventExecutorGroup group : new EventExecutorGroup[] {commandGroup, workerGroup, bossGroup}) {
       if (group != null) {

@@ -87,6 +87,19 @@ public interface ViewReader {
   default void flushReads() {}
 
   /**
+   * Move the connections of {@link #rowsWithSchemaAsync} onto the caller's Netty event loops, one per loop, so
+   * that a read started on a loop is sent, answered and completed on that same thread (no hand-over between
+   * threads). The default does nothing.
+   *
+   * @param loops the event loops that will start reads (e.g. a RESP server's I/O loops); the caller owns them
+   *     and must close the returned handle before shutting them down
+   * @return a handle that closes those connections (reads then use the reader's own connections again)
+   */
+  default AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
+    return () -> {};
+  }
+
+  /**
    * Read the shape of a view.
    *
    * @param name the view

@@ -32,6 +32,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
   private final RedisClient client;
+  private final RedisURI uri;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
   /**
@@ -53,8 +54,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Per-version shapes; a version's shape never changes once defined. */
   private final Map<VersionKey, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
 
-  private ViewStore(RedisClient client) {
+  private ViewStore(RedisClient client, RedisURI uri) {
     this.client = client;
+    this.uri = uri;
     this.connection = client.connect();
     this.redis = connection.sync();
   }
@@ -69,7 +71,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public static ViewStore connect(String redisUri) {
     RedisURI uri = RedisURI.create(redisUri);
     uri.setTimeout(DEFAULT_COMMAND_TIMEOUT);
-    return new ViewStore(RedisClient.create(uri));
+    return new ViewStore(RedisClient.create(uri), uri);
   }
 
   /**
@@ -569,8 +571,106 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return new long[] {rowReads.sum(), scriptReads.sum(), resolves};
   }
 
-  /** Give a thread its read connection: the read connections round robin, each opened on first use. */
+  /** Read connections whose channel is on an event loop given to {@link #readOnEventLoops}, by that loop's thread. */
+  private final Map<Thread, ReadConnection> loopReads = new ConcurrentHashMap<>();
+
+  /**
+   * Open one read connection on each of {@code loops} (a second lettuce client whose I/O threads are those
+   * loops): a read started on a loop thread then goes out, comes back, is decoded and completes on that one
+   * thread. Lettuce registers each new connection on the group's next loop; a connection's loop is found from
+   * the thread that completes a PING on it, and connections are opened until every loop has one (at most four
+   * per loop). Call it before the loops start reads, from a thread that is not one of them (it waits for
+   * Redis). A loop left without a connection, or a thread that is not a loop, uses the store's own read
+   * connections.
+   *
+   * @param loops Netty NIO event loops (a {@code NioEventLoopGroup}); the caller owns them
+   * @return a handle that closes these connections and the second client; close it before shutting the loops down
+   * @throws IllegalArgumentException if {@code loops} is not a {@code NioEventLoopGroup}
+   * @throws io.lettuce.core.RedisException if Redis cannot be reached
+   */
+  @Override
+  public AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
+    if (!(loops instanceof io.netty.channel.nio.NioEventLoopGroup)) {
+      throw new IllegalArgumentException("read connections can share only a NioEventLoopGroup, not " + loops.getClass());
+    }
+    int count = 0;
+    for (io.netty.util.concurrent.EventExecutor ignored : loops) {
+      count++;
+    }
+    io.lettuce.core.resource.ClientResources resources = io.lettuce.core.resource.ClientResources.builder()
+        .eventLoopGroupProvider(new SharedEventLoops(loops, count)).build();
+    RedisClient loopClient = RedisClient.create(resources, uri);
+    loopClient.setOptions(client.getOptions());
+    Map<Thread, ReadConnection> opened = new HashMap<>();
+    try {
+      for (int attempt = 0; attempt < 4 * count && opened.size() < count; attempt++) {
+        StatefulRedisConnection<String, String> connection = loopClient.connect();
+        CompletableFuture<Thread> loop = new CompletableFuture<>();
+        connection.async().ping().whenComplete((pong, error) -> loop.complete(Thread.currentThread()));
+        Thread thread = loop.get(DEFAULT_COMMAND_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        if (thread == Thread.currentThread() || opened.containsKey(thread)) {
+          connection.close();
+        } else {
+          opened.put(thread, new ReadConnection(loopClient, connection));
+        }
+      }
+    } catch (Exception e) {
+      opened.values().forEach(ReadConnection::close);
+      loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      resources.shutdown();
+      if (e instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new io.lettuce.core.RedisException("could not open read connections on the event loops", e);
+    }
+    loopReads.putAll(opened);
+    return () -> {
+      opened.keySet().forEach(loopReads::remove);
+      opened.values().forEach(ReadConnection::close);
+      loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      resources.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+    };
+  }
+
+  /** Hands lettuce event loops it does not own: never shuts them down (their owner does). */
+  private record SharedEventLoops(io.netty.channel.EventLoopGroup loops, int size)
+      implements io.lettuce.core.resource.EventLoopGroupProvider {
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T extends io.netty.channel.EventLoopGroup> T allocate(Class<T> type) {
+      if (!type.isInstance(loops)) {
+        throw new IllegalArgumentException("lettuce asked for " + type + "; the shared loops are " + loops.getClass());
+      }
+      return (T) loops;
+    }
+
+    @Override
+    public int threadPoolSize() {
+      return size;
+    }
+
+    @Override
+    public io.netty.util.concurrent.Future<Boolean> release(io.netty.util.concurrent.EventExecutorGroup group,
+        long quietPeriod, long timeout, java.util.concurrent.TimeUnit unit) {
+      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+    }
+
+    @Override
+    public io.netty.util.concurrent.Future<Boolean> shutdown(long quietPeriod, long timeout,
+        java.util.concurrent.TimeUnit unit) {
+      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+    }
+  }
+
+  /**
+   * Give a thread its read connection: the one on its event loop (see {@link #readOnEventLoops}), else the
+   * store's read connections round robin, each opened on first use.
+   */
   private synchronized ReadConnection assignReadConnection() {
+    ReadConnection onLoop = loopReads.get(Thread.currentThread());
+    if (onLoop != null) {
+      return onLoop;
+    }
     int i = nextReadConnection;
     nextReadConnection = (i + 1) % READ_CONNECTIONS;
     if (readConnections[i] == null) {

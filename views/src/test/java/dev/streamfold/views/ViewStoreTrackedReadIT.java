@@ -154,4 +154,39 @@ class ViewStoreTrackedReadIT {
     }
     assertThat(rowReads()).as("tracking is on again after the reconnect").isGreaterThan(reconnected);
   }
+  @Test
+  void readsStartedOnAnEventLoopCompleteOnThatLoop() throws Exception {
+    ViewName view = new ViewName(Testkit.uniqueName("t"), "counts");
+    other.define(view, SCHEMA);
+    other.defineVersion(view, 1, SCHEMA);
+    write(view, 1, "v1");
+    other.serve(view, 1);
+    io.netty.channel.nio.NioEventLoopGroup loops = new io.netty.channel.nio.NioEventLoopGroup(2);
+    try (AutoCloseable attached = store.readOnEventLoops(loops)) {
+      for (io.netty.util.concurrent.EventExecutor loop : loops) {
+        for (int i = 0; i < 5; i++) { // the first reads go through the script, the later ones by row
+          java.util.concurrent.CompletableFuture<Thread[]> threads = new java.util.concurrent.CompletableFuture<>();
+          loop.execute(() -> {
+            Thread starter = Thread.currentThread();
+            store.rowsWithSchemaAsync(view, List.of("x")).whenComplete((rows, error) -> {
+              if (error != null) {
+                threads.completeExceptionally(error);
+              } else if (!"v1".equals(rows.rows().get(0).map(row -> row.get("n")).orElse(null))) {
+                threads.completeExceptionally(new AssertionError("read " + rows));
+              } else {
+                threads.complete(new Thread[] {starter, Thread.currentThread()});
+              }
+            });
+            store.flushReads();
+          });
+          Thread[] startedAndCompleted = threads.get(10, TimeUnit.SECONDS);
+          if (i >= 2) { // the first read of a view also fetches its shape, on the store's own connection
+            assertThat(startedAndCompleted[1]).as("the thread that completed read %d", i).isSameAs(startedAndCompleted[0]);
+          }
+        }
+      }
+    } finally {
+      loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+  }
 }
