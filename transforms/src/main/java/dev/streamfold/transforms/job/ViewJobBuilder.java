@@ -29,6 +29,7 @@ import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
 
 /**
@@ -291,8 +292,7 @@ public final class ViewJobBuilder {
     // source position (Flink's own restart would resume the Pulsar source after a whole batched entry).
     conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
-        .setDeserializationSchema(new LedgerEventDeserializer())
+    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
         .setStartCursor(PositionCursors.start(resumeFrom))
         .setSubscriptionName(subscription(definition));
     return assemble(conf, definition, streamColumns, List.of(topic), sourceParallelism(partitions, parallelism), serviceUrl, adminUrl, parallelism, source, null,
@@ -341,8 +341,7 @@ public final class ViewJobBuilder {
     conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : PositionCursors.start(List.of(bound.startId()));
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
-        .setDeserializationSchema(new LedgerEventDeserializer())
+    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
         .setStartCursor(start)
         .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
         .setSubscriptionName(subscription);
@@ -404,7 +403,9 @@ public final class ViewJobBuilder {
     // Pass records between chained operators without copies (every operator of this job builds new
     // objects for what it keeps).
     env.getConfig().enableObjectReuse();
+    // SQL jobs read the payload only through PayloadParser.toRowData, which scans its bytes.
     PulsarSource<SourceEvent> source = fetchPromptly(sourceBuilder)
+        .setDeserializationSchema(new LedgerEventDeserializer(!definition.isFold()))
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
         .setTopics(topics)
@@ -430,12 +431,13 @@ public final class ViewJobBuilder {
       result = FoldStage.changelog(events, definition, parallelism);
       progress = events.getSideOutput(PositionTracker.PROGRESS);
     } else {
-      // Parse only the columns the SQL reads.
+      // Parse only the columns the SQL reads, straight into Flink's internal rows (no Row -> RowData
+      // conversion in front of the SQL; the source left the payloads as bytes for the parser's scan).
       PayloadParser parser = new PayloadParser(streamColumns, List.of(definition.sql()));
       boolean eventTime = usesEventTimeWindows(definition.sql());
-      SingleOutputStreamOperator<Row> rows = read
-          .transform("position", parser.rowType(),
-              new PositionTracker<>(parser, bound, false, eventTime ? watermarkDelayMs : -1))
+      SingleOutputStreamOperator<RowData> rows = read
+          .transform("position", parser.rowDataType(),
+              new PositionTracker<>(parser.rowDataConverter(), bound, false, eventTime ? watermarkDelayMs : -1))
           .setParallelism(1)
           .uid("position");
       tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
