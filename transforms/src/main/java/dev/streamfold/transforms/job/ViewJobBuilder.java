@@ -275,7 +275,9 @@ public final class ViewJobBuilder {
    * @param parallelism parallelism of the SQL operators
    * @param backfillTargetMessageId latest position at job start (one message ID per partition holding
    *     events, joined by ','), "" when the stream was empty
-   * @param backfillTargetEvents events in the stream at job start
+   * @param backfillTargetEvents events in the stream at job start; when the job's {@link PositionTracker} has
+   *     applied that many it signals {@link BackfillSignals} (the submitter then triggers a checkpoint, so
+   *     the LIVE commit does not wait for the next periodic one)
    * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
    *     text per partition, at or before the checkpoint's); the source starts there, entry included,
@@ -299,7 +301,7 @@ public final class ViewJobBuilder {
         watermarkDelayMs,
         new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
             new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
-        checkpointInterval);
+        checkpointInterval, backfillTargetEvents);
   }
 
   /**
@@ -352,7 +354,7 @@ public final class ViewJobBuilder {
     return assemble(conf, definition, streamColumns, topics, sourceParallelism(Math.min(partitions, topics.size()),
         parallelism), serviceUrl, adminUrl, parallelism, source, bound,
         watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThroughText,
-            targetEvents, true), checkpointInterval);
+            targetEvents, true), checkpointInterval, -1);
   }
 
   /**
@@ -391,7 +393,7 @@ public final class ViewJobBuilder {
 
   private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
       List<String> topics, int sourceParallelism, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
-      ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval) {
+      ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval, long signalAtEvents) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
@@ -425,7 +427,7 @@ public final class ViewJobBuilder {
       env.getConfig().disableGenericTypes(); // states were checked for Kryo at creation; never fall back
       SingleOutputStreamOperator<SourceEvent> events = read
           .transform("position", TypeInformation.of(SourceEvent.class),
-              new PositionTracker<>(EventConverter.EVENTS, bound, false, -1))
+              new PositionTracker<>(EventConverter.EVENTS, bound, false, -1).signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
       result = FoldStage.changelog(events, definition, parallelism);
@@ -437,7 +439,8 @@ public final class ViewJobBuilder {
       boolean eventTime = usesEventTimeWindows(definition.sql());
       SingleOutputStreamOperator<RowData> rows = read
           .transform("position", parser.rowDataType(),
-              new PositionTracker<>(parser.rowDataConverter(), bound, false, eventTime ? watermarkDelayMs : -1))
+              new PositionTracker<>(parser.rowDataConverter(), bound, false, eventTime ? watermarkDelayMs : -1)
+                  .signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
       tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
