@@ -42,6 +42,17 @@ import java.util.function.BiFunction;
  * through the script. Any invalidation on the connection (of any view) and every disconnect start a new
  * generation: conservative, and changes of a view hash are rare (a serve, a rollback, a schema change).
  *
+ * <p>Rows of remembered versions are also kept in a bounded cache ({@link #rows}), filled by row reads sent
+ * with {@code CLIENT CACHING YES}, so Redis tracks each cached row key too and writes an {@code invalidate}
+ * push naming it, in the same reply stream, when a commit (or anything else) changes or deletes it; the push
+ * listener drops those keys from the cache without starting a new generation (only pushes naming other keys,
+ * i.e. view hashes, and pushes naming no key, i.e. FLUSHALL or a full tracking table, do; the latter also
+ * empty the cache). A cached row is answered only after a {@link #barrier} sent after the read arrived has
+ * come back: every push that Redis wrote before executing it, i.e. for every change that completed before the
+ * read arrived, has then been applied, so a cached answer is exactly what an {@code HGETALL} sent at that
+ * moment returns. One barrier ({@code PING}) serves all reads of a connection between two flushes, so a
+ * burst of reads costs Redis one {@code PING} instead of one {@code HGETALL} each.
+ *
  * <p>Views rolled back to a virtual state, views that serve nothing yet, and reads of several rows (which
  * must come from one commit) keep using the script. Every command on this connection is queued through
  * this class under its lock, so nothing can slip between {@code CLIENT CACHING YES} and the read it
@@ -75,6 +86,16 @@ final class ReadConnection implements AutoCloseable {
   /** Tracked reads of a view hash started by {@link #resolve}. */
   private final java.util.concurrent.atomic.LongAdder resolves = new java.util.concurrent.atomic.LongAdder();
   private final io.lettuce.core.AbstractRedisClient client;
+  /**
+   * Cached rows of remembered versions: row key ({@link RedisKeys#row}) to its flat field/value array as
+   * {@code HGETALL} returned it (empty when the row was absent); null when caching is off. See the class
+   * comment for why an entry is exact.
+   */
+  private final com.github.benmanes.caffeine.cache.Cache<String, String[]> rows;
+  /** The {@code PING} queued since the last flush that cached reads wait for, or null (guarded by this). */
+  private CompletableFuture<Void> barrier;
+  /** Rows answered from {@link #rows}. */
+  private final java.util.concurrent.atomic.LongAdder cacheHits = new java.util.concurrent.atomic.LongAdder();
 
   /**
    * Wrap a fresh connection: turn tracking on (waits for Redis, at most the command timeout), then turn
@@ -83,14 +104,26 @@ final class ReadConnection implements AutoCloseable {
    *
    * @param client the client that opened {@code connection} (for its reconnect events)
    * @param connection a new connection of that client, auto-flush on
+   * @param rowCacheBytes most bytes of rows to cache (estimated: 2 bytes per char plus 64 per row and 16 per
+   *     text); 0 turns the row cache off
+   * @throws IllegalArgumentException if {@code rowCacheBytes} is negative
    */
-  ReadConnection(io.lettuce.core.AbstractRedisClient client, StatefulRedisConnection<String, String> connection) {
+  ReadConnection(io.lettuce.core.AbstractRedisClient client, StatefulRedisConnection<String, String> connection,
+      long rowCacheBytes) {
+    if (rowCacheBytes < 0) {
+      throw new IllegalArgumentException("row cache size must be at least 0 bytes, got " + rowCacheBytes);
+    }
     this.client = client;
     this.connection = connection;
     this.async = connection.async();
+    this.rows = rowCacheBytes == 0 ? null : com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+        .maximumWeight(rowCacheBytes)
+        .<String, String[]>weigher((key, flat) -> weight(key, flat))
+        .executor(Runnable::run) // evict on the calling thread, no ForkJoinPool task per write
+        .build();
     connection.addListener(message -> {
       if ("invalidate".equals(message.getType())) {
-        generation.incrementAndGet();
+        invalidated(message.getContent(StringCodec.UTF8::decodeKey));
       }
     });
     this.reconnects = new RedisConnectionStateListener() {
@@ -99,6 +132,9 @@ final class ReadConnection implements AutoCloseable {
         if (handler == connection) {
           tracking = false;
           generation.incrementAndGet();
+          if (rows != null) {
+            rows.invalidateAll(); // Redis forgets what this connection tracked
+          }
         }
       }
 
@@ -148,6 +184,44 @@ final class ReadConnection implements AutoCloseable {
   }
 
   /**
+   * Apply an {@code invalidate} push: {@code [invalidate, keys]}, keys null when Redis dropped everything
+   * this connection tracked (FLUSHALL, FLUSHDB, a full tracking table).
+   */
+  private void invalidated(List<Object> content) {
+    Object keys = content.size() > 1 ? content.get(1) : null;
+    if (!(keys instanceof List<?> list)) {
+      generation.incrementAndGet();
+      if (rows != null) {
+        rows.invalidateAll();
+      }
+      return;
+    }
+    boolean other = false;
+    for (Object key : list) {
+      String text = String.valueOf(key);
+      if (RedisKeys.isRow(text)) {
+        if (rows != null) {
+          rows.invalidate(text);
+        }
+      } else {
+        other = true; // a view hash: what a view serves may have changed
+      }
+    }
+    if (other) {
+      generation.incrementAndGet();
+    }
+  }
+
+  /** Estimated heap bytes of a cached row. */
+  private static int weight(String key, String[] flat) {
+    long bytes = 64 + 16 + 2L * key.length();
+    for (String text : flat) {
+      bytes += 16 + (text == null ? 0 : 2L * text.length());
+    }
+    return (int) Math.min(Integer.MAX_VALUE, bytes);
+  }
+
+  /**
    * What {@code view} serves, if this connection knows it at the current generation.
    *
    * @param view the view
@@ -156,6 +230,11 @@ final class ReadConnection implements AutoCloseable {
   Served served(ViewName view) {
     Served known = served.get(view);
     return known != null && tracking && known.generation() == generation.get() ? known : null;
+  }
+
+  /** Rows answered from the row cache so far (for tests and benchmarks). */
+  long cacheHits() {
+    return cacheHits.sum();
   }
 
   /** Tracked reads of a view hash so far (for tests). */
@@ -210,15 +289,78 @@ final class ReadConnection implements AutoCloseable {
   }
 
   /**
-   * Queue {@code HGETALL key}: the row's fields and values, flat, in Redis's order (empty when absent).
+   * Queue a read of one row of a remembered version: answered from the row cache after the next {@link
+   * #barrier} when the row is cached, else by {@code HGETALL} (with {@code CLIENT CACHING YES}, and the
+   * reply cached when no view hash changed meanwhile, on the I/O thread before any later push is applied).
    *
-   * @param key a row key ({@link RedisKeys#row})
-   * @return the flat field/value array
+   * @param key a row key ({@link RedisKeys#row}) of {@code served}'s version
+   * @param served what the view served when the read was started
+   * @return the row's flat field/value array in Redis's order (empty when absent), or null when a view hash
+   *     changed or the connection dropped before the row was read (the caller reads it through the script)
    */
-  CompletionStage<String[]> hgetall(String key) {
-    synchronized (this) {
-      return async.dispatch(CommandType.HGETALL, new FlatOutput(), new CommandArgs<>(StringCodec.UTF8).addKey(key));
+  CompletionStage<String[]> row(String key, Served served) {
+    if (rows != null && rows.getIfPresent(key) != null) {
+      return barrier().thenCompose(ignored -> {
+        if (generation.get() != served.generation()) {
+          return CompletableFuture.completedFuture(null);
+        }
+        String[] cached = rows.getIfPresent(key);
+        if (cached != null) {
+          cacheHits.increment();
+          return CompletableFuture.completedFuture(cached);
+        }
+        CompletionStage<String[]> read = hgetall(key, served); // changed since: read it (on the I/O thread)
+        flush();
+        return read;
+      });
     }
+    return hgetall(key, served);
+  }
+
+  private CompletionStage<String[]> hgetall(String key, Served served) {
+    CompletableFuture<String[]> result = new CompletableFuture<>();
+    synchronized (this) {
+      // The callback is attached under the lock that flush() takes, so before the reply can arrive: it runs on
+      // the I/O thread as the reply is decoded, before any push behind the reply is applied.
+      if (rows != null) {
+        async.clientCaching(true);
+      }
+      async.dispatch(CommandType.HGETALL, new FlatOutput(), new CommandArgs<>(StringCodec.UTF8).addKey(key))
+          .whenComplete((flat, error) -> {
+            if (error != null) {
+              result.completeExceptionally(error);
+            } else if (generation.get() != served.generation()) {
+              result.complete(null);
+            } else {
+              if (rows != null && tracking) {
+                rows.put(key, flat);
+              }
+              result.complete(flat);
+            }
+          });
+    }
+    return result;
+  }
+
+  /**
+   * A {@code PING} queued after every command queued so far: when it completes, every push Redis wrote
+   * before executing it has been applied (one reply stream, decoded in order). Shared by all callers until
+   * the next {@link #flush}.
+   */
+  private synchronized CompletableFuture<Void> barrier() {
+    if (barrier == null) {
+      CompletableFuture<Void> next = new CompletableFuture<>();
+      async.dispatch(CommandType.PING, new io.lettuce.core.output.StatusOutput<>(StringCodec.UTF8),
+          new CommandArgs<>(StringCodec.UTF8)).whenComplete((pong, error) -> {
+            if (error != null) {
+              next.completeExceptionally(error);
+            } else {
+              next.complete(null);
+            }
+          });
+      barrier = next;
+    }
+    return barrier;
   }
 
   /**
@@ -236,9 +378,12 @@ final class ReadConnection implements AutoCloseable {
     }
   }
 
-  /** Send the queued commands in one write. */
+  /** Send the queued commands in one write; reads started after this wait for a new barrier. */
   void flush() {
-    connection.flushCommands();
+    synchronized (this) {
+      barrier = null;
+      connection.flushCommands();
+    }
   }
 
   @Override

@@ -42,6 +42,11 @@ final class RedisKeys {
     return versionPrefix(name, version) + ROW_INFIX + rowKey;
   }
 
+  /** True when {@code redisKey} is a row key ({@link #row}) of any view version. */
+  static boolean isRow(String redisKey) {
+    return redisKey.startsWith("sf:{") && redisKey.contains(ROW_INFIX);
+  }
+
   /** Glob matching every row key of every view version of a tenant. */
   static String allRowsPattern(String tenant) {
     return "sf:{" + tenant + ":*" + ROW_INFIX + "*";

@@ -54,9 +54,12 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Per-version shapes; a version's shape never changes once defined. */
   private final Map<VersionKey, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
 
-  private ViewStore(RedisClient client, RedisURI uri) {
+  private final long rowCacheBytes;
+
+  private ViewStore(RedisClient client, RedisURI uri, long rowCacheBytes) {
     this.client = client;
     this.uri = uri;
+    this.rowCacheBytes = rowCacheBytes;
     this.connection = client.connect();
     this.redis = connection.sync();
   }
@@ -69,10 +72,32 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
    */
   public static ViewStore connect(String redisUri) {
+    return connect(redisUri, DEFAULT_ROW_CACHE_BYTES);
+  }
+
+  /**
+   * Connect to Redis with a row cache of the given size on each read connection (see {@link ReadConnection}:
+   * a cached row is answered after a shared {@code PING}, exactly as a fresh {@code HGETALL} would be).
+   *
+   * @param redisUri e.g. {@code redis://127.0.0.1:6379}
+   * @param rowCacheBytes most bytes of rows cached per read connection (estimated heap bytes; there are at
+   *     most {@link #READ_CONNECTIONS} plus one per event loop given to {@link #readOnEventLoops}); 0 turns
+   *     the cache off
+   * @return the store
+   * @throws IllegalArgumentException if {@code rowCacheBytes} is negative
+   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   */
+  public static ViewStore connect(String redisUri, long rowCacheBytes) {
+    if (rowCacheBytes < 0) {
+      throw new IllegalArgumentException("row cache size must be at least 0 bytes, got " + rowCacheBytes);
+    }
     RedisURI uri = RedisURI.create(redisUri);
     uri.setTimeout(DEFAULT_COMMAND_TIMEOUT);
-    return new ViewStore(RedisClient.create(uri), uri);
+    return new ViewStore(RedisClient.create(uri), uri, rowCacheBytes);
   }
+
+  /** Row cache of each read connection by default, estimated heap bytes (16 MiB). Ours. */
+  public static final long DEFAULT_ROW_CACHE_BYTES = 16L * 1024 * 1024;
 
   /**
    * Open a writer for one version of a view, on its own connection.
@@ -431,8 +456,8 @@ public final class ViewStore implements ViewReader, AutoCloseable {
         reads.resolve(name, RedisKeys.view(name), this::schemaAsync);
       } else if (served.byRow()) {
         String rowKey = rowKeys.get(0);
-        return reads.hgetall(RedisKeys.row(name, served.version(), rowKey)).thenCompose(flat -> {
-          if (reads.generation() == served.generation()) {
+        return reads.row(RedisKeys.row(name, served.version(), rowKey), served).thenCompose(flat -> {
+          if (flat != null) {
             rowReads.increment();
             return CompletableFuture.completedFuture(rows(List.<String[]>of(flat), 1, served.schema()));
           }
@@ -558,17 +583,26 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /**
    * How the reads of {@link #rowsWithSchemaAsync} were answered so far (for tests and benchmarks).
    *
-   * @return {one-row reads answered by a plain HGETALL at a remembered version, reads answered by the rows
-   *     script, tracked reads of a view hash (what a view serves)}
+   * @return {one-row reads answered at a remembered version (by a plain HGETALL or from the row cache), reads
+   *     answered by the rows script, tracked reads of a view hash (what a view serves), one-row reads answered
+   *     from the row cache}
    */
   public long[] readCounts() {
     long resolves = 0;
+    long cacheHits = 0;
+    List<ReadConnection> all = new ArrayList<>(loopReads.values());
     synchronized (this) {
       for (ReadConnection reads : readConnections) {
-        resolves += reads == null ? 0 : reads.resolves();
+        if (reads != null) {
+          all.add(reads);
+        }
       }
     }
-    return new long[] {rowReads.sum(), scriptReads.sum(), resolves};
+    for (ReadConnection reads : all) {
+      resolves += reads.resolves();
+      cacheHits += reads.cacheHits();
+    }
+    return new long[] {rowReads.sum(), scriptReads.sum(), resolves, cacheHits};
   }
 
   /** Read connections whose channel is on an event loop given to {@link #readOnEventLoops}, by that loop's thread. */
@@ -611,7 +645,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
         if (thread == Thread.currentThread() || opened.containsKey(thread)) {
           connection.close();
         } else {
-          opened.put(thread, new ReadConnection(loopClient, connection));
+          opened.put(thread, new ReadConnection(loopClient, connection, rowCacheBytes));
         }
       }
     } catch (Exception e) {
@@ -674,7 +708,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     int i = nextReadConnection;
     nextReadConnection = (i + 1) % READ_CONNECTIONS;
     if (readConnections[i] == null) {
-      readConnections[i] = new ReadConnection(client, client.connect());
+      readConnections[i] = new ReadConnection(client, client.connect(), rowCacheBytes);
     }
     return readConnections[i];
   }

@@ -102,12 +102,62 @@ class ViewStoreTrackedReadIT {
         assertThat(value(view)).as("read right after resuming in round %d", round).isEqualTo("v" + version);
         assertThat(value(view)).isEqualTo("v" + version);
       }
-      // a write to the served version is seen by the next read (rows are never cached, only the version)
+      // a write to the served version is seen by the next read (the row cache drops the row before it answers)
       write(view, version, "v" + version + "'");
       assertThat(value(view)).isEqualTo("v" + version + "'");
     }
     assertThat(rowReads() - before).as("one-row reads answered by HGETALL at the remembered version")
         .isGreaterThan(60);
+  }
+
+  private static void delete(ViewName name, int version) {
+    try (ViewWriter writer = other.writer(name, version)) {
+      assertThat(writer.commit(Map.of(), List.of("x"),
+          new ViewWriter.Progress(ViewPhase.LIVE, ++eventsApplied, List.of("1:1:-1:-1"), 0, ""), 1)).isTrue();
+    }
+  }
+
+  @Test
+  void cachedRowsAreAnsweredOnlyUntilAnotherClientChangesThem() throws Exception {
+    ViewName view = new ViewName(Testkit.uniqueName("t"), "counts");
+    other.define(view, SCHEMA);
+    other.defineVersion(view, 1, SCHEMA);
+    write(view, 1, "v0");
+    other.serve(view, 1);
+    for (int i = 0; i < 5; i++) {
+      assertThat(value(view)).isEqualTo("v0");
+    }
+    long hitsBefore = store.readCounts()[3];
+    for (int round = 1; round <= 200; round++) {
+      if (round % 10 == 0) {
+        delete(view, 1);
+        assertThat(value(view)).as("read right after the row was deleted in round %d", round).isEqualTo("absent");
+        assertThat(value(view)).isEqualTo("absent");
+      }
+      write(view, 1, "v" + round);
+      assertThat(value(view)).as("read right after the commit of round %d", round).isEqualTo("v" + round);
+      assertThat(value(view)).isEqualTo("v" + round);
+      assertThat(value(view)).isEqualTo("v" + round);
+    }
+    assertThat(store.readCounts()[3] - hitsBefore).as("reads answered from the row cache").isGreaterThanOrEqualTo(200);
+  }
+
+  @Test
+  void aStoreWithoutRowCacheReadsEveryRowFromRedis() throws Exception {
+    ViewName view = new ViewName(Testkit.uniqueName("t"), "counts");
+    other.define(view, SCHEMA);
+    other.defineVersion(view, 1, SCHEMA);
+    write(view, 1, "v1");
+    other.serve(view, 1);
+    try (ViewStore uncached = ViewStore.connect(Testkit.redis().uri(), 0)) {
+      for (int i = 0; i < 10; i++) {
+        var read = uncached.rowsWithSchemaAsync(view, List.of("x")).toCompletableFuture();
+        uncached.flushReads();
+        assertThat(read.get(10, TimeUnit.SECONDS).rows().get(0)).hasValue(Map.of("k", "x", "n", "v1"));
+      }
+      assertThat(uncached.readCounts()[0]).as("reads by row").isGreaterThan(5);
+      assertThat(uncached.readCounts()[3]).as("reads from the row cache").isZero();
+    }
   }
 
   @Test
