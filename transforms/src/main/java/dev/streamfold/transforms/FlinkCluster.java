@@ -29,6 +29,12 @@ interface FlinkCluster extends AutoCloseable {
   /** The job's current status. */
   CompletableFuture<JobStatus> getJobStatus(JobID id);
 
+  /**
+   * Trigger a checkpoint of a running job now (besides the periodic ones); completes when it is done.
+   * Fails, e.g., when the job is not running any more or a checkpoint was declined.
+   */
+  CompletableFuture<?> triggerCheckpoint(JobID id);
+
   /** What the cluster is, for logs and errors. */
   String describe();
 
@@ -56,6 +62,11 @@ interface FlinkCluster extends AutoCloseable {
       @Override
       public CompletableFuture<JobStatus> getJobStatus(JobID id) {
         return cluster.getJobStatus(id);
+      }
+
+      @Override
+      public CompletableFuture<?> triggerCheckpoint(JobID id) {
+        return cluster.triggerCheckpoint(id);
       }
 
       @Override
@@ -110,6 +121,11 @@ interface FlinkCluster extends AutoCloseable {
       @Override
       public CompletableFuture<JobStatus> getJobStatus(JobID id) {
         return client.getJobStatus(id);
+      }
+
+      @Override
+      public CompletableFuture<?> triggerCheckpoint(JobID id) {
+        return client.triggerCheckpoint(id, org.apache.flink.core.execution.CheckpointType.DEFAULT);
       }
 
       @Override

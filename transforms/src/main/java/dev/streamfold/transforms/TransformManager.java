@@ -6,6 +6,7 @@ import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.transforms.job.BackfillSignals;
 import dev.streamfold.transforms.job.PayloadParser;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.training.FeatureSpec;
@@ -558,15 +559,30 @@ public final class TransformManager implements AutoCloseable {
         options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
     attachJars(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
+    JobID id = graph.getJobID();
+    // When the job's tracker has applied the backfill target, checkpoint at once: that checkpoint's commit
+    // makes the version LIVE (a hint from the task, in this JVM only; see BackfillSignals).
+    long reachable = targetEvents;
+    BackfillSignals.register(id, () -> {
+      LOG.info("view {} v{} applied its backfill target ({} events): triggering a checkpoint", name,
+          definition.version(), reachable);
+      cluster.triggerCheckpoint(id).whenComplete((done, error) -> {
+        if (error != null) {
+          LOG.info("checkpoint at the backfill target of view {} v{} not taken ({}); the next periodic one"
+              + " commits it", name, definition.version(), error.getMessage());
+        }
+      });
+    });
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
+      BackfillSignals.unregister(id);
       throw new TransformException("cannot submit the job of view " + name + ": " + e.getMessage(), e);
     }
-    JobID id = graph.getJobID();
     jobs.put(key, id);
     failures.remove(key);
     cluster.requestJobResult(id).whenComplete((result, error) -> {
+      BackfillSignals.unregister(id);
       if (!id.equals(jobs.get(key))) {
         return; // cancelled or replaced on purpose
       }

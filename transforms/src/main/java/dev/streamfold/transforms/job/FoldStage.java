@@ -295,7 +295,7 @@ public final class FoldStage {
   }
 
   static Event toEvent(SourceEvent event) {
-    return new Event(event.key, event.type, event.eventTimeMs, event.messageId, event.payload);
+    return new Event(event.key, event.type, event.eventTimeMs, event.messageId, event.payloadText());
   }
 
   /** A Java transformation failed on an event; the job fails with this message as its root cause. */

@@ -56,6 +56,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   private transient ListState<Long> countState;
   private transient StreamRecord<OUT> reuse;
   private transient Map<Integer, MessageIdText> resumeAfter;
+  private long signalAtEvents = -1;
 
   /**
    * Track the position of an unbounded view job.
@@ -112,6 +113,20 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     // Chain to the source (same task, no serialization of each event between two threads); a plain
     // AbstractStreamOperator would start a new chain (HEAD).
     setChainingStrategy(org.apache.flink.streaming.api.operators.ChainingStrategy.ALWAYS);
+  }
+
+  /**
+   * Signal {@link BackfillSignals#reached} for this job when the count of events applied reaches
+   * {@code events} (a view job's backfill target: the events in the stream when its version started), so
+   * that the view's LIVE commit can be checkpointed at once. The count is only the hint's trigger; LIVE
+   * itself is decided from the committed message IDs.
+   *
+   * @param events the count to signal at, 0 or less for never
+   * @return this tracker
+   */
+  public PositionTracker<OUT> signalBackfillTargetAt(long events) {
+    this.signalAtEvents = events > 0 ? events : -1;
+    return this;
   }
 
   @Override
@@ -174,7 +189,9 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
       output.collect(reuse.replace(parser.convert(event, false)));
     }
     lastByPartition.put(partitionOf(event.messageId), event.messageId);
-    eventsApplied++;
+    if (++eventsApplied == signalAtEvents) {
+      BackfillSignals.reached(getContainingTask().getEnvironment().getJobID());
+    }
   }
 
   /**

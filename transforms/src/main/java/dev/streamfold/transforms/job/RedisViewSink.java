@@ -289,6 +289,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
             // older versions once their jobs are stopped.
             store.serve(name, version);
             live = true;
+            LOG.info("view {} v{} is LIVE: committed {} events, position {}", name, version, commit.eventsApplied(),
+                commit.position());
           }
         } catch (RuntimeException e) {
           if (ViewStore.isRedisFailure(e) && request.getNumberOfRetries() < 100) {

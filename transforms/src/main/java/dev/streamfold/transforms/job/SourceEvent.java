@@ -13,8 +13,17 @@ public class SourceEvent {
   public long eventTimeMs;
   /** Pulsar sequence id given by the appender. */
   public long sequenceId;
-  /** Payload JSON object text. */
+  /**
+   * Payload JSON object text; null when the source left the payload as UTF-8 bytes
+   * ({@link #payloadBytes}): read it with {@link #payloadText()}.
+   */
   public String payload;
+  /**
+   * The payload's UTF-8 bytes as read from the ledger, when the source keeps them undecoded (SQL view jobs
+   * and replays, whose {@link PayloadParser} scans the bytes; see {@link LedgerEventDeserializer}); else
+   * null and {@link #payload} holds the text.
+   */
+  public byte[] payloadBytes;
   /** Event type, "" when none. */
   public String type = "";
 
@@ -31,5 +40,18 @@ public class SourceEvent {
   public SourceEvent(String messageId, String key, long eventTimeMs, long sequenceId, String payload, String type) {
     this(messageId, key, eventTimeMs, sequenceId, payload);
     this.type = type == null ? "" : type;
+  }
+
+  /**
+   * The payload text: {@link #payload}, or {@link #payloadBytes} decoded as UTF-8 (malformed bytes become
+   * U+FFFD, as {@code new String(bytes, UTF_8)} does).
+   *
+   * @return the text, "" for neither
+   */
+  public String payloadText() {
+    if (payload != null) {
+      return payload;
+    }
+    return payloadBytes == null ? "" : new String(payloadBytes, java.nio.charset.StandardCharsets.UTF_8);
   }
 }

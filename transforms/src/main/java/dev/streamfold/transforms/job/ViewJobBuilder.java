@@ -29,6 +29,7 @@ import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
 
 /**
@@ -274,7 +275,9 @@ public final class ViewJobBuilder {
    * @param parallelism parallelism of the SQL operators
    * @param backfillTargetMessageId latest position at job start (one message ID per partition holding
    *     events, joined by ','), "" when the stream was empty
-   * @param backfillTargetEvents events in the stream at job start
+   * @param backfillTargetEvents events in the stream at job start; when the job's {@link PositionTracker} has
+   *     applied that many it signals {@link BackfillSignals} (the submitter then triggers a checkpoint, so
+   *     the LIVE commit does not wait for the next periodic one)
    * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
    *     text per partition, at or before the checkpoint's); the source starts there, entry included,
@@ -291,15 +294,14 @@ public final class ViewJobBuilder {
     // source position (Flink's own restart would resume the Pulsar source after a whole batched entry).
     conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
-        .setDeserializationSchema(new LedgerEventDeserializer())
+    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
         .setStartCursor(PositionCursors.start(resumeFrom))
         .setSubscriptionName(subscription(definition));
     return assemble(conf, definition, streamColumns, List.of(topic), sourceParallelism(partitions, parallelism), serviceUrl, adminUrl, parallelism, source, null,
         watermarkDelayMs,
         new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
             new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
-        checkpointInterval);
+        checkpointInterval, backfillTargetEvents);
   }
 
   /**
@@ -341,8 +343,7 @@ public final class ViewJobBuilder {
     conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : PositionCursors.start(List.of(bound.startId()));
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.builder()
-        .setDeserializationSchema(new LedgerEventDeserializer())
+    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
         .setStartCursor(start)
         .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
         .setSubscriptionName(subscription);
@@ -353,7 +354,7 @@ public final class ViewJobBuilder {
     return assemble(conf, definition, streamColumns, topics, sourceParallelism(Math.min(partitions, topics.size()),
         parallelism), serviceUrl, adminUrl, parallelism, source, bound,
         watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThroughText,
-            targetEvents, true), checkpointInterval);
+            targetEvents, true), checkpointInterval, -1);
   }
 
   /**
@@ -392,7 +393,7 @@ public final class ViewJobBuilder {
 
   private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
       List<String> topics, int sourceParallelism, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
-      ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval) {
+      ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval, long signalAtEvents) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
@@ -404,7 +405,9 @@ public final class ViewJobBuilder {
     // Pass records between chained operators without copies (every operator of this job builds new
     // objects for what it keeps).
     env.getConfig().enableObjectReuse();
+    // SQL jobs read the payload only through PayloadParser.toRowData, which scans its bytes.
     PulsarSource<SourceEvent> source = fetchPromptly(sourceBuilder)
+        .setDeserializationSchema(new LedgerEventDeserializer(!definition.isFold()))
         .setServiceUrl(serviceUrl)
         .setAdminUrl(adminUrl)
         .setTopics(topics)
@@ -424,18 +427,20 @@ public final class ViewJobBuilder {
       env.getConfig().disableGenericTypes(); // states were checked for Kryo at creation; never fall back
       SingleOutputStreamOperator<SourceEvent> events = read
           .transform("position", TypeInformation.of(SourceEvent.class),
-              new PositionTracker<>(EventConverter.EVENTS, bound, false, -1))
+              new PositionTracker<>(EventConverter.EVENTS, bound, false, -1).signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
       result = FoldStage.changelog(events, definition, parallelism);
       progress = events.getSideOutput(PositionTracker.PROGRESS);
     } else {
-      // Parse only the columns the SQL reads.
+      // Parse only the columns the SQL reads, straight into Flink's internal rows (no Row -> RowData
+      // conversion in front of the SQL; the source left the payloads as bytes for the parser's scan).
       PayloadParser parser = new PayloadParser(streamColumns, List.of(definition.sql()));
       boolean eventTime = usesEventTimeWindows(definition.sql());
-      SingleOutputStreamOperator<Row> rows = read
-          .transform("position", parser.rowType(),
-              new PositionTracker<>(parser, bound, false, eventTime ? watermarkDelayMs : -1))
+      SingleOutputStreamOperator<RowData> rows = read
+          .transform("position", parser.rowDataType(),
+              new PositionTracker<>(parser.rowDataConverter(), bound, false, eventTime ? watermarkDelayMs : -1)
+                  .signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
       tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,

@@ -89,4 +89,31 @@ class PositionTrackerTest {
       assertThat(rows(fresh)).hasSize(10);
     }
   }
+
+  @Test
+  void signalsTheBackfillTargetOnceWhenItsCountIsApplied() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger signals = new java.util.concurrent.atomic.AtomicInteger();
+    try (OneInputStreamOperatorTestHarness<SourceEvent, Row> tracker = new OneInputStreamOperatorTestHarness<>(
+        new PositionTracker<>(PARSER).signalBackfillTargetAt(4))) {
+      tracker.open();
+      org.apache.flink.api.common.JobID job = tracker.getEnvironment().getJobID();
+      BackfillSignals.register(job, signals::incrementAndGet);
+      try {
+        for (int i = 0; i < 3; i++) {
+          tracker.processElement(new StreamRecord<>(batched(i)));
+        }
+        assertThat(signals).as("before the target").hasValue(0);
+        tracker.processElement(new StreamRecord<>(batched(3)));
+        assertThat(signals).as("at the target").hasValue(1);
+        BackfillSignals.register(job, signals::incrementAndGet); // a listener left (or re-registered) is not run again
+        for (int i = 4; i < 10; i++) {
+          tracker.processElement(new StreamRecord<>(batched(i)));
+        }
+        assertThat(signals).as("past the target").hasValue(1);
+        assertThat(rows(tracker)).hasSize(10);
+      } finally {
+        BackfillSignals.unregister(job);
+      }
+    }
+  }
 }
