@@ -5,6 +5,7 @@ import dev.streamfold.api.v1.AppendResponse;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.tenant.IngestLimiter;
 import io.grpc.Status;
@@ -113,10 +114,23 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
     return ledger.append(stream, Protos.events(request.getEventsList())).thenApply(ids -> response(request, ids));
   }
 
-  private static AppendResponse response(AppendRequest request, List<Appended> appended) {
+  /**
+   * Build the reply to a request: per event its message ID text ({@link MessageIdText#toString()}) and repeat
+   * flag, in event order. Events of one batched entry share {@code ledgerId:entryId:partition:} (up to 1,000 of
+   * them), so that prefix is formatted once per entry rather than once per event.
+   */
+  static AppendResponse response(AppendRequest request, List<Appended> appended) {
     AppendResponse.Builder b = AppendResponse.newBuilder().setRequestSeq(request.getRequestSeq());
+    MessageIdText prefixOf = null;
+    String prefix = null;
     for (Appended a : appended) {
-      b.addMessageIds(a.messageId().toString());
+      MessageIdText id = a.messageId();
+      if (prefixOf == null || id.ledgerId() != prefixOf.ledgerId() || id.entryId() != prefixOf.entryId()
+          || id.partition() != prefixOf.partition()) {
+        prefixOf = id;
+        prefix = id.ledgerId() + ":" + id.entryId() + ":" + id.partition() + ":";
+      }
+      b.addMessageIds(prefix + id.batchIndex());
       b.addRepeat(a.repeat());
     }
     return b.build();

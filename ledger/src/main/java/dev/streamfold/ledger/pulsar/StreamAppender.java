@@ -97,21 +97,32 @@ final class StreamAppender {
     CompletableFuture<MessageIdText>[] repeated = new CompletableFuture[n];
     int lastSent = -1;
     long now = System.currentTimeMillis();
-    for (int i = 0; i < n; i++) {
-      EventEnvelope event = events.get(i);
-      String key = event.idempotencyKey();
-      if (!key.isEmpty()) {
-        CompletableFuture<MessageIdText> earlier = index.lookup(key);
-        if (earlier != null) {
-          repeated[i] = earlier;
-          continue;
+    try {
+      for (int i = 0; i < n; i++) {
+        EventEnvelope event = events.get(i);
+        String key = event.idempotencyKey();
+        if (!key.isEmpty()) {
+          CompletableFuture<MessageIdText> earlier = index.lookup(key);
+          if (earlier != null) {
+            repeated[i] = earlier;
+            continue;
+          }
+        }
+        sent[i] = send(event, payloads[i], now);
+        lastSent = i;
+        if (!key.isEmpty()) {
+          index.register(key, sent[i].thenApply(PulsarMessageIds::toText)); // only keyed events pay for a chain
         }
       }
-      sent[i] = send(event, payloads[i], now);
-      lastSent = i;
-      if (!key.isEmpty()) {
-        index.register(key, sent[i].thenApply(PulsarMessageIds::toText)); // only keyed events pay for a chain
-      }
+    } catch (LedgerException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // The Pulsar client can also fail a send synchronously, e.g. IllegalStateException "Object has been
+      // recycled already" while it fails pending sends after broker persistence errors (apache/pulsar#11783
+      // describes the same race). The request is not acknowledged, like an asynchronous send failure: the
+      // client retries it (idempotency keys make that exactly-once).
+      resetAfterFailure();
+      throw new LedgerException.Unavailable("append to stream " + stream + " failed", e);
     }
     IdempotencyIndex acking = index;
     return RequestAcks.of(sent, repeated, lastSent).handle((appended, error) -> {
