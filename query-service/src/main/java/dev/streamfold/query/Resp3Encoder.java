@@ -112,7 +112,21 @@ final class Resp3Encoder extends MessageToByteEncoder<RedisMessage> {
 
   private static void header(ByteBuf out, char type, long value) {
     out.writeByte(type);
-    ByteBufUtil.writeAscii(out, Long.toString(value));
+    if (value >= 0 && value < 10_000) {
+      // lengths and counts of row replies: digits written directly, no String per header (serving profile)
+      if (value >= 1000) {
+        out.writeByte('0' + (int) (value / 1000));
+      }
+      if (value >= 100) {
+        out.writeByte('0' + (int) (value / 100 % 10));
+      }
+      if (value >= 10) {
+        out.writeByte('0' + (int) (value / 10 % 10));
+      }
+      out.writeByte('0' + (int) (value % 10));
+    } else {
+      ByteBufUtil.writeAscii(out, Long.toString(value));
+    }
     out.writeBytes(CRLF);
   }
 }

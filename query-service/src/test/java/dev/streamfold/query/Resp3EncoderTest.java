@@ -60,7 +60,12 @@ class Resp3EncoderTest {
         new io.netty.handler.codec.redis.ErrorRedisMessage("ERR no"), Replies.RESP2.bulkOrNil(null),
         Replies.array(List.of(Replies.bulk("a"), Replies.integer(1), Replies.array(List.of()))),
         io.netty.handler.codec.redis.ArrayRedisMessage.NULL_INSTANCE);
-    for (RedisMessage reply : replies) {
+    List<RedisMessage> all = new java.util.ArrayList<>(replies);
+    for (long n : new long[] {0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 123_456, -1, Long.MAX_VALUE, Long.MIN_VALUE}) {
+      all.add(Replies.integer(n)); // headers of every digit count (digits written without a String up to 9,999)
+    }
+    all.add(Replies.bulk("x".repeat(12_345)));
+    for (RedisMessage reply : all) {
       EmbeddedChannel netty = new EmbeddedChannel(new RedisEncoder());
       netty.writeOutbound(io.netty.util.ReferenceCountUtil.retain(reply));
       StringBuilder expected = new StringBuilder();

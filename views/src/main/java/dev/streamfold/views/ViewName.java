@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
  *     optionally followed by {@code @ledgerId:entryId:partition:batchIndex}
  */
 public record ViewName(String tenant, String view) {
-  private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
-  private static final Pattern VIEW =
+  static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
+  static final Pattern VIEW =
       Pattern.compile("[A-Za-z_][A-Za-z0-9_-]{0,99}(@-?[0-9]{1,19}:-?[0-9]{1,19}:-?[0-9]{1,10}:-?[0-9]{1,10})?");
   /** A client key that starts with a position-form name: {@code view@l:e:p:b:rowKey}. */
   private static final Pattern POSITION_KEY =
@@ -32,7 +32,7 @@ public record ViewName(String tenant, String view) {
   public ViewName {
     checkTenant(tenant);
     Objects.requireNonNull(view, "view");
-    if (!VIEW.matcher(view).matches()) {
+    if (!isPlainView(view) && !VIEW.matcher(view).matches()) {
       throw new IllegalArgumentException("invalid view name " + quote(view)
           + ": use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters), optionally"
           + " followed by @<message ID> (ledgerId:entryId:partition:batchIndex)");
@@ -75,11 +75,45 @@ public record ViewName(String tenant, String view) {
    */
   public static String checkTenant(String tenant) {
     Objects.requireNonNull(tenant, "tenant");
-    if (!TENANT.matcher(tenant).matches()) {
+    if (!isTenant(tenant)) {
       throw new IllegalArgumentException("invalid tenant name " + quote(tenant)
           + ": use lowercase letters, digits, '_' or '-' (at most 64 characters)");
     }
     return tenant;
+  }
+
+  /** {@link #TENANT} without a regex (names are checked on every read; the serving profile showed the regex). */
+  private static boolean isTenant(String tenant) {
+    int n = tenant.length();
+    if (n == 0 || n > 64 || tenant.charAt(0) == '_' || tenant.charAt(0) == '-') {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = tenant.charAt(i);
+      if (!(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@link #VIEW} without its {@code @<message ID>} suffix, without a regex; false means "ask the regex". */
+  private static boolean isPlainView(String view) {
+    int n = view.length();
+    if (n == 0 || n > 100) {
+      return false;
+    }
+    char first = view.charAt(0);
+    if (!(first >= 'A' && first <= 'Z' || first >= 'a' && first <= 'z' || first == '_')) {
+      return false;
+    }
+    for (int i = 1; i < n; i++) {
+      char c = view.charAt(i);
+      if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

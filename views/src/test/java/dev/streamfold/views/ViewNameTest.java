@@ -27,4 +27,36 @@ class ViewNameTest {
         .hasMessageContaining("@<message ID>");
     assertThatThrownBy(() -> new ViewName("acme", "a:b")).isInstanceOf(IllegalArgumentException.class);
   }
+
+  /** The hand-written checks accept exactly what the documented regexes accept. */
+  @Test
+  void checksWithoutRegexAgreeWithTheRegexes() {
+    java.util.Random random = new java.util.Random(7);
+    String alphabet = "azAZ09_-@:.}{ \u00e9";
+    for (int i = 0; i < 200_000; i++) {
+      int length = random.nextInt(i % 50 == 0 ? 110 : 8);
+      StringBuilder text = new StringBuilder();
+      for (int j = 0; j < length; j++) {
+        text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String name = text.toString();
+      boolean tenantOk = ViewName.TENANT.matcher(name).matches();
+      boolean viewOk = ViewName.VIEW.matcher(name).matches();
+      assertThat(accepts(() -> ViewName.checkTenant(name))).as("tenant %s", name).isEqualTo(tenantOk);
+      assertThat(accepts(() -> new ViewName("acme", name))).as("view %s", name).isEqualTo(viewOk);
+    }
+    for (String name : new String[] {"a".repeat(64), "a".repeat(65), "a".repeat(100), "a".repeat(101), "_x", "-x", "0"}) {
+      assertThat(accepts(() -> ViewName.checkTenant(name))).as(name).isEqualTo(ViewName.TENANT.matcher(name).matches());
+      assertThat(accepts(() -> new ViewName("acme", name))).as(name).isEqualTo(ViewName.VIEW.matcher(name).matches());
+    }
+  }
+
+  private static boolean accepts(Runnable check) {
+    try {
+      check.run();
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
 }
