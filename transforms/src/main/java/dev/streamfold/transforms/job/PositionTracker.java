@@ -188,7 +188,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     } else {
       output.collect(reuse.replace(parser.convert(event, false)));
     }
-    lastByPartition.put(partitionOf(event.messageId), event.messageId);
+    lastByPartition.put(event.partitionIndex(), event.messageId);
     if (++eventsApplied == signalAtEvents) {
       BackfillSignals.reached(getContainingTask().getEnvironment().getJobID());
     }
@@ -199,7 +199,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
    * before the start; from the first event past the stop, skip all of that partition.
    */
   private boolean inBound(SourceEvent event) {
-    int partition = partitionOf(event.messageId);
+    int partition = event.partitionIndex();
     if (stopped.contains(partition)) {
       return false;
     }
@@ -228,12 +228,6 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     }
     resumeAfter.remove(id.partition()); // past the restored position: no more checks for this partition
     return false;
-  }
-
-  private static int partitionOf(String messageId) {
-    int end = messageId.lastIndexOf(':');
-    int start = messageId.lastIndexOf(':', end - 1);
-    return Integer.parseInt(messageId.substring(start + 1, end));
   }
 
   @Override

@@ -26,6 +26,14 @@ public class SourceEvent {
   public byte[] payloadBytes;
   /** Event type, "" when none. */
   public String type = "";
+  /**
+   * The partition of {@link #messageId} (-1 for a stream without partitions), or {@link #UNKNOWN_PARTITION}
+   * when the source did not set it: read it with {@link #partitionIndex()}.
+   */
+  public int partition = UNKNOWN_PARTITION;
+
+  /** {@link #partition} not set: {@link #partitionIndex()} reads it from the message ID text. */
+  public static final int UNKNOWN_PARTITION = Integer.MIN_VALUE;
 
   public SourceEvent() {}
 
@@ -40,6 +48,22 @@ public class SourceEvent {
   public SourceEvent(String messageId, String key, long eventTimeMs, long sequenceId, String payload, String type) {
     this(messageId, key, eventTimeMs, sequenceId, payload);
     this.type = type == null ? "" : type;
+  }
+
+  /**
+   * The partition of this event's message ID: {@link #partition} when the source set it, else the third
+   * field of {@link #messageId} ({@code ledgerId:entryId:partition:batchIndex}), remembered.
+   *
+   * @return the partition index, -1 for a stream without partitions
+   * @throws NumberFormatException if neither is set and the message ID text is malformed
+   */
+  public int partitionIndex() {
+    if (partition == UNKNOWN_PARTITION) {
+      int end = messageId.lastIndexOf(':');
+      int start = messageId.lastIndexOf(':', end - 1);
+      partition = Integer.parseInt(messageId, start + 1, end, 10);
+    }
+    return partition;
   }
 
   /**

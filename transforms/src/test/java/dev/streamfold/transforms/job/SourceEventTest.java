@@ -1,0 +1,18 @@
+package dev.streamfold.transforms.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class SourceEventTest {
+
+  @Test
+  void partitionIsTheSetOneOrTheMessageIdsThirdField() {
+    assertThat(new SourceEvent("12:5:-1:4", "k", 1, 1, "{}").partitionIndex()).isEqualTo(-1);
+    assertThat(new SourceEvent("12:5:3:-1", "k", 1, 1, "{}").partitionIndex()).isEqualTo(3);
+    assertThat(new SourceEvent("123456789012:987654321:15:999", "k", 1, 1, "{}").partitionIndex()).isEqualTo(15);
+    SourceEvent set = new SourceEvent("12:5:-1:4", "k", 1, 1, "{}");
+    set.partition = 2; // the source's own (e.g. from the partition's topic name)
+    assertThat(set.partitionIndex()).isEqualTo(2);
+  }
+}
