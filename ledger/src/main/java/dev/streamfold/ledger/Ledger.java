@@ -107,6 +107,19 @@ public interface Ledger extends AutoCloseable {
   StreamInfo describe(StreamRef stream);
 
   /**
+   * The declared columns of a stream, without the rest of {@link #describe} (which reads each partition's
+   * latest event). The default describes the stream.
+   *
+   * @param stream the stream
+   * @return its columns in declaration order (empty for a stream without declared columns)
+   * @throws LedgerException.StreamNotFound if it does not exist
+   * @throws LedgerException.Unavailable if Pulsar fails
+   */
+  default List<StreamColumn> columns(StreamRef stream) {
+    return describe(stream).columns();
+  }
+
+  /**
    * Append events to a stream, in order, after checking each with {@link EventValidator}. Nothing is
    * appended when any event is invalid. An event whose idempotency key the stream already holds is not
    * appended again (also across restarts): it is answered with the first append's message ID, and the

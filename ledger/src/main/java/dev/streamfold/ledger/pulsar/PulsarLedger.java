@@ -430,6 +430,16 @@ public final class PulsarLedger implements Ledger {
     }
   }
 
+  /** One admin call (the topic's properties), where {@link #describe} also opens a reader per partition. */
+  @Override
+  public List<StreamColumn> columns(StreamRef stream) {
+    try {
+      return columns(properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream)));
+    } catch (PulsarAdminException e) {
+      throw new LedgerException.Unavailable("cannot describe stream " + stream, e);
+    }
+  }
+
   private Optional<Message<byte[]>> lastMessage(StreamRef stream, String topic) {
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(MessageId.latest).startMessageIdInclusive().create()) {
