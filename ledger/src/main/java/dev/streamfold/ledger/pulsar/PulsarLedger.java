@@ -809,8 +809,15 @@ public final class PulsarLedger implements Ledger {
     try {
       properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
       for (String topic : physicalTopics(stream)) {
-        MessageId last = admin.topics().getLastMessageId(topic);
-        admin.topics().triggerOffload(topic, last);
+        // Pulsar offloads the segments before the one holding the given position (ManagedLedgerImpl.
+        // asyncOffloadPrefix). The latest message's position missed a segment closed right after its last add
+        // ("closing ledger for being full"): the latest message was in a closed segment that stayed local.
+        // The first position of the open segment (the last one of the topic's internal stats; valid also
+        // while it is empty) covers every closed segment.
+        var ledgers = admin.topics().getInternalStats(topic).ledgers;
+        MessageId upTo = ledgers == null || ledgers.isEmpty() ? admin.topics().getLastMessageId(topic)
+            : new org.apache.pulsar.client.impl.MessageIdImpl(ledgers.get(ledgers.size() - 1).ledgerId, 0, -1);
+        admin.topics().triggerOffload(topic, upTo);
       }
       return offloadStatus(stream);
     } catch (PulsarAdminException e) {
