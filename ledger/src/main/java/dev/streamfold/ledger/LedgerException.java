@@ -126,7 +126,7 @@ public class LedgerException extends RuntimeException {
   /** Pulsar cannot be reached or failed; nothing was acknowledged. */
   public static final class Unavailable extends LedgerException {
     public Unavailable(String message, Throwable cause) {
-      super(message + ": " + (cause == null ? "" : cause.getMessage()), cause);
+      super(cause == null ? message : message + ": " + cause.getMessage(), cause);
     }
   }
 

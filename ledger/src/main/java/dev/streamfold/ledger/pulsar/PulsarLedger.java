@@ -721,7 +721,7 @@ public final class PulsarLedger implements Ledger {
         if (m == null) {
           throw new LedgerException.Unavailable("cannot read stream " + stream + " after "
               + after.map(Object::toString).orElse("earliest") + " within " + timeoutMs + " ms: "
-              + whereStored(stream, topic, events.isEmpty() ? after : Optional.of(events.get(events.size() - 1).messageId())), null);
+              + whereStored(stream, topic, lastRead(events, after)), null);
         }
         events.add(new dev.streamfold.ledger.StoredEvent(PulsarMessageIds.toText(m.getMessageId(), partition), envelope(m),
             m.getSequenceId()));
@@ -729,7 +729,11 @@ public final class PulsarLedger implements Ledger {
     } catch (LedgerException e) {
       throw e;
     } catch (Exception e) {
-      throw new LedgerException.Unavailable("cannot read stream " + stream, e);
+      // Any step may be the one that needs offloaded data: hasMessageAvailable asks the broker for the
+      // last message ID, and the broker reads the last entry (for its batch size) even when that entry is
+      // only in S3. So every failure names where the next events are stored, not only a readNext timeout.
+      throw new LedgerException.Unavailable("cannot read stream " + stream + " ("
+          + whereStored(stream, topic, lastRead(events, after)) + ")", e);
     }
     return events;
   }
@@ -776,8 +780,14 @@ public final class PulsarLedger implements Ledger {
     } catch (LedgerException e) {
       throw e;
     } catch (Exception e) {
-      throw new LedgerException.Unavailable("cannot read stream " + stream, e);
+      throw new LedgerException.Unavailable("cannot read stream " + stream + " at " + id + " ("
+          + whereStored(stream, topic, Optional.of(id)) + ")", e);
     }
+  }
+
+  private static Optional<MessageIdText> lastRead(List<dev.streamfold.ledger.StoredEvent> events,
+      Optional<MessageIdText> after) {
+    return events.isEmpty() ? after : Optional.of(events.get(events.size() - 1).messageId());
   }
 
   /** Name the segment after {@code at} and where it is stored, for an error message. */
