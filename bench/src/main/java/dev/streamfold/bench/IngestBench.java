@@ -116,13 +116,10 @@ final class IngestBench {
         for (int side = 0; side < 2; side++) {
           boolean oursNow = (side == 0) == (rep % 2 == 0);
           long t0 = System.nanoTime();
-          long cpu0 = oursNow ? serverCpuNanos() : 0;
+          long[] cpu0 = cpuNanos();
           Run r = oursNow ? appendStream(sf, requests, window) : rawStream(producer, messages, seq, batch, window);
-          if (measured && oursNow && cpu0 >= 0) {
-            long cpu1 = serverCpuNanos();
-            if (cpu1 >= 0) {
-              ours.add("cpu", (cpu1 - cpu0) / 1e3 / events.size());
-            }
+          if (measured) {
+            addCpu(oursNow ? ours : base, cpu0, cpuNanos(), events.size(), oursNow);
           }
           if (!measured) {
             warmedNanos[oursNow ? 0 : 1] += System.nanoTime() - t0;
@@ -153,6 +150,16 @@ final class IngestBench {
       // work on the machine than events/s (BENCHMARKS.md, session 5).
       report.row(caseName, "server CPU per event (us, user + system)", false, ours.summary("cpu"), null, null, null,
           null);
+    }
+    if (ours.has("cpu total") && base.has("cpu total")) {
+      // Every process's CPU per event, each side: on 2 cores a side that needs more CPU per event cannot keep
+      // up once the cores are busy, so raw/ours of these totals bounds the events/s ratio from above.
+      report.row(caseName, "client CPU per event (us; ours: gRPC client, raw: Pulsar producer)", false,
+          ours.summary("cpu client"), baseName, base.summary("cpu client"), null, null);
+      report.row(caseName, "broker CPU per event (us)", false, ours.summary("cpu broker"), baseName,
+          base.summary("cpu broker"), null, null);
+      report.row(caseName, "CPU per event, all processes (us)", false, ours.summary("cpu total"), baseName,
+          base.summary("cpu total"), null, null);
     }
     report.row(caseName, "ack latency p50 (ms, per " + batch + "-event request)", false, ours.summary("p50"), baseName,
         base.summary("p50"), null, null);
@@ -193,10 +200,38 @@ final class IngestBench {
     report.row(caseName, "call latency p99 (ms)", false, ours.summary("p99"), baseName, base.summary("p99"), null, null);
   }
 
-  /** CPU time the server process has used so far (user + system, /proc), ns; -1 if unknown. */
-  private long serverCpuNanos() {
+  /**
+   * CPU time used so far by the server, the Pulsar broker and this benchmark's own JVM (the client of both
+   * sides), ns; an entry is -1 when unknown.
+   */
+  private long[] cpuNanos() {
+    return new long[] {cpuNanos(Long.toString(env.serverPid())), cpuNanos(Long.toString(env.pids().get("pulsar"))),
+        cpuNanos("self")};
+  }
+
+  /** Record per-event CPU (us) of one run: "cpu" (the server's), "cpu client", "cpu broker" and "cpu total". */
+  private static void addCpu(Stats.Series s, long[] before, long[] after, int events, boolean ours) {
+    for (int i = 0; i < 3; i++) {
+      if (before[i] < 0 || after[i] < 0) {
+        return;
+      }
+    }
+    double server = (after[0] - before[0]) / 1e3 / events;
+    double broker = (after[1] - before[1]) / 1e3 / events;
+    double client = (after[2] - before[2]) / 1e3 / events;
+    if (ours) {
+      s.add("cpu", server);
+    }
+    s.add("cpu broker", broker);
+    s.add("cpu client", client);
+    // The raw side does not use the server: its idle CPU then is not the raw producer's cost.
+    s.add("cpu total", broker + client + (ours ? server : 0));
+  }
+
+  /** CPU time a process has used so far (user + system of all its threads, /proc), ns; -1 if unknown. */
+  private static long cpuNanos(String pid) {
     try {
-      String stat = java.nio.file.Files.readString(Path.of("/proc/" + env.serverPid() + "/stat"));
+      String stat = java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat"));
       String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
       // Fields 14 (utime) and 15 (stime) of proc(5), in clock ticks (USER_HZ, 100 on Linux).
       return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;

@@ -56,12 +56,18 @@ public final class LocalStack {
   public static final String DEFAULT_DATA_DIR_NAME = ".streamfold";
   /** Time each process is given to exit after SIGTERM before SIGKILL. */
   public static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(30);
-  /** Main class of the Streamfold server. */
   /** Entries per ledger segment of the local stack's broker. */
   public static final int LOCAL_MAX_ENTRIES_PER_LEDGER = 500;
+  /** Main class of the Streamfold server. */
   public static final String SERVER_MAIN_CLASS = "dev.streamfold.deploy.local.StreamfoldServerMain";
   /** Heap of the Streamfold server JVM. */
   public static final List<String> SERVER_HEAP_FLAGS = List.of("-Xms1g", "-Xmx3g");
+  /**
+   * Environment variable holding extra JVM flags for the server, separated by spaces and added after
+   * {@link #SERVER_HEAP_FLAGS} (so a later {@code -Xmx} wins), e.g. a profiler's {@code -agentpath}. Unset or
+   * blank: none. ({@code JAVA_TOOL_OPTIONS} is not passed on to the stack's processes.)
+   */
+  public static final String ENV_SERVER_JAVA_OPTS = "STREAMFOLD_SERVER_JAVA_OPTS";
   /**
    * Flink's standard Java 17 flags (STACK.md "Flink on Java 17"; the root pom's {@code java17.flags}),
    * for every JVM that runs a Flink job.
@@ -515,6 +521,10 @@ public final class LocalStack {
     cmd.add(javaBinary());
     cmd.addAll(FLINK_JAVA17_FLAGS);
     cmd.addAll(SERVER_HEAP_FLAGS);
+    String extra = System.getenv(ENV_SERVER_JAVA_OPTS);
+    if (extra != null && !extra.isBlank()) {
+      cmd.addAll(List.of(extra.trim().split("\\s+")));
+    }
     cmd.add("-Djava.io.tmpdir=" + serverDir.resolve("tmp"));
     cmd.add("-Dstreamfold.role=server");
     String home = System.getProperty("streamfold.home");
