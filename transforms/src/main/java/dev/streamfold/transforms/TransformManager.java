@@ -446,8 +446,13 @@ public final class TransformManager implements AutoCloseable {
   private TransformDefinition startUpdate(TransformDefinition next) {
     String tenant = next.tenant();
     String name = next.name();
-    TransformDefinition current = get(tenant, name);
-    updates.get(tenant, name).ifPresent(this::abandonUpdate);
+    Current served = current(tenant, name);
+    TransformDefinition current = served.served();
+    if (current.version() != catalog.get(tenant, name).map(TransformDefinition::version).orElse(0)) {
+      // the previous update is served already: finish it, never abandon (and drop) the served version
+      finishUpdate(current);
+    }
+    served.pending().ifPresent(this::abandonUpdate);
     updates.put(next);
     managed.add(viewName(current));
     try {
@@ -669,12 +674,43 @@ public final class TransformManager implements AutoCloseable {
   }
 
   /**
-   * Return a transformation.
+   * Return a transformation as served: the version readers see once an update's job has swapped it in,
+   * even before housekeeping has moved it from the updates to the catalog.
    *
    * @throws TransformException.NotFound if it does not exist
    */
   public TransformDefinition get(String tenant, String name) {
-    return catalog.get(tenant, name).orElseThrow(() -> new TransformException.NotFound(tenant, name));
+    return current(tenant, name).served();
+  }
+
+  /**
+   * A transformation's served definition and its update still in progress.
+   *
+   * @param served the definition readers see (or being built, before the first version is LIVE)
+   * @param pending the next version, built beside {@code served}; empty when none or once it is served
+   */
+  private record Current(TransformDefinition served, Optional<TransformDefinition> pending) {}
+
+  /**
+   * Resolve which definition is served. An update's job serves its version in Redis the moment it is
+   * LIVE ({@link ViewStore#serve}); the catalog follows only when {@link #finishUpdate} runs (housekeeping,
+   * every 250 ms, after the old job is cancelled). In between, the update is the served definition.
+   * The updates table is read before the catalog: {@link #finishUpdate} puts the catalog entry before it
+   * deletes the update, so a finish between the two reads still yields the new definition.
+   *
+   * @throws TransformException.NotFound if the transformation does not exist
+   */
+  private Current current(String tenant, String name) {
+    Optional<TransformDefinition> update = updates.get(tenant, name);
+    TransformDefinition definition = catalog.get(tenant, name)
+        .orElseThrow(() -> new TransformException.NotFound(tenant, name));
+    if (update.isEmpty() || update.get().version() <= definition.version()) {
+      return new Current(definition, Optional.empty());
+    }
+    if (views.servedVersion(viewName(definition)) >= update.get().version()) {
+      return new Current(update.get(), Optional.empty());
+    }
+    return new Current(definition, update);
   }
 
   /**
@@ -685,33 +721,43 @@ public final class TransformManager implements AutoCloseable {
    * @return the count, or empty when the view is unknown or the ledger cannot say
    */
   public java.util.OptionalLong sourceEvents(String tenant, String view) {
-    Optional<TransformDefinition> definition = catalog.get(tenant, view);
-    if (definition.isEmpty()) {
+    if (catalog.get(tenant, view).isEmpty()) {
       return java.util.OptionalLong.empty();
     }
     try {
-      return java.util.OptionalLong.of(ledger.describe(new StreamRef(tenant, definition.get().sourceStream())).eventCount());
+      // the served version's stream: an update may fold another stream
+      return java.util.OptionalLong.of(ledger.describe(new StreamRef(tenant, get(tenant, view).sourceStream())).eventCount());
     } catch (RuntimeException e) {
       return java.util.OptionalLong.empty();
     }
   }
 
-  /** List a tenant's transformations, by name. */
+  /** List a tenant's transformations as served (see {@link #get}), by name. */
   public List<TransformDefinition> list(String tenant) {
-    return catalog.list(tenant);
+    List<TransformDefinition> served = new java.util.ArrayList<>();
+    for (TransformDefinition definition : catalog.list(tenant)) {
+      try {
+        served.add(get(tenant, definition.name()));
+      } catch (TransformException.NotFound deletedMeanwhile) {
+        // gone since the listing
+      }
+    }
+    return served;
   }
 
   /**
-   * Report a transformation's view status.
+   * Report a transformation's view status: the served version's figures (those {@code VIEW.INFO} reports),
+   * and an update only while it is not served yet.
    *
    * @throws TransformException.NotFound if it does not exist
    */
   public ViewStatus status(String tenant, String name) {
-    TransformDefinition definition = get(tenant, name);
+    Current current = current(tenant, name);
+    TransformDefinition definition = current.served();
     ViewName viewName = viewName(definition);
     JobKey key = new JobKey(viewName, definition.version());
     String error = failures.getOrDefault(key, views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse(""));
-    Optional<ViewStatus.Update> update = updates.get(tenant, name).map(next -> {
+    Optional<ViewStatus.Update> update = current.pending().map(next -> {
       JobKey nextKey = new JobKey(viewName, next.version());
       Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
       String nextError = failures.getOrDefault(nextKey, progress.map(ViewMetadata::error).orElse(""));

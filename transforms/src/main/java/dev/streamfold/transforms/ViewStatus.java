@@ -6,13 +6,14 @@ import java.util.Optional;
 /**
  * The status of a transformation's materialized view.
  *
- * @param definition the transformation as served (or being built, before the first version is LIVE)
+ * @param definition the transformation as served (or being built, before the first version is LIVE): an
+ *     update's definition as soon as its job has swapped it in, the same version {@code VIEW.INFO} reports
  * @param building metadata of the version {@code definition}'s job fills (empty before its first commit)
  * @param servedVersion the version readers see, 0 when none is served yet
  * @param jobState Flink job state of {@code definition}'s job (e.g. RUNNING, RESTARTING, FAILED), or "NOT_RUNNING"
  * @param error failure cause, "" when none
  * @param update an update in progress: the next version, built beside the served one and swapped in
- *     atomically once LIVE; empty when none
+ *     atomically once LIVE; empty when none or once it is served
  * @param rolledBackTo the virtual state reads of the view return instead of its own state, or empty
  */
 public record ViewStatus(TransformDefinition definition, Optional<ViewMetadata> building, int servedVersion,

@@ -292,7 +292,13 @@ class ReplaySurfacesIT {
     Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
       ViewStatus s = status();
       assertThat(s.getUpdate().getError()).isEmpty();
-      return s.getServedVersion() >= v2;
+      if (s.getServedVersion() >= v2) {
+        // once served, the status reports the served version, not the old one with a pending update
+        assertThat(s.getVersion()).isEqualTo(v2);
+        assertThat(s.hasUpdate()).isFalse();
+        return true;
+      }
+      return false;
     });
     Map<String, String> updated = resp.sync().hgetall(VIEW + ":" + key);
     assertThat(updated).containsOnlyKeys("origin", "flights", "max_distance");
