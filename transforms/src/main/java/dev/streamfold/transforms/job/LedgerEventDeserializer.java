@@ -35,24 +35,24 @@ public final class LedgerEventDeserializer implements PulsarDeserializationSchem
     int partition = partitionOfTopic(message.getTopicName());
     if (payloadBytes) {
       SourceEvent event = new SourceEvent(
-          PulsarMessageIds.toText(message.getMessageId(), partition).toString(),
+          null,
           message.hasKey() ? message.getKey() : "",
           message.getEventTime() > 0 ? message.getEventTime() : message.getPublishTime(),
           message.getSequenceId(), null, message.getProperty(dev.streamfold.ledger.EventEnvelope.TYPE_PROPERTY));
       event.payloadBytes = value == null ? new byte[0] : value;
-      event.partition = partition;
+      event.position(PulsarMessageIds.toText(message.getMessageId(), partition));
       out.collect(event);
       return;
     }
     SourceEvent event = new SourceEvent(
-        // a partition's own topic reports partition -1 in its message IDs; the topic name tells it
-        PulsarMessageIds.toText(message.getMessageId(), partition).toString(),
+        null,
         message.hasKey() ? message.getKey() : "",
         message.getEventTime() > 0 ? message.getEventTime() : message.getPublishTime(),
         message.getSequenceId(),
         value == null ? "" : new String(value, StandardCharsets.UTF_8),
         message.getProperty(dev.streamfold.ledger.EventEnvelope.TYPE_PROPERTY));
-    event.partition = partition;
+    // a partition's own topic reports partition -1 in its message IDs; the topic name tells it
+    event.position(PulsarMessageIds.toText(message.getMessageId(), partition));
     out.collect(event);
   }
 

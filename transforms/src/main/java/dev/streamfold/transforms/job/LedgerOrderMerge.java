@@ -59,7 +59,7 @@ public final class LedgerOrderMerge extends AbstractStreamOperator<SourceEvent>
   @Override
   public void processElement(StreamRecord<SourceEvent> element) {
     SourceEvent event = element.getValue();
-    MessageIdText id = MessageIdText.parse(event.messageId);
+    MessageIdText id = event.position();
     ArrayDeque<SourceEvent> queue = waiting.get(id.partition());
     if (queue == null) {
       throw new IllegalStateException("event " + event.messageId + " of partition " + id.partition()

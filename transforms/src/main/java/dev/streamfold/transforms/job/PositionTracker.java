@@ -50,6 +50,8 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   private transient java.util.Set<Integer> started;
   private transient java.util.Set<Integer> stopped;
   private transient Map<Integer, MessageIdText> stops;
+  /** The bound's start message ID, parsed once ({@link ReplayBound#start()}); null when none. */
+  private transient MessageIdText start;
   private transient Map<Integer, String> lastByPartition;
   private transient long eventsApplied;
   private transient ListState<String> positionState;
@@ -158,12 +160,13 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     started = new java.util.HashSet<>(lastByPartition.keySet()); // something applied: the start was reached
     stopped = new java.util.HashSet<>();
     stops = bound == null ? Map.of() : bound.stops();
+    start = bound == null ? null : bound.start();
   }
 
   @Override
   public void processElement(StreamRecord<SourceEvent> element) {
     SourceEvent event = element.getValue();
-    if (!resumeAfter.isEmpty() && alreadyApplied(event.messageId)) {
+    if (!resumeAfter.isEmpty() && alreadyApplied(event)) {
       return;
     }
     if (bound != null && !inBound(event)) {
@@ -208,7 +211,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
       return false;
     }
     if (!started.contains(partition)) {
-      if (bound.beforeStart(event)) {
+      if (bound.beforeStart(event, start)) {
         return false;
       }
       started.add(partition);
@@ -217,8 +220,8 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   }
 
   /** True for an event at or before the restored position of its partition (re-read after a restore). */
-  private boolean alreadyApplied(String messageId) {
-    MessageIdText id = MessageIdText.parse(messageId);
+  private boolean alreadyApplied(SourceEvent event) {
+    MessageIdText id = event.position();
     MessageIdText restored = resumeAfter.get(id.partition());
     if (restored == null) {
       return false;

@@ -25,12 +25,31 @@ import java.util.Map;
 public record ReplayBound(String startId, long startTimeMs, String stopId, boolean stopIdInclusive, long stopTimeMs,
     boolean stopTimeInclusive) implements Serializable {
 
-  /** True when the event lies before the start (it is skipped; the start has not been reached). */
+  /** {@link #beforeStart(SourceEvent, MessageIdText)}, parsing the start on each call (tests). */
   boolean beforeStart(SourceEvent event) {
-    if (startId != null && MessageIdText.parse(event.messageId).compareTo(MessageIdText.parse(startId)) < 0) {
+    return beforeStart(event, start());
+  }
+
+  /**
+   * True when the event lies before the start (it is skipped; the start has not been reached).
+   *
+   * @param event the event
+   * @param start {@link #start()}
+   */
+  boolean beforeStart(SourceEvent event, MessageIdText start) {
+    if (start != null && event.position().compareTo(start) < 0) {
       return true;
     }
     return event.eventTimeMs < startTimeMs;
+  }
+
+  /**
+   * The start message ID, parsed once per task.
+   *
+   * @return the start, or null when there is no message-ID start
+   */
+  MessageIdText start() {
+    return startId == null ? null : MessageIdText.parse(startId);
   }
 
   /**
@@ -63,7 +82,7 @@ public record ReplayBound(String startId, long startTimeMs, String stopId, boole
    */
   boolean pastStop(SourceEvent event, Map<Integer, MessageIdText> stops) {
     if (stopId != null) {
-      MessageIdText id = MessageIdText.parse(event.messageId);
+      MessageIdText id = event.position();
       MessageIdText stop = stops.get(id.partition());
       if (stop == null) {
         return true;

@@ -35,6 +35,12 @@ public class SourceEvent {
   /** {@link #partition} not set: {@link #partitionIndex()} reads it from the message ID text. */
   public static final int UNKNOWN_PARTITION = Integer.MIN_VALUE;
 
+  /**
+   * {@link #messageId} parsed, when known: set by the source, or by {@link #position()} on first use.
+   * Transient, so not a POJO field: a serialized copy parses the text again.
+   */
+  private transient dev.streamfold.ledger.MessageIdText position;
+
   public SourceEvent() {}
 
   public SourceEvent(String messageId, String key, long eventTimeMs, long sequenceId, String payload) {
@@ -64,6 +70,33 @@ public class SourceEvent {
       partition = Integer.parseInt(messageId, start + 1, end, 10);
     }
     return partition;
+  }
+
+  /**
+   * This event's position in the ledger: {@link #messageId} parsed, once (the replay bound, the merge of
+   * partitions and the restore check compare it for every event; parsing the text each time was 12 % of a
+   * replay's source task).
+   *
+   * @return the message ID
+   * @throws IllegalArgumentException if the source did not set it and {@link #messageId} is malformed
+   */
+  public dev.streamfold.ledger.MessageIdText position() {
+    if (position == null) {
+      position = dev.streamfold.ledger.MessageIdText.parse(messageId);
+    }
+    return position;
+  }
+
+  /**
+   * Set this event's message ID from its parsed form: {@link #messageId} (its text), {@link #partition} and
+   * {@link #position()}.
+   *
+   * @param id the message ID
+   */
+  public void position(dev.streamfold.ledger.MessageIdText id) {
+    this.position = id;
+    this.messageId = id.toString();
+    this.partition = id.partition();
   }
 
   /**
