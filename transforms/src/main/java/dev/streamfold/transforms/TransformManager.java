@@ -805,9 +805,11 @@ public final class TransformManager implements AutoCloseable {
    */
   public synchronized VirtualStateStatus replay(String tenant, String view, Optional<ReplayCursor> from,
       ReplayCursor to, Optional<String> as) {
+    long t0 = System.nanoTime();
     TransformDefinition definition = get(tenant, view);
     StreamRef stream = new StreamRef(tenant, definition.sourceStream());
     StreamInfo info = ledger.describe(stream);
+    long described = System.nanoTime();
     if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.LATEST) {
       throw new TransformException.InvalidReplay("--from takes a message ID or an event time, not 'latest'");
     }
@@ -824,6 +826,7 @@ public final class TransformManager implements AutoCloseable {
         ? Optional.of(locateOrExplain(stream, info, to.messageId().get()))
         : to.kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
             ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
+    long located = System.nanoTime();
     if (start.isPresent() && stop.isPresent() && (start.get().sequence() > stop.get().sequence()
         || start.get().sequence() == stop.get().sequence() && !to.inclusive())) {
       throw new TransformException.InvalidReplay("the start " + start.get().messageId() + " is after the stop "
@@ -864,6 +867,7 @@ public final class TransformManager implements AutoCloseable {
       writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(), targetEvents,
           readThrough == null ? "" : readThrough.toString()), System.currentTimeMillis());
     }
+    long defined = System.nanoTime();
     if (readThrough == null || (exact && targetEvents == 0)) {
       views.completeVirtualState(target); // nothing to read: the empty state is exact
       LOG.info("virtual state {} is empty ({} over an empty range)", target, state.stop());
@@ -879,12 +883,20 @@ public final class TransformManager implements AutoCloseable {
     JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), 0, ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(),
         options.parallelism(), target, subscription, bound, List.of(readThrough), targetEvents, info.watermarkDelayMs());
+    long built = System.nanoTime();
     long expected = exact ? targetEvents : -1;
-    return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, applied -> {
-      long events = applied.eventsApplied();
-      return expected >= 0 && events != expected
-          ? "the replay applied " + events + " events but the ledger holds " + expected + " in its range" : null;
-    });
+    VirtualStateStatus status = runReplay(tenant, name, target, definition, graph, stream, subscription, scratch,
+        applied -> {
+          long events = applied.eventsApplied();
+          return expected >= 0 && events != expected
+              ? "the replay applied " + events + " events but the ledger holds " + expected + " in its range" : null;
+        });
+    long submitted = System.nanoTime();
+    LOG.info("replay {} of {} events started in {} ms: stream described {} ms, cursors located {} ms, virtual state"
+        + " defined {} ms, SQL planned and job built {} ms, job submitted {} ms", target, targetEvents,
+        (submitted - t0) / 1_000_000, (described - t0) / 1_000_000, (located - described) / 1_000_000,
+        (defined - located) / 1_000_000, (built - defined) / 1_000_000, (submitted - built) / 1_000_000);
+    return status;
   }
 
   /**
