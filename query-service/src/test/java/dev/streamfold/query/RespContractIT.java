@@ -479,6 +479,8 @@ class RespContractIT {
     try (RawRespClient client = new RawRespClient(server.port())) {
       client.send(noise);
       client.send("\r\n".getBytes(StandardCharsets.US_ASCII));
+    } catch (java.io.UncheckedIOException closedAfterTheNoise) {
+      // the server closes a connection at its first protocol error, possibly before the second send
     }
     try (RawRespClient fresh = new RawRespClient(server.port())) {
       assertThat(fresh.call("HGET", "delays:ATL", "flights")).isEqualTo("$1\r\n5\r\n");
