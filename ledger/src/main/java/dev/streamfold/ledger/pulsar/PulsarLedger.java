@@ -716,7 +716,7 @@ public final class PulsarLedger implements Ledger {
     List<dev.streamfold.ledger.StoredEvent> events = new ArrayList<>();
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(after.map(PulsarMessageIds::toPulsar).orElse(MessageId.earliest)).create()) {
-      while (events.size() < maxEvents && reader.hasMessageAvailable()) {
+      while (events.size() < maxEvents && hasMessageAvailable(reader, stream, topic, lastRead(events, after), timeoutMs)) {
         Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
         if (m == null) {
           throw new LedgerException.Unavailable("cannot read stream " + stream + " after "
@@ -764,7 +764,7 @@ public final class PulsarLedger implements Ledger {
     // at {@code id} when it exists, or the next one when it does not.
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(PulsarMessageIds.toPulsar(id)).startMessageIdInclusive().create()) {
-      if (!reader.hasMessageAvailable()) {
+      if (!hasMessageAvailable(reader, stream, topic, Optional.of(id), timeoutMs)) {
         return Optional.empty();
       }
       Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
@@ -782,6 +782,26 @@ public final class PulsarLedger implements Ledger {
     } catch (Exception e) {
       throw new LedgerException.Unavailable("cannot read stream " + stream + " at " + id + " ("
           + whereStored(stream, topic, Optional.of(id)) + ")", e);
+    }
+  }
+
+  /**
+   * Whether the reader has a next message, within the caller's timeout rather than the client's operation
+   * timeout: the broker answers from the last entry, which it reads from S3 when only S3 holds it.
+   *
+   * @throws LedgerException.Unavailable if the broker does not answer within {@code timeoutMs} (the message
+   *     names where the events after {@code at} are stored)
+   */
+  private boolean hasMessageAvailable(Reader<byte[]> reader, StreamRef stream, String topic,
+      Optional<MessageIdText> at, long timeoutMs) throws Exception {
+    try {
+      return reader.hasMessageAvailableAsync().get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new LedgerException.Unavailable("cannot read stream " + stream + " after "
+          + at.map(Object::toString).orElse("earliest") + ": the broker did not say within " + timeoutMs
+          + " ms whether more events follow (" + whereStored(stream, topic, at) + ")", null);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
     }
   }
 
