@@ -124,6 +124,7 @@ class TieredStorageIT {
     List<StreamColumn> columns = new ArrayList<>();
     Flights.COLUMNS.forEach(c -> columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1])));
     long bucketFilesBefore = filesIn(Testkit.s3().bucketDir());
+    long testStarted = System.nanoTime();
     try (PulsarLedger ledger = PulsarLedger.connect(LedgerOptions.of(broker.serviceUrl(), broker.adminUrl())
         .withBookieAdminUrl("http://127.0.0.1:" + broker.bookieHttpPort()))) {
       ledger.createStream(stream, columns);
@@ -140,6 +141,8 @@ class TieredStorageIT {
 
     }
     // 4. a broker restart after the offload keeps everything readable (checked by the view below)
+    System.out.println("[timing] appended, offloaded and local copies deleted after "
+        + (System.nanoTime() - testStarted) / 1_000_000 + " ms");
     broker.close();
     broker = startBroker(brokerDir, broker.brokerPort(), broker.webPort(), broker.bookiePort());
     try (PulsarLedger ledger = PulsarLedger.connect(LedgerOptions.of(broker.serviceUrl(), broker.adminUrl())
@@ -147,7 +150,9 @@ class TieredStorageIT {
 
       // 2. with the S3 endpoint down, reading offloaded history fails clearly within a bounded time. Load
       // the topic first while S3 is up (loading replays deduplication state, which may read offloaded data).
+      long describing = System.nanoTime();
       assertThat(ledger.describe(stream).eventCount()).isEqualTo(HISTORY);
+      System.out.println("[timing] describe after the restart: " + (System.nanoTime() - describing) / 1_000_000 + " ms");
       Testkit.s3().stop();
       try {
         long started = System.nanoTime();
