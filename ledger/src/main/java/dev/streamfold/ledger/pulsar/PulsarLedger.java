@@ -451,6 +451,7 @@ public final class PulsarLedger implements Ledger {
       throw new LedgerException.Unavailable("cannot find the latest event of " + stream, e);
     }
     if (!(last instanceof org.apache.pulsar.client.api.MessageIdAdv adv) || adv.getEntryId() < 0) {
+      // no entry named (an empty topic, or an answer this code does not know): the slower, general lookup
       return lastMessageBySeek(stream, topic);
     }
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(last)
@@ -460,8 +461,9 @@ public final class PulsarLedger implements Ledger {
         throw new LedgerException.Unavailable("cannot read the latest event of " + stream + " (" + last + ") within "
             + options.operationTimeout().toMillis() + " ms: " + whereStored(stream, topic, Optional.empty()), null);
       }
-      // A batched entry: the broker's answer names the entry's last message; read on to it if it did not.
-      while (before(m.getMessageId(), adv) && reader.hasMessageAvailable()) {
+      // Read on to the end: events appended meanwhile, and the rest of a batched entry if the broker's answer
+      // did not name its last message (it does on 4.0, with the batch index).
+      while (reader.hasMessageAvailable()) {
         Message<byte[]> next = reader.readNext((int) options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         if (next == null) {
           break;
@@ -474,18 +476,6 @@ public final class PulsarLedger implements Ledger {
     } catch (Exception e) {
       throw new LedgerException.Unavailable("cannot read the latest event of " + stream, e);
     }
-  }
-
-  /** Whether {@code id} lies before {@code last} in one topic (ledger, entry, batch index; partitions ignored). */
-  private static boolean before(MessageId id, org.apache.pulsar.client.api.MessageIdAdv last) {
-    org.apache.pulsar.client.api.MessageIdAdv a = (org.apache.pulsar.client.api.MessageIdAdv) id;
-    if (a.getLedgerId() != last.getLedgerId()) {
-      return a.getLedgerId() < last.getLedgerId();
-    }
-    if (a.getEntryId() != last.getEntryId()) {
-      return a.getEntryId() < last.getEntryId();
-    }
-    return a.getBatchIndex() < last.getBatchIndex();
   }
 
   /** The latest message through a reader at {@link MessageId#latest}, inclusive (the client seeks to it). */
