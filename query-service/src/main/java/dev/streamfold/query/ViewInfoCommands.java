@@ -86,7 +86,10 @@ final class ViewInfoCommands {
     add(fields, "view", Replies.bulk(name.view()));
     add(fields, "kind", Replies.bulk("view"));
     add(fields, "phase", Replies.bulk(m.phase().name()));
-    add(fields, "version", Replies.integer(m.version()));
+    // While rolled back, reads return the virtual state: its version is the transformation version it was
+    // replayed with (the state's own metadata is stored as version 1 of the state, not of the view).
+    int version = rolledBackTo.flatMap(reader::virtualState).map(VirtualState::transformVersion).orElse(m.version());
+    add(fields, "version", Replies.integer(version));
     add(fields, "position", Replies.bulkArray(m.position()));
     add(fields, "events_applied", Replies.integer(m.eventsApplied()));
     add(fields, "backfill_target_events", Replies.integer(m.backfillTargetEvents()));

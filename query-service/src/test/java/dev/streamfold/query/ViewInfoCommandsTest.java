@@ -170,6 +170,7 @@ class ViewInfoCommandsTest {
     reader.rolledBack = true;
     String reply = run(SourceEvents.UNKNOWN, 3, "VIEW.INFO", "totals");
     assertThat(reply).contains("$5\r\nphase\r\n$8\r\nCOMPLETE\r\n")
+        .contains("$7\r\nversion\r\n:2\r\n") // the state was replayed with version 2, not its storage version 1
         .contains("$8\r\nposition\r\n*1\r\n$10\r\n5:10:-1:-1\r\n")
         .contains("$14\r\nrolled_back_to\r\n$17\r\ntotals@5:10:-1:-1\r\n")
         .contains("$13\r\nlive_position\r\n*1\r\n$9\r\n5:20:-1:3\r\n");
