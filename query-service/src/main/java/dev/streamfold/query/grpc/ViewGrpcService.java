@@ -184,8 +184,12 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
       if (same || attempt >= CONSISTENT_READ_ATTEMPTS) {
         ViewMetadata m = same ? before.get() : after.orElse(before.get());
         Optional<ViewName> target = same ? rolledBack : rolledBackAfter;
+        // rolled back: the transformation version the served virtual state was replayed with, not its storage
+        // version 1 (as VIEW.INFO reports it)
+        int version = target.flatMap(reader::virtualState).map(dev.streamfold.views.VirtualState::transformVersion)
+            .orElse(m.version());
         GetRowResponse.Builder b = GetRowResponse.newBuilder().setFound(row.isPresent())
-            .addAllPosition(m.position()).setVersion(m.version()).setPhase(m.phase().name())
+            .addAllPosition(m.position()).setVersion(version).setPhase(m.phase().name())
             .setReadFrom(target.orElse(name).view()).setRolledBackTo(target.map(ViewName::view).orElse(""));
         row.ifPresent(b::putAllRow);
         return b.build();

@@ -150,6 +150,7 @@ class ViewGrpcServiceTest {
     assertThat(r.getReadFrom()).isEqualTo("totals@5:10:-1:-1");
     assertThat(r.getRolledBackTo()).isEqualTo("totals@5:10:-1:-1");
     assertThat(r.getPositionList()).containsExactly("5:10:-1:-1");
+    assertThat(r.getVersion()).as("the version the state was replayed with").isEqualTo(2);
     assertStatus(() -> stub.getRow(get("totals", "ATL").setWaitForMessageId("5:20:-1:3").setWaitTimeoutMs(1000).build()),
         Status.Code.FAILED_PRECONDITION, "is rolled back to virtual state 'totals@5:10:-1:-1'");
   }
