@@ -310,8 +310,11 @@ final class TransformCommand {
 
   static String describe(ViewStatus s) {
     StringBuilder text = new StringBuilder();
-    text.append("View ").append(s.getTenant()).append('/').append(s.getView()).append(": ").append(s.getPhase())
-        .append(String.format(", %,d events applied (backfill target %,d)", s.getEventsApplied(),
+    text.append("View ").append(s.getTenant()).append('/').append(s.getView()).append(": ").append(s.getPhase());
+    if (s.getServedVersion() > 0) {
+      text.append(", serves version ").append(s.getServedVersion());
+    }
+    text.append(String.format(", %,d events applied (backfill target %,d)", s.getEventsApplied(),
             s.getBackfillTargetEvents()))
         .append(String.format(", %,d rows", s.getRows()));
     if (s.getPositionCount() > 0) {

@@ -187,7 +187,7 @@ class StreamfoldCliTest {
         .setUpdate(dev.streamfold.api.v1.ViewUpdate.newBuilder().setVersion(2).setPhase("BACKFILLING")
             .setEventsApplied(25).setBackfillTargetEvents(100).setJobState("RUNNING")).build();
     String text = TransformCommand.describe(s);
-    assertThat(text).startsWith("View demo/delays: LIVE, 100 events applied (backfill target 100), 3 rows")
+    assertThat(text).startsWith("View demo/delays: LIVE, serves version 1, 100 events applied (backfill target 100), 3 rows")
         .contains("version 1 (served), job RUNNING")
         .contains("update to version 2: BACKFILLING, 25 events applied (backfill target 100, 25%)")
         .contains("ROLLED BACK to virtual state delays@1:2:-1:-1");
