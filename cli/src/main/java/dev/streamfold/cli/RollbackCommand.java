@@ -85,11 +85,28 @@ final class RollbackCommand implements Callable<Integer> {
     Optional<String> reusable = reusableState();
     try (StreamfoldClient client = server.connect()) {
       String stateName = target.state;
+      boolean reused = false;
       if (stateName == null) {
-        stateName = prepare(client, reusable).getName();
+        VirtualState prepared = prepare(client, reusable);
+        stateName = prepared.getName();
+        reused = reusedState;
       }
-      VirtualState served = client.replays().rollback(RollbackRequest.newBuilder().setTenant(server.tenant)
-          .setView(view).setState(stateName).build()).getState();
+      VirtualState served;
+      try {
+        served = client.replays().rollback(RollbackRequest.newBuilder().setTenant(server.tenant)
+            .setView(view).setState(stateName).build()).getState();
+      } catch (StatusRuntimeException e) {
+        if (reused && e.getStatus().getCode() == Status.Code.FAILED_PRECONDITION) {
+          // e.g. the existing state was replayed with an earlier version of the view's SQL
+          throw new CliException(e.getStatus().getDescription() + " (virtual state " + stateName + " existed already"
+              + " and --to reuses it: drop it with `streamfold view drop " + stateName + "` and roll back again, or"
+              + " replay afresh with --as NAME)", e);
+        }
+        throw e;
+      }
+      if (reused) {
+        System.out.println("Reused virtual state " + stateName + ".");
+      }
       System.out.printf("View %s rolled back to %s: reads return its state at position %s (%,d events, %,d rows).%n",
           view, served.getName(), served.getPositionCount() == 0 ? "none (empty)" : String.join(",", served.getPositionList()),
           served.getEventsApplied(), served.getRows());
@@ -98,6 +115,9 @@ final class RollbackCommand implements Callable<Integer> {
     }
     return 0;
   }
+
+  /** Whether {@link #prepare} returned an existing state rather than a new replay. */
+  private boolean reusedState;
 
   /** The complete state to roll back to: the reusable one when it exists, else a new replay. */
   private VirtualState prepare(StreamfoldClient client, Optional<String> reusable) throws InterruptedException {
@@ -108,7 +128,7 @@ final class RollbackCommand implements Callable<Integer> {
         if (!existing.getPhase().equals("COMPLETE")) {
           existing = ReplayCommand.await(client, server.tenant, existing.getName(), Duration.ofSeconds(timeoutS));
         }
-        System.out.println("Reusing virtual state " + existing.getName() + ".");
+        reusedState = true;
         return existing;
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {

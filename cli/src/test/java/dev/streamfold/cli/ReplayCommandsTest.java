@@ -43,6 +43,8 @@ class ReplayCommandsTest {
   private final List<Object> received = new CopyOnWriteArrayList<>();
   /** What GetVirtualState answers: a state, or NOT_FOUND when null. */
   private volatile VirtualState existing;
+  /** When set, Rollback fails with FAILED_PRECONDITION and this description. */
+  private volatile String rollbackRefusal;
   /** The update's phase and error that Status reports. */
   private volatile String updateError = "";
   private Server server;
@@ -78,6 +80,10 @@ class ReplayCommandsTest {
     @Override
     public void rollback(RollbackRequest request, StreamObserver<RollbackResponse> response) {
       received.add(request);
+      if (rollbackRefusal != null) {
+        response.onError(Status.FAILED_PRECONDITION.withDescription(rollbackRefusal).asRuntimeException());
+        return;
+      }
       response.onNext(RollbackResponse.newBuilder().setState(COMPLETE).build());
       response.onCompleted();
     }
@@ -197,7 +203,20 @@ class ReplayCommandsTest {
     r = run("rollback", "delays", "--to", "1:2:-1:3");
     assertThat(r[0]).isEqualTo("0");
     assertThat(received).hasSize(2).noneMatch(q -> q instanceof ReplayRequest);
-    assertThat(r[1]).startsWith("Reusing virtual state delays@1:2:-1:3.");
+    assertThat(r[1]).startsWith("Reused virtual state delays@1:2:-1:3.");
+
+    // an existing state the server refuses (replayed with earlier SQL): no "reused", and how to get past it
+    received.clear();
+    rollbackRefusal = "virtual state 'delays@1:2:-1:3' was replayed with other SQL (transformation version 1)";
+    try {
+      r = run("rollback", "delays", "--to", "1:2:-1:3");
+    } finally {
+      rollbackRefusal = null;
+    }
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[1]).doesNotContain("Reused");
+    assertThat(r[2]).contains("replayed with other SQL").contains("`streamfold view drop delays@1:2:-1:3`")
+        .contains("--as NAME");
   }
 
   @Test
