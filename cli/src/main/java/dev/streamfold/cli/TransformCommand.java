@@ -159,6 +159,9 @@ final class TransformCommand {
       while (true) {
         ViewStatus s = client.transforms().status(request(tenant, name));
         if (s.getServedVersion() >= version) {
+          // served before a poll saw its progress (a small stream): show the served version's figures, not 0/1
+          bar.maxHint(Math.max(1, Math.max(s.getBackfillTargetEvents(), s.getEventsApplied())));
+          bar.stepTo(s.getEventsApplied());
           return s;
         }
         ViewUpdate u = s.getUpdate();
