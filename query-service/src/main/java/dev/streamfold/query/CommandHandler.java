@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * 64 KiB at a time by default). Reading also stops while the socket's outbound buffer is over its high
  * water mark (the client does not read its replies).
  *
- * <p>A request that breaks the protocol or a limit ({@link RequestLimits}) gets its error reply in order
+ * <p>A request that breaks the protocol or a limit ({@link RequestAssembler}) gets its error reply in order
  * after those of the requests before it, then the connection closes; so does QUIT after its {@code +OK}.
  * One instance per connection; all state is confined to the event loop.
  */
@@ -139,18 +139,24 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     try {
-      if (session == null || inputClosed || closed || !(msg instanceof RedisMessage message)) {
+      if (session == null || inputClosed || closed) {
         return;
       }
-      List<Request> requests;
-      try {
-        requests = RequestParser.parse(message);
-      } catch (ProtocolException e) {
-        failInput(ErrorMapper.toReply(e));
-        return;
-      }
-      for (Request request : requests) {
+      if (msg instanceof Request request) { // a request array, from RequestAssembler
         waiting.add(new Pending(request, dispatcher.blocking(request)));
+      } else if (msg instanceof RedisMessage message) { // an inline command line
+        List<Request> requests;
+        try {
+          requests = RequestParser.parse(message);
+        } catch (ProtocolException e) {
+          failInput(ErrorMapper.toReply(e));
+          return;
+        }
+        for (Request request : requests) {
+          waiting.add(new Pending(request, dispatcher.blocking(request)));
+        }
+      } else {
+        return;
       }
       pump();
     } finally {
@@ -175,7 +181,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (cause instanceof ProtocolException protocol) {
-      // a request over a limit (RequestLimits), in order behind the replies to earlier requests
+      // a request over a limit (RequestAssembler), in order behind the replies to earlier requests
       failInput(ErrorMapper.toReply(protocol));
     } else if (cause instanceof DecoderException) {
       failInput(ErrorMapper.toReply(new ProtocolException(decoderDetail(cause))));
@@ -327,7 +333,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     java.util.regex.Matcher tooLong = NETTY_BULK_LENGTH.matcher(message == null ? "" : message);
     if (tooLong.matches()) {
       // Netty's own cap (512 MiB, Redis's proto-max-bulk-len) on a declared bulk length, worded as Redis does
-      return "invalid bulk length (" + tooLong.group(1) + " bytes; at most " + RequestLimits.MAX_BULK_BYTES + ")";
+      return "invalid bulk length (" + tooLong.group(1) + " bytes; at most " + RequestAssembler.MAX_BULK_BYTES + ")";
     }
     return "invalid request" + (message == null || message.isBlank() ? "" : " (" + message + ")");
   }

@@ -6,21 +6,29 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One command as the client sent it: the command name and its arguments, as bytes.
- *
- * @param args name first, then the arguments; at least one element
+ * One command as the client sent it: the command name and its arguments, as bytes. The lower-case name is
+ * computed once (every request is looked up by it several times).
  */
-record Request(List<byte[]> args) {
+final class Request {
+  private final List<byte[]> args;
+  private String name;
+
   /**
    * Create a request.
    *
+   * @param args name first, then the arguments; at least one element (the list is copied, the arrays are not)
    * @throws IllegalArgumentException if there is no command name
    */
-  Request {
-    args = List.copyOf(args);
-    if (args.isEmpty()) {
+  Request(List<byte[]> args) {
+    this.args = List.copyOf(args);
+    if (this.args.isEmpty()) {
       throw new IllegalArgumentException("a request needs at least the command name");
     }
+  }
+
+  /** Name first, then the arguments; unmodifiable. */
+  List<byte[]> args() {
+    return args;
   }
 
   /**
@@ -83,6 +91,11 @@ record Request(List<byte[]> args) {
 
   /** Return the command name lower-cased. */
   String name() {
-    return lower(0);
+    String lower = name;
+    if (lower == null) {
+      lower = lower(0);
+      name = lower;
+    }
+    return lower;
   }
 }

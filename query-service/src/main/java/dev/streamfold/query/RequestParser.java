@@ -24,7 +24,7 @@ final class RequestParser {
   /**
    * Parse one decoded message.
    *
-   * @param message a message from the decoder and aggregators
+   * @param message a top-level message from {@link RequestAssembler} (an inline command line), or an array of bulk strings
    * @return the requests it holds: usually one, none for an empty array or blank line
    * @throws ProtocolException if an array holds anything but bulk strings, or an inline line has
    *     unbalanced quotes

@@ -13,8 +13,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.redis.FixedRedisMessagePool;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
 import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -182,9 +180,7 @@ public final class RespServer implements AutoCloseable {
             channels.add(ch);
             ch.pipeline()
                 .addLast("decoder", new RedisDecoder(MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, true))
-                .addLast("limits", new RequestLimits())
-                .addLast("bulk-aggregator", new RedisBulkStringAggregator())
-                .addLast("array-aggregator", new RedisArrayAggregator())
+                .addLast("requests", new RequestAssembler())
                 .addLast("encoder", new RedisEncoder())
                 .addLast("resp3-encoder", resp3Encoder)
                 .addLast("commands", new CommandHandler(dispatcher, state, commandGroup));

@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewReader;
 import dev.streamfold.views.ViewSchema;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -64,12 +61,9 @@ class CommandHandlerTest {
     return new EmbeddedChannel(new CommandHandler(dispatcher, state, blockingTasks::add, maxPending));
   }
 
-  private static ArrayRedisMessage request(String... args) {
-    List<RedisMessage> children = new ArrayList<>();
-    for (String arg : args) {
-      children.add(new FullBulkStringRedisMessage(Unpooled.copiedBuffer(arg, StandardCharsets.UTF_8)));
-    }
-    return new ArrayRedisMessage(children);
+  /** A request array as {@link RequestAssembler} passes it on. */
+  private static Request request(String... args) {
+    return Request.of(args);
   }
 
   /** The replies written so far, as text: bulk strings as is, errors as -..., simple strings as +.... */

@@ -190,7 +190,7 @@ class HostileRespIT {
 
   @Test
   void aHugeDeclaredBulkLengthIsRefusedAtOnceWithoutWaitingForTheBytes() throws Exception {
-    for (long length : new long[] {1L << 40, 512L * 1024 * 1024, RequestLimits.MAX_BULK_BYTES + 1L}) {
+    for (long length : new long[] {1L << 40, 512L * 1024 * 1024, RequestAssembler.MAX_BULK_BYTES + 1L}) {
       try (Raw raw = new Raw(server.port())) {
         raw.out.write(("*2\r\n$4\r\nECHO\r\n$" + length + "\r\n").getBytes(StandardCharsets.US_ASCII));
         assertThat(raw.readUntilClosed()).as("$" + length).startsWith("-ERR Protocol error: invalid bulk length");

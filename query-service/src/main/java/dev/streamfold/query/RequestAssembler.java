@@ -1,0 +1,235 @@
+package dev.streamfold.query;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.redis.ArrayHeaderRedisMessage;
+import io.netty.handler.codec.redis.BulkStringHeaderRedisMessage;
+import io.netty.handler.codec.redis.BulkStringRedisContent;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.LastBulkStringRedisContent;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds requests from the pieces that Netty's {@code RedisDecoder} reads, and enforces the request limits on
+ * their headers before any argument is buffered: a request array may hold at most {@value #MAX_ARGUMENTS}
+ * arguments, each a bulk string of at most {@value #MAX_BULK_BYTES} bytes and {@value #MAX_REQUEST_BYTES}
+ * bytes in all, and never a nested array or another type (Redis: {@code expected '$', got '*'}), and it must
+ * arrive within {@value #INCOMPLETE_REQUEST_TIMEOUT_MS} ms.
+ *
+ * <p>It takes the place of Netty's {@code RedisBulkStringAggregator} and {@code RedisArrayAggregator}
+ * between the decoder and {@link CommandHandler}: a request array becomes one {@link Request} whose
+ * arguments are copied once, straight from the decoder's buffer slices into their byte arrays. The
+ * aggregators built a composite buffer and a message per argument and an array message per request, and
+ * passed every piece through two more handlers: about a fifth of the RESP threads' CPU in a pipelined
+ * serving profile (BENCHMARKS.md, session 9). The aggregators also had no limits of their own: {@code
+ * *2000000000} made {@code RedisArrayAggregator} allocate an 8 GB list (OutOfMemoryError on the event
+ * loop), and the bulk aggregator buffered up to 512 MiB per argument.
+ *
+ * <p>What it passes on: a {@link Request} per non-empty request array (an empty or null array, which Redis
+ * ignores, passes nothing); any other top-level message as it came (inline commands, and a bulk string
+ * outside an array, aggregated into one {@link FullBulkStringRedisMessage}), which {@link RequestParser}
+ * reads as Redis reads such lines. A request over a limit, or a null bulk string in a request ({@code
+ * invalid bulk length}), is an exception event with a {@link ProtocolException}: {@link CommandHandler}
+ * replies {@code -ERR Protocol error: <what>} in order after the replies to the requests before it and
+ * closes the connection, as Redis does; every other connection keeps being served. Nothing after the
+ * offending header is buffered: the rest of the connection's input is dropped.
+ *
+ * <p>One instance per connection (it keeps the request being read); confined to the connection's event loop.
+ */
+final class RequestAssembler extends ChannelInboundHandlerAdapter {
+  /**
+   * Most arguments in one request (command name included). Our own: Redis 7.0 accepts up to 2^31 - 1
+   * ({@code networking.c}, {@code ll > INT_MAX}) because it keeps a request as bytes in its query buffer;
+   * we hold each argument as a byte array (about 16 bytes of heap besides its bytes), so 2^16 arguments
+   * cost about 1 MB per connection. Plenty for MGET/EXISTS/HMGET, our only variadic commands.
+   */
+  static final int MAX_ARGUMENTS = 65_536;
+  /**
+   * Longest argument, bytes. Our own, far below Redis's default {@code proto-max-bulk-len} of 512 MiB
+   * (which Netty's decoder also enforces): an argument here is a row key, a field, a pattern or a
+   * message ID; the longest row key is one event payload (1 MiB, the ledger's {@code
+   * EventValidator.MAX_PAYLOAD_BYTES}, e.g. a view grouped by a long text column) plus the view name.
+   */
+  static final int MAX_BULK_BYTES = 2 * 1024 * 1024;
+  /**
+   * Most bytes of all arguments of one request. Our own: 1/16 of Redis's default
+   * {@code client-query-buffer-limit} (1 GiB), the most one connection makes the server buffer.
+   */
+  static final long MAX_REQUEST_BYTES = 64L * 1024 * 1024;
+  /**
+   * Longest time a request may take to arrive once it has started, ms: counted from the end of the socket
+   * read that brought its first bytes (a request that arrives whole in one read starts no timer). Ours:
+   * Redis has no such limit (its {@code timeout} is for idle clients and off by default), but it keeps a
+   * partial request as bytes; here a client that sends a header and then stalls would hold up to
+   * {@link #MAX_REQUEST_BYTES} per connection forever. A connection idle between requests is not limited.
+   */
+  static final long INCOMPLETE_REQUEST_TIMEOUT_MS = 30_000;
+
+  private final long incompleteRequestTimeoutMs;
+  private io.netty.util.concurrent.ScheduledFuture<?> deadline;
+  private boolean failed;
+
+  /** The arguments of the request array being read; null outside an array. */
+  private byte[][] args;
+  /** Arguments of {@link #args} complete so far. */
+  private int argCount;
+  /** Bytes declared by the bulk string headers of the current request so far. */
+  private long requestBytes;
+  /** The bulk string being read (inside or outside an array); null between bulk strings. */
+  private byte[] bulk;
+  /** Bytes of {@link #bulk} read so far. */
+  private int bulkFilled;
+
+  RequestAssembler() {
+    this(INCOMPLETE_REQUEST_TIMEOUT_MS);
+  }
+
+  /**
+   * @param incompleteRequestTimeoutMs how long a started request may take to arrive, ms
+   */
+  RequestAssembler(long incompleteRequestTimeoutMs) {
+    this.incompleteRequestTimeoutMs = incompleteRequestTimeoutMs;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (failed) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    Object out;
+    try {
+      out = accept(msg);
+    } catch (ProtocolException problem) {
+      fail(ctx, problem);
+      return;
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+    if (out != null) {
+      ctx.fireChannelRead(out);
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (!failed && (args != null || bulk != null) && deadline == null) {
+      deadline = ctx.executor().schedule(() -> fail(ctx, new ProtocolException("request not complete "
+          + incompleteRequestTimeoutMs + " ms after it started (at most " + incompleteRequestTimeoutMs + " ms)")),
+          incompleteRequestTimeoutMs,
+          TimeUnit.MILLISECONDS);
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    cancelDeadline();
+    super.channelInactive(ctx);
+  }
+
+  /**
+   * Take one piece from the decoder (the caller releases it).
+   *
+   * @param msg what the decoder passed on
+   * @return what to pass on now (a {@link Request} or a top-level message), or null while a request is incomplete
+   * @throws ProtocolException if the piece breaks a limit or the request format; the message is Redis's wording
+   */
+  Object accept(Object msg) {
+    if (msg instanceof ArrayHeaderRedisMessage header) {
+      if (args != null) {
+        throw new ProtocolException("expected '$', got '*'");
+      }
+      if (header.length() > MAX_ARGUMENTS) {
+        throw new ProtocolException("invalid multibulk length (" + header.length() + " arguments; at most "
+            + MAX_ARGUMENTS + ")");
+      }
+      if (header.length() > 0) {
+        args = new byte[(int) header.length()][];
+        argCount = 0;
+        requestBytes = 0;
+      }
+      return null; // an empty or null array is ignored, as Redis ignores "*0" and "*-1"
+    }
+    if (msg instanceof BulkStringHeaderRedisMessage header) {
+      int length = header.bulkStringLength();
+      if (length > MAX_BULK_BYTES) {
+        throw new ProtocolException("invalid bulk length (" + length + " bytes; at most " + MAX_BULK_BYTES + ")");
+      }
+      requestBytes = (args == null ? 0 : requestBytes) + length; // a bulk string outside an array is its own request
+      if (requestBytes > MAX_REQUEST_BYTES) {
+        throw new ProtocolException("request too large (more than " + MAX_REQUEST_BYTES + " bytes of arguments)");
+      }
+      bulk = new byte[length];
+      bulkFilled = 0;
+      return null;
+    }
+    if (msg instanceof FullBulkStringRedisMessage full) { // "$0" (empty) and "$-1" (null) come whole
+      if (full.isNull()) {
+        if (args != null) {
+          throw new ProtocolException("invalid bulk length");
+        }
+        return full;
+      }
+      byte[] whole = new byte[full.content().readableBytes()];
+      full.content().getBytes(full.content().readerIndex(), whole);
+      return argument(whole);
+    }
+    if (msg instanceof BulkStringRedisContent content && bulk != null) {
+      ByteBuf bytes = content.content();
+      int n = Math.min(bytes.readableBytes(), bulk.length - bulkFilled);
+      bytes.getBytes(bytes.readerIndex(), bulk, bulkFilled, n);
+      bulkFilled += n;
+      if (!(msg instanceof LastBulkStringRedisContent)) {
+        return null;
+      }
+      byte[] done = bulk;
+      bulk = null;
+      return argument(done);
+    }
+    if (args != null && msg instanceof RedisMessage message) {
+      throw new ProtocolException("expected '$', got '" + RequestParser.typeByte(message) + "'");
+    }
+    return ReferenceCountUtil.retain(msg); // inline and other top-level messages, for RequestParser
+  }
+
+  /** One bulk string complete: the next argument, or a top-level bulk string when outside an array. */
+  private Object argument(byte[] value) {
+    if (args == null) {
+      return new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(value));
+    }
+    args[argCount++] = value;
+    if (argCount < args.length) {
+      return null;
+    }
+    Request request = new Request(Arrays.asList(args));
+    args = null;
+    cancelDeadline();
+    return request;
+  }
+
+  private void cancelDeadline() {
+    if (deadline != null) {
+      deadline.cancel(false);
+      deadline = null;
+    }
+  }
+
+  private void fail(ChannelHandlerContext ctx, ProtocolException problem) {
+    if (failed) {
+      return;
+    }
+    failed = true;
+    args = null;
+    bulk = null;
+    cancelDeadline();
+    ctx.channel().config().setAutoRead(false);
+    // In order behind the requests already passed on: the command handler replies and closes.
+    ctx.fireExceptionCaught(problem);
+  }
+}
