@@ -131,9 +131,18 @@ public final class ServerMetrics implements AutoCloseable {
 
   /** The listener of the RESP query-service. */
   public RespListener resp() {
+    // The data points of each command name, looked up once: labelValues builds and hashes a label list on
+    // every call (about 4 % of the RESP threads' CPU in a pipelined serving profile). Command names are
+    // bounded: the served commands' names and RespListener.OTHER.
+    java.util.Map<String, RespPoints> points = new java.util.concurrent.ConcurrentHashMap<>();
     return (command, latencyNanos, errorKind) -> {
-      respCommands.labelValues(command).inc();
-      respDuration.labelValues(command).observe(latencyNanos / 1e9);
+      RespPoints point = points.get(command);
+      if (point == null) {
+        point = points.computeIfAbsent(command,
+            name -> new RespPoints(respCommands.labelValues(name), respDuration.labelValues(name)));
+      }
+      point.commands().inc();
+      point.duration().observe(latencyNanos / 1e9);
       if (errorKind != null) {
         respErrors.labelValues(command, errorKind).inc();
       }
@@ -183,4 +192,8 @@ public final class ServerMetrics implements AutoCloseable {
       http = null;
     }
   }
+
+  /** The counter and latency data points of one RESP command name. */
+  private record RespPoints(io.prometheus.metrics.core.datapoints.CounterDataPoint commands,
+      io.prometheus.metrics.core.datapoints.DistributionDataPoint duration) {}
 }
