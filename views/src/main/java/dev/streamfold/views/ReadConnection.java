@@ -91,7 +91,7 @@ final class ReadConnection implements AutoCloseable {
    * {@code HGETALL} returned it (empty when the row was absent); null when caching is off. See the class
    * comment for why an entry is exact.
    */
-  private final com.github.benmanes.caffeine.cache.Cache<String, String[]> rows;
+  private final com.github.benmanes.caffeine.cache.Cache<String, RowRead> rows;
   /** The {@code PING} queued since the last flush that cached reads wait for, or null (guarded by this). */
   private CompletableFuture<Void> barrier;
   /** Rows answered from {@link #rows}. */
@@ -118,7 +118,7 @@ final class ReadConnection implements AutoCloseable {
     this.async = connection.async();
     this.rows = rowCacheBytes == 0 ? null : com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
         .maximumWeight(rowCacheBytes)
-        .<String, String[]>weigher((key, flat) -> weight(key, flat))
+        .<String, RowRead>weigher((key, read) -> weight(key, read.flat()))
         .executor(Runnable::run) // evict on the calling thread, no ForkJoinPool task per write
         .build();
     connection.addListener(message -> {
@@ -295,21 +295,21 @@ final class ReadConnection implements AutoCloseable {
    *
    * @param key a row key ({@link RedisKeys#row}) of {@code served}'s version
    * @param served what the view served when the read was started
-   * @return the row's flat field/value array in Redis's order (empty when absent), or null when a view hash
+   * @return the row as read (the same object for every read answered from the cache), or null when a view hash
    *     changed or the connection dropped before the row was read (the caller reads it through the script)
    */
-  CompletionStage<String[]> row(String key, Served served) {
+  CompletionStage<RowRead> row(String key, Served served) {
     if (rows != null && rows.getIfPresent(key) != null) {
       return barrier().thenCompose(ignored -> {
         if (generation.get() != served.generation()) {
           return CompletableFuture.completedFuture(null);
         }
-        String[] cached = rows.getIfPresent(key);
+        RowRead cached = rows.getIfPresent(key);
         if (cached != null) {
           cacheHits.increment();
           return CompletableFuture.completedFuture(cached);
         }
-        CompletionStage<String[]> read = hgetall(key, served); // changed since: read it (on the I/O thread)
+        CompletionStage<RowRead> read = hgetall(key, served); // changed since: read it (on the I/O thread)
         flush();
         return read;
       });
@@ -317,8 +317,8 @@ final class ReadConnection implements AutoCloseable {
     return hgetall(key, served);
   }
 
-  private CompletionStage<String[]> hgetall(String key, Served served) {
-    CompletableFuture<String[]> result = new CompletableFuture<>();
+  private CompletionStage<RowRead> hgetall(String key, Served served) {
+    CompletableFuture<RowRead> result = new CompletableFuture<>();
     synchronized (this) {
       // The callback is attached under the lock that flush() takes, so before the reply can arrive: it runs on
       // the I/O thread as the reply is decoded, before any push behind the reply is applied.
@@ -332,10 +332,11 @@ final class ReadConnection implements AutoCloseable {
             } else if (generation.get() != served.generation()) {
               result.complete(null);
             } else {
+              RowRead read = new RowRead(flat);
               if (rows != null && tracking) {
-                rows.put(key, flat);
+                rows.put(key, read);
               }
-              result.complete(flat);
+              result.complete(read);
             }
           });
     }
@@ -390,6 +391,45 @@ final class ReadConnection implements AutoCloseable {
   public void close() {
     client.removeListener(reconnects);
     connection.close();
+  }
+
+  /**
+   * One row as {@code HGETALL} returned it, and what a reader built from it, kept with the cached row so that
+   * reads answered from the cache build it once (a row of one version always has that version's shape).
+   * Thread-safe: two readers may build it at once and keep either result.
+   */
+  static final class RowRead {
+    private final String[] flat;
+    private volatile Built built;
+
+    private record Built(Object shape, Object value) {}
+
+    RowRead(String[] flat) {
+      this.flat = flat;
+    }
+
+    /** The row's flat field/value array in Redis's order, empty when the row is absent; do not modify it. */
+    String[] flat() {
+      return flat;
+    }
+
+    /**
+     * What {@code build} makes of this row for {@code shape}, built at most once per shape (compared by
+     * identity) while the row stays cached.
+     *
+     * @param shape what the result depends on besides the row (the served version's schema)
+     * @param build makes the result from the flat array; its result must not be modified afterwards
+     * @return the result
+     */
+    @SuppressWarnings("unchecked")
+    <T> T built(Object shape, java.util.function.Function<String[], T> build) {
+      Built known = built;
+      if (known == null || known.shape() != shape) {
+        known = new Built(shape, build.apply(flat));
+        built = known;
+      }
+      return (T) known.value();
+    }
   }
 
   /** A flat array of the strings of a reply (an HGETALL map, in RESP2 or RESP3). */

@@ -39,7 +39,8 @@ public interface ViewReader {
    *
    * @param schema the shape of the version (or virtual state) the rows come from; empty when the view
    *     does not exist
-   * @param rows one entry per requested key, in order: the row, or empty when absent
+   * @param rows one entry per requested key, in order: the row (column to value text, possibly unmodifiable: a
+   *     cached row is shared by the reads of it), or empty when absent
    */
   record Rows(Optional<ViewSchema> schema, List<Optional<Map<String, String>>> rows) {}
 

@@ -456,10 +456,12 @@ public final class ViewStore implements ViewReader, AutoCloseable {
         reads.resolve(name, RedisKeys.view(name), this::schemaAsync);
       } else if (served.byRow()) {
         String rowKey = rowKeys.get(0);
-        return reads.row(RedisKeys.row(name, served.version(), rowKey), served).thenCompose(flat -> {
-          if (flat != null) {
+        Optional<ViewSchema> schema = served.schema();
+        return reads.row(RedisKeys.row(name, served.version(), rowKey), served).thenCompose(read -> {
+          if (read != null) {
             rowReads.increment();
-            return CompletableFuture.completedFuture(rows(List.<String[]>of(flat), 1, served.schema()));
+            // built once per cached row: the reply is shared by every read of it, so its row map is unmodifiable
+            return CompletableFuture.completedFuture(read.built(schema, flat -> sharedRows(flat, schema)));
           }
           // the view hash changed before the row was read, or the connection dropped: read it atomically
           CompletionStage<Rows> again = scriptRead(reads, name, rowKeys);
@@ -522,6 +524,12 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /** Rows from flat field/value arrays, in schema order; a missing or empty array is an absent row. */
+  /** The rows of one flat row array, with an unmodifiable row map (shared by the reads of a cached row). */
+  private static Rows sharedRows(String[] flat, Optional<ViewSchema> schema) {
+    return new Rows(schema, List.of(flat.length < 2 ? Optional.empty()
+        : Optional.of(java.util.Collections.unmodifiableMap(inSchemaOrder(schema, flat)))));
+  }
+
   private static Rows rows(List<String[]> flats, int rowKeys, Optional<ViewSchema> schema) {
     List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys);
     for (int i = 0; i < rowKeys; i++) {

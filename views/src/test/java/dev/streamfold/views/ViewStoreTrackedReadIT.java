@@ -1,6 +1,7 @@
 package dev.streamfold.views;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.testkit.Testkit;
 import io.lettuce.core.RedisClient;
@@ -140,6 +141,24 @@ class ViewStoreTrackedReadIT {
       assertThat(value(view)).isEqualTo("v" + round);
     }
     assertThat(store.readCounts()[3] - hitsBefore).as("reads answered from the row cache").isGreaterThanOrEqualTo(200);
+  }
+
+  @Test
+  void readsOfACachedRowShareOneUnmodifiableRowUntilItChanges() throws Exception {
+    ViewName view = new ViewName(Testkit.uniqueName("t"), "counts");
+    other.define(view, SCHEMA);
+    other.defineVersion(view, 1, SCHEMA);
+    write(view, 1, "v1");
+    other.serve(view, 1);
+    read(view); // the served version is resolved
+    read(view); // the row is read and cached
+    Map<String, String> first = read(view).orElseThrow();
+    Map<String, String> again = read(view).orElseThrow();
+    assertThat(again).as("built once from the cached row").isSameAs(first).isEqualTo(Map.of("k", "x", "n", "v1"));
+    assertThatThrownBy(() -> first.put("n", "changed by a reader")).isInstanceOf(UnsupportedOperationException.class);
+    write(view, 1, "v2");
+    assertThat(read(view)).hasValue(Map.of("k", "x", "n", "v2"));
+    assertThat(first).as("the earlier reply is unchanged").containsEntry("n", "v1");
   }
 
   @Test
