@@ -47,9 +47,12 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   static final int DEFAULT_MAX_PENDING = 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
-  /** Netty's RedisDecoder message for a bulk length over its 512 MiB cap. */
-  private static final java.util.regex.Pattern NETTY_BULK_LENGTH =
-      java.util.regex.Pattern.compile("length: (\\d+) \\(expected: <= \\d+\\)");
+  /**
+   * Netty's RedisDecoder message for a length over one of its caps: a declared bulk length over 512 MiB, or
+   * an inline line longer than {@link RespServer#MAX_INLINE_BYTES} (the cap is the second number).
+   */
+  private static final java.util.regex.Pattern NETTY_TOO_LONG =
+      java.util.regex.Pattern.compile("length: (\\d+) \\(expected: <= (\\d+)\\)");
 
   private final CommandDispatcher dispatcher;
   private final ServerState server;
@@ -327,10 +330,13 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** Describe a decoding failure; Netty's messages are kept, Redis's own wording is not recoverable. */
-  private static String decoderDetail(Throwable cause) {
+  static String decoderDetail(Throwable cause) {
     Throwable root = cause.getCause() != null ? cause.getCause() : cause;
     String message = root.getMessage();
-    java.util.regex.Matcher tooLong = NETTY_BULK_LENGTH.matcher(message == null ? "" : message);
+    java.util.regex.Matcher tooLong = NETTY_TOO_LONG.matcher(message == null ? "" : message);
+    if (tooLong.matches() && tooLong.group(2).equals(Integer.toString(RespServer.MAX_INLINE_BYTES))) {
+      return "too big inline request"; // Redis's wording (networking.c, PROTO_INLINE_MAX_SIZE)
+    }
     if (tooLong.matches()) {
       // Netty's own cap (512 MiB, Redis's proto-max-bulk-len) on a declared bulk length, worded as Redis does
       return "invalid bulk length (" + tooLong.group(1) + " bytes; at most " + RequestAssembler.MAX_BULK_BYTES + ")";

@@ -63,7 +63,9 @@ final class RequestAssembler extends ChannelInboundHandlerAdapter {
   static final long MAX_REQUEST_BYTES = 64L * 1024 * 1024;
   /**
    * Longest time a request may take to arrive once it has started, ms: counted from the end of the socket
-   * read that brought its first bytes (a request that arrives whole in one read starts no timer). Ours:
+   * read after which its header line ({@code *N} or {@code $N}) was complete but not the request (a request
+   * that arrives whole in one read starts no timer), and started again in full whenever it runs out while
+   * the server is not reading the connection (back-pressure: the client does not read its replies). Ours:
    * Redis has no such limit (its {@code timeout} is for idle clients and off by default), but it keeps a
    * partial request as bytes; here a client that sends a header and then stalls would hold up to
    * {@link #MAX_REQUEST_BYTES} per connection forever. A connection idle between requests is not limited.
@@ -119,12 +121,30 @@ final class RequestAssembler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     if (!failed && (args != null || bulk != null) && deadline == null) {
-      deadline = ctx.executor().schedule(() -> fail(ctx, new ProtocolException("request not complete "
-          + incompleteRequestTimeoutMs + " ms after it started (at most " + incompleteRequestTimeoutMs + " ms)")),
-          incompleteRequestTimeoutMs,
-          TimeUnit.MILLISECONDS);
+      armDeadline(ctx);
     }
     ctx.fireChannelReadComplete();
+  }
+
+  /**
+   * Fail the incomplete request {@link #incompleteRequestTimeoutMs} from now, unless the server has stopped
+   * reading the connection meanwhile (auto-read off: {@link CommandHandler}'s back-pressure while the client
+   * does not read its replies, or its queue is full): the rest of the request cannot arrive then, so the
+   * timer starts again in full instead.
+   */
+  private void armDeadline(ChannelHandlerContext ctx) {
+    deadline = ctx.executor().schedule(() -> {
+      deadline = null;
+      if (failed || (args == null && bulk == null)) {
+        return;
+      }
+      if (!ctx.channel().config().isAutoRead()) {
+        armDeadline(ctx); // not the client's delay: we are not reading
+        return;
+      }
+      fail(ctx, new ProtocolException("request not complete " + incompleteRequestTimeoutMs
+          + " ms after it started (at most " + incompleteRequestTimeoutMs + " ms)"));
+    }, incompleteRequestTimeoutMs, TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -201,6 +221,7 @@ final class RequestAssembler extends ChannelInboundHandlerAdapter {
   /** One bulk string complete: the next argument, or a top-level bulk string when outside an array. */
   private Object argument(byte[] value) {
     if (args == null) {
+      cancelDeadline(); // a top-level bulk string is a request of its own: complete
       return new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(value));
     }
     args[argCount++] = value;

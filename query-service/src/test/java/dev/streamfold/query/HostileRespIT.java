@@ -138,6 +138,16 @@ class HostileRespIT {
   }
 
   @Test
+  void anInlineLineOverItsLimitGetsRedissError() throws Exception {
+    // found by a tryout: it was reported as "invalid bulk length (70000 bytes; at most 2097152)"
+    try (Raw raw = new Raw(server.port())) {
+      raw.out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      raw.out.write("a".repeat(RespServer.MAX_INLINE_BYTES + 4_464).getBytes(StandardCharsets.US_ASCII));
+      assertThat(raw.readUntilClosed()).isEqualTo("+PONG\r\n-ERR Protocol error: too big inline request\r\n");
+    }
+  }
+
+  @Test
   void garbageBytesGetAnErrorAndTheConnectionStaysUsable() throws Exception {
     byte[] garbage = new byte[4096];
     new Random(7).nextBytes(garbage);

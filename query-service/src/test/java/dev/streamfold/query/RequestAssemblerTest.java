@@ -59,6 +59,44 @@ class RequestAssemblerTest {
   }
 
   @Test
+  void theTimerDoesNotRunOutWhileTheServerIsNotReading() {
+    // found by a tryout: a pipelining client that did not read its replies for 30 s lost its connection,
+    // because back-pressure (auto-read off) left the last request read incomplete
+    EmbeddedChannel channel = channel(1_000);
+    channel.writeInbound(new ArrayHeaderRedisMessage(2), bulk("GET"));
+    channel.config().setAutoRead(false);
+    channel.advanceTimeBy(5_000, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+    assertThat(errors).isEmpty();
+    channel.config().setAutoRead(true);
+    channel.advanceTimeBy(999, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+    channel.writeInbound(new BulkStringHeaderRedisMessage(1), last("k"));
+    assertThat(errors).isEmpty();
+    assertThat(texts(passed.get(0))).containsExactly("GET", "k");
+    channel.writeInbound(new ArrayHeaderRedisMessage(2), bulk("GET")); // reading again: the client's delay counts
+    channel.advanceTimeBy(1_000, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+    assertThat(errors).singleElement().extracting(Throwable::getMessage).asString()
+        .startsWith("ERR Protocol error: request not complete");
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void aBulkStringOutsideAnArrayThatArrivesInPiecesStopsItsTimer() {
+    // found by a tryout: "$5\r\nab" then "cde\r\n" got its reply, then the idle connection was closed 30 s later
+    EmbeddedChannel channel = channel(1_000);
+    channel.writeInbound(new BulkStringHeaderRedisMessage(5), chunk("ab"));
+    channel.writeInbound(last("cde"));
+    assertThat(passed).hasSize(1);
+    ((FullBulkStringRedisMessage) passed.get(0)).release();
+    channel.advanceTimeBy(1, TimeUnit.HOURS);
+    channel.runScheduledPendingTasks();
+    assertThat(errors).isEmpty();
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
   void completeRequestsAndIdleConnectionsAreNotTimedOut() {
     EmbeddedChannel channel = channel(1_000);
     for (int i = 0; i < 3; i++) {
