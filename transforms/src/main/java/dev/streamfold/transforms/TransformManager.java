@@ -87,15 +87,6 @@ public final class TransformManager implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
-  /**
-   * Plans a replay's job while the replay's cursors are located (see {@link #replay}); one thread, since
-   * replays start one at a time.
-   */
-  private final java.util.concurrent.ExecutorService replayPlanner = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "replay-planner");
-    t.setDaemon(true);
-    return t;
-  });
   /** Training-set builds since start, by "tenant/name", and the scratch directories of running ones. */
   private final Map<String, TrainingSetStatus> trainingSets = new ConcurrentHashMap<>();
   private final Map<String, Path> trainingScratch = new ConcurrentHashMap<>();
@@ -176,7 +167,8 @@ public final class TransformManager implements AutoCloseable {
       conf.setString("classloader.parent-first-patterns.additional", "dev.streamfold.transforms.fold.");
       // Match a job's slot requests with the (one, local) TaskManager's free slots at once. Flink's default
       // waits 50 ms to batch requirement changes (FLINK-27921), which only helps clusters that start workers;
-      // here it delayed every job start (a view's backfill, each replay) by that much.
+      // here it delayed every job start (a view's backfill, each replay) by that much (measured: 78 ms from
+      // the JobMaster's registration to the first task deployed, 6-9 ms with no delay).
       conf.set(org.apache.flink.configuration.ResourceManagerOptions.REQUIREMENTS_CHECK_DELAY, java.time.Duration.ZERO);
       MiniCluster mini = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
           .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.taskSlots()).build());
@@ -833,15 +825,6 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException.InvalidReplay("stream " + stream + " is not partitioned: give one message ID,"
           + " not a position vector");
     }
-    // Plan the job (Flink's SQL planner, ~0.1-0.2 s) while the cursors are located in the ledger (round trips
-    // to the broker, ~0.1 s); the job gets its range when both are done. A replay refused below drops the plan.
-    String run = java.util.UUID.randomUUID().toString();
-    String subscription = "streamfold-replay-" + run;
-    Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
-    java.util.concurrent.Future<ViewJobBuilder.ReplayJob> planning = planInBackground(() -> ViewJobBuilder.planReplay(
-        definition, info.columns(), stream.topic(), 0, List.of(stream.topic()), ledger.serviceUrl(), ledger.adminUrl(),
-        options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(), options.parallelism(),
-        info.watermarkDelayMs()));
     Optional<StoredEvent> start = from.filter(c -> c.kind() == ReplayCursor.Kind.MESSAGE)
         .map(c -> locateOrExplain(stream, info, c.messageId().get()));
     Optional<StoredEvent> stop = to.kind() == ReplayCursor.Kind.MESSAGE
@@ -899,7 +882,12 @@ public final class TransformManager implements AutoCloseable {
         from.filter(c -> c.kind() == ReplayCursor.Kind.EVENT_TIME).map(ReplayCursor::eventTimeMs).orElse(Long.MIN_VALUE),
         stop.map(e -> e.messageId().toString()).orElse(null), to.inclusive(),
         to.kind() == ReplayCursor.Kind.EVENT_TIME ? to.eventTimeMs() : Long.MAX_VALUE, to.inclusive());
-    JobGraph graph = planned(planning).bind(target, subscription, bound, List.of(readThrough), targetEvents);
+    String run = java.util.UUID.randomUUID().toString();
+    String subscription = "streamfold-replay-" + run;
+    Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
+    JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), 0, ledger.serviceUrl(),
+        ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(),
+        options.parallelism(), target, subscription, bound, List.of(readThrough), targetEvents, info.watermarkDelayMs());
     long built = System.nanoTime();
     long expected = exact ? targetEvents : -1;
     VirtualStateStatus status = runReplay(tenant, name, target, definition, graph, stream, subscription, scratch,
@@ -910,53 +898,10 @@ public final class TransformManager implements AutoCloseable {
         });
     long submitted = System.nanoTime();
     LOG.info("replay {} of {} events started in {} ms: stream described {} ms, cursors located {} ms, virtual state"
-        + " defined {} ms, then waited {} ms for the SQL plan (made meanwhile) and built the job, job submitted {} ms",
-        target, targetEvents,
+        + " defined {} ms, SQL planned and job built {} ms, job submitted {} ms", target, targetEvents,
         (submitted - t0) / 1_000_000, (described - t0) / 1_000_000, (located - described) / 1_000_000,
         (defined - located) / 1_000_000, (built - defined) / 1_000_000, (submitted - built) / 1_000_000);
     return status;
-  }
-
-  /**
-   * Run {@code plan} on the replay planner thread, with the calling thread's context class loader (Flink's
-   * planner finds its factories through it).
-   */
-  private <T> java.util.concurrent.Future<T> planInBackground(java.util.function.Supplier<T> plan) {
-    ClassLoader loader = Thread.currentThread().getContextClassLoader();
-    return replayPlanner.submit(() -> {
-      Thread thread = Thread.currentThread();
-      ClassLoader previous = thread.getContextClassLoader();
-      thread.setContextClassLoader(loader);
-      try {
-        return plan.get();
-      } finally {
-        thread.setContextClassLoader(previous);
-      }
-    });
-  }
-
-  /**
-   * Wait for a plan started by {@link #planInBackground}: what planning threw is thrown here, as if it had
-   * run in this thread.
-   *
-   * @throws TransformException if this thread is interrupted while waiting
-   */
-  private static <T> T planned(java.util.concurrent.Future<T> planning) {
-    try {
-      return planning.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      planning.cancel(true);
-      throw new TransformException("interrupted while planning the replay job", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (e.getCause() instanceof Error error) {
-        throw error;
-      }
-      throw new TransformException("cannot plan the replay job: " + e.getCause(), e.getCause());
-    }
   }
 
   /**
@@ -1706,7 +1651,6 @@ public final class TransformManager implements AutoCloseable {
   @Override
   public synchronized void close() {
     housekeeping.shutdownNow();
-    replayPlanner.shutdownNow();
     List<JobID> running = new java.util.ArrayList<>(jobs.values());
     running.addAll(replays.values());
     jobs.clear();

@@ -40,10 +40,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   private static final long serialVersionUID = 1L;
 
   private final EventConverter<OUT> parser;
-  /** The range to apply; null for everything (unless {@link #boundLater}). */
-  private ReplayBound bound;
-  /** Created by {@link #boundLater}: the range comes from {@link #bind}, before the job graph is built. */
-  private boolean boundLater;
+  private final ReplayBound bound;
   private final boolean ledgerClock;
   private final long watermarkDelayMs;
   private transient ListState<Long> eventTimeState;
@@ -121,34 +118,6 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   }
 
   /**
-   * A tracker of a bounded job whose range is given later by {@link #bind}, so that the job can be planned
-   * while its range is being located. A tracker that is not bound before the job graph is built fails the
-   * job when it starts (never applies everything in place of a range).
-   *
-   * @param parser the converter of events to output records
-   * @param watermarkDelayMs see {@link #PositionTracker(EventConverter, ReplayBound, boolean, long)}
-   * @return the tracker, unbound
-   */
-  static <OUT> PositionTracker<OUT> boundLater(EventConverter<OUT> parser, long watermarkDelayMs) {
-    PositionTracker<OUT> tracker = new PositionTracker<>(parser, null, false, watermarkDelayMs);
-    tracker.boundLater = true;
-    return tracker;
-  }
-
-  /**
-   * Give a tracker made by {@link #boundLater} its range, once.
-   *
-   * @param bound the range to apply
-   * @throws IllegalStateException if the tracker was not made by {@link #boundLater}, or is bound already
-   */
-  void bind(ReplayBound bound) {
-    if (!boundLater || this.bound != null) {
-      throw new IllegalStateException(boundLater ? "the tracker is bound already" : "the tracker was created with its range");
-    }
-    this.bound = java.util.Objects.requireNonNull(bound, "bound");
-  }
-
-  /**
    * Signal {@link BackfillSignals#reached} for this job when the count of events applied reaches
    * {@code events} (a view job's backfill target: the events in the stream when its version started), so
    * that the view's LIVE commit can be checkpointed at once. The count is only the hint's trigger; LIVE
@@ -164,9 +133,6 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
 
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
-    if (boundLater && bound == null) {
-      throw new IllegalStateException("the job's range was not bound before its job graph was built");
-    }
     super.initializeState(context);
     positionState = context.getOperatorStateStore().getListState(
         new ListStateDescriptor<>("position", Types.STRING));

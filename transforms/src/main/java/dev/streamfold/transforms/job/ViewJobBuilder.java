@@ -335,147 +335,26 @@ public final class ViewJobBuilder {
       int partitions, String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
       int parallelism, ViewName target, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
       long targetEvents, long watermarkDelayMs) {
-    return planReplay(definition, streamColumns, topic, partitions, readTopics(topic, partitions, readThrough), serviceUrl,
-        adminUrl, redisUri, checkpointDir, checkpointInterval, parallelism, watermarkDelayMs)
-        .bind(target, subscription, bound, readThrough, targetEvents);
-  }
-
-  /**
-   * Plan a replay job before its range is known: the SQL is optimized and translated (the costly part of
-   * building the job: ~0.2 s of Flink's planner, most of it code generation, for a GROUP BY on a warm
-   * server), so that this can run while the replay's cursors are being located; {@link ReplayJob#bind} then
-   * gives the job its range and builds the graph. The result is the job {@link #buildReplay} builds from the
-   * same arguments.
-   *
-   * @param definition the transformation version to replay
-   * @param streamColumns the source stream's declared columns
-   * @param topic the source stream's Pulsar topic
-   * @param partitions the stream's partitions (0: unpartitioned)
-   * @param readTopics the topics the source reads: {@code topic} when unpartitioned, else the partitions the
-   *     replay's read-through positions name ({@link #readTopics})
-   * @param serviceUrl Pulsar service URL
-   * @param adminUrl Pulsar admin URL
-   * @param redisUri Redis URI of the views
-   * @param checkpointDir URI of a scratch checkpoint directory for this replay
-   * @param checkpointInterval checkpoint interval (each checkpoint commits progress to the virtual state)
-   * @param parallelism parallelism of the SQL operators
-   * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
-   * @return the planned job, to be bound once
-   * @throws IllegalArgumentException if {@code readTopics} is empty
-   */
-  public static ReplayJob planReplay(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
-      int partitions, List<String> readTopics, String serviceUrl, String adminUrl, String redisUri, String checkpointDir,
-      Duration checkpointInterval, int parallelism, long watermarkDelayMs) {
-    if (readTopics.isEmpty()) {
-      throw new IllegalArgumentException("a replay reads at least one topic");
-    }
     Configuration conf = checkpointing(checkpointDir, checkpointInterval, false);
     conf.setString("restart-strategy.type", "none");
     // The bounded sink applies its last commit itself at the end of input, so the job ends with its input
     // instead of waiting up to a checkpoint interval (plus the min pause) for a final checkpoint.
     conf.setString("execution.checkpointing.checkpoints-after-tasks-finish", "false");
-    WithoutCursorAcks<SourceEvent, ?, ?> source = new WithoutCursorAcks<>(
-        org.apache.flink.api.connector.source.Boundedness.BOUNDED, TypeInformation.of(SourceEvent.class));
-    List<PositionTracker<?>> trackers = new ArrayList<>();
-    Trackers late = new Trackers() {
-      @Override
-      public <OUT> PositionTracker<OUT> tracker(EventConverter<OUT> parser, long delayMs) {
-        PositionTracker<OUT> tracker = PositionTracker.boundLater(parser, delayMs);
-        trackers.add(tracker);
-        return tracker;
-      }
-    };
-    Planned planned = plan(conf, definition, streamColumns, readTopics, sourceParallelism(Math.min(partitions,
-        readTopics.size()), parallelism), parallelism, source, late, watermarkDelayMs, checkpointInterval);
-    return new ReplayJob(planned, definition, topic, partitions, readTopics, serviceUrl, adminUrl, redisUri, source,
-        trackers.get(0));
-  }
-
-  /**
-   * The topics a replay reads: the stream's topic when it is unpartitioned, else the partitions
-   * {@code readThrough} names (a bounded split of a partition with no events to read would never end).
-   *
-   * @param topic the stream's topic
-   * @param partitions the stream's partitions (0: unpartitioned)
-   * @param readThrough the last message ID the source reads, per partition
-   * @return the topics
-   */
-  public static List<String> readTopics(String topic, int partitions, List<MessageIdText> readThrough) {
-    return partitions == 0 ? List.of(topic)
+    conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
+    StartCursor start = bound.startId() == null ? StartCursor.earliest()
+        : PositionCursors.start(List.of(bound.startId()));
+    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
+        .setStartCursor(start)
+        .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
+        .setSubscriptionName(subscription);
+    // Only partitions with events to read: a bounded split of a partition that has none would never end.
+    List<String> topics = partitions == 0 ? List.of(topic)
         : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
-  }
-
-  /** A replay job planned by {@link #planReplay}, waiting for its range. Not thread-safe; bind it once. */
-  public static final class ReplayJob {
-    private final Planned planned;
-    private final TransformDefinition definition;
-    private final String topic;
-    private final int partitions;
-    private final List<String> readTopics;
-    private final String serviceUrl;
-    private final String adminUrl;
-    private final String redisUri;
-    private final WithoutCursorAcks<SourceEvent, ?, ?> source;
-    private final PositionTracker<?> tracker;
-    private boolean bound;
-
-    private ReplayJob(Planned planned, TransformDefinition definition, String topic, int partitions,
-        List<String> readTopics, String serviceUrl, String adminUrl, String redisUri,
-        WithoutCursorAcks<SourceEvent, ?, ?> source, PositionTracker<?> tracker) {
-      this.planned = planned;
-      this.definition = definition;
-      this.topic = topic;
-      this.partitions = partitions;
-      this.readTopics = readTopics;
-      this.serviceUrl = serviceUrl;
-      this.adminUrl = adminUrl;
-      this.redisUri = redisUri;
-      this.source = source;
-      this.tracker = tracker;
-    }
-
-    /**
-     * Give the job its range and build its graph: the source reads up to and including
-     * {@code readThrough} and ends; the {@link PositionTracker} applies exactly the events of {@code bound}.
-     *
-     * @param target the virtual state the rows go to (version 1)
-     * @param subscription the Pulsar subscription to read on (delete it when the replay ends)
-     * @param bound the exact range applied
-     * @param readThrough the last message ID the source reads (at or after the range's end), per partition;
-     *     it must name the planned topics ({@link #readTopics})
-     * @param targetEvents events the replay expects to apply (progress; an upper bound for time stops)
-     * @return the job graph, not yet submitted
-     * @throws IllegalStateException if the job was bound already
-     * @throws IllegalArgumentException if {@code readThrough} names other topics than the planned ones
-     */
-    public JobGraph bind(ViewName target, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
-        long targetEvents) {
-      if (this.bound) {
-        throw new IllegalStateException("the replay job is bound already");
-      }
-      if (!readTopics(topic, partitions, readThrough).equals(readTopics)) {
-        throw new IllegalArgumentException("the replay reads through " + readThrough + ", which names other topics than"
-            + " the planned " + readTopics);
-      }
-      this.bound = true;
-      StartCursor start = bound.startId() == null ? StartCursor.earliest()
-          : PositionCursors.start(List.of(bound.startId()));
-      PulsarSourceBuilder<SourceEvent> builder = PulsarSource.<SourceEvent>builder()
-          .setStartCursor(start)
-          .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
-          .setSubscriptionName(subscription);
-      bindSource(source, pulsarSource(builder, definition, serviceUrl, adminUrl, readTopics));
-      tracker.bind(bound);
-      String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
-      return planned.finish(new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()),
-          readThroughText, targetEvents, true),
-          "replay " + target + " of " + definition.name() + " v" + definition.version());
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void bindSource(WithoutCursorAcks source, PulsarSource<SourceEvent> pulsar) {
-      source.bind(pulsar);
-    }
+    String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
+    return assemble(conf, definition, streamColumns, topics, sourceParallelism(Math.min(partitions, topics.size()),
+        parallelism), serviceUrl, adminUrl, parallelism, source, bound,
+        watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThroughText,
+            targetEvents, true), checkpointInterval, -1);
   }
 
   /**
@@ -512,64 +391,9 @@ public final class ViewJobBuilder {
     return partitions <= 1 ? 1 : Math.max(1, Math.min(partitions, parallelism));
   }
 
-  /** Makes a job's position tracker for its converter (with a fixed range, or one bound later). */
-  private interface Trackers {
-    <OUT> PositionTracker<OUT> tracker(EventConverter<OUT> parser, long watermarkDelayMs);
-  }
-
-  /** Trackers with a fixed range ({@code null}: everything) that signal the backfill target at {@code signalAtEvents}. */
-  private static Trackers fixed(ReplayBound bound, long signalAtEvents) {
-    return new Trackers() {
-      @Override
-      public <OUT> PositionTracker<OUT> tracker(EventConverter<OUT> parser, long watermarkDelayMs) {
-        return new PositionTracker<>(parser, bound, false, watermarkDelayMs).signalBackfillTargetAt(signalAtEvents);
-      }
-    };
-  }
-
-  private static PulsarSource<SourceEvent> pulsarSource(PulsarSourceBuilder<SourceEvent> builder,
-      TransformDefinition definition, String serviceUrl, String adminUrl, List<String> topics) {
-    // SQL jobs read the payload only through PayloadParser.toRowData, which scans its bytes.
-    return fetchPromptly(builder)
-        .setDeserializationSchema(new LedgerEventDeserializer(!definition.isFold()))
-        .setServiceUrl(serviceUrl)
-        .setAdminUrl(adminUrl)
-        .setTopics(topics)
-        .build();
-  }
-
-  /**
-   * A job planned up to its sink: the changes to the view (the SQL's or the fold's changelog, and the
-   * position tracker's progress), in the environment that holds the job's transformations.
-   */
-  private record Planned(StreamExecutionEnvironment env, DataStream<ViewChange> changes, String viewName) {
-    /** Attach the view sink and build the job graph, named {@code jobName}. */
-    JobGraph finish(RedisViewSink sink, String jobName) {
-      changes.sinkTo(sink)
-          .setParallelism(1)
-          .name("view " + viewName)
-          .uid("view-sink");
-      org.apache.flink.streaming.api.graph.StreamGraph graph = env.getStreamGraph();
-      graph.setJobName(jobName);
-      return graph.getJobGraph();
-    }
-  }
-
   private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
       List<String> topics, int sourceParallelism, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
       ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval, long signalAtEvents) {
-    PulsarSource<SourceEvent> pulsar = pulsarSource(sourceBuilder, definition, serviceUrl, adminUrl, topics);
-    org.apache.flink.api.connector.source.Source<SourceEvent, ?, ?> source = bound == null ? pulsar
-        : new WithoutCursorAcks<>(pulsar, TypeInformation.of(SourceEvent.class));
-    return plan(conf, definition, streamColumns, topics, sourceParallelism, parallelism, source,
-        fixed(bound, signalAtEvents), watermarkDelayMs, checkpointInterval)
-        .finish(sink, conf.getString("pipeline.name", "view " + definition.name()));
-  }
-
-  private static Planned plan(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
-      List<String> topics, int sourceParallelism, int parallelism,
-      org.apache.flink.api.connector.source.Source<SourceEvent, ?, ?> source, Trackers trackers, long watermarkDelayMs,
-      Duration checkpointInterval) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
@@ -581,9 +405,18 @@ public final class ViewJobBuilder {
     // Pass records between chained operators without copies (every operator of this job builds new
     // objects for what it keeps).
     env.getConfig().enableObjectReuse();
+    // SQL jobs read the payload only through PayloadParser.toRowData, which scans its bytes.
+    PulsarSource<SourceEvent> source = fetchPromptly(sourceBuilder)
+        .setDeserializationSchema(new LedgerEventDeserializer(!definition.isFold()))
+        .setServiceUrl(serviceUrl)
+        .setAdminUrl(adminUrl)
+        .setTopics(topics)
+        .build();
     String sourceName = "ledger " + topics.get(0).replaceAll("-partition-\\d+$", "");
-    DataStream<SourceEvent> read = env.fromSource(source, WatermarkStrategy.noWatermarks(), sourceName,
-            TypeInformation.of(SourceEvent.class))
+    DataStream<SourceEvent> read = (bound == null
+        ? env.fromSource(source, WatermarkStrategy.noWatermarks(), sourceName)
+        : env.fromSource(new WithoutCursorAcks<>(source, TypeInformation.of(SourceEvent.class)),
+            WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class)))
         .setParallelism(sourceParallelism)
         .uid("ledger-source-" + java.util.UUID.randomUUID());
     List<String> columns = new ArrayList<>(definition.columns().keySet());
@@ -594,7 +427,7 @@ public final class ViewJobBuilder {
       env.getConfig().disableGenericTypes(); // states were checked for Kryo at creation; never fall back
       SingleOutputStreamOperator<SourceEvent> events = read
           .transform("position", TypeInformation.of(SourceEvent.class),
-              trackers.tracker(EventConverter.EVENTS, -1))
+              new PositionTracker<>(EventConverter.EVENTS, bound, false, -1).signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
       result = FoldStage.changelog(events, definition, parallelism);
@@ -606,7 +439,8 @@ public final class ViewJobBuilder {
       boolean eventTime = usesEventTimeWindows(definition.sql());
       SingleOutputStreamOperator<RowData> rows = read
           .transform("position", parser.rowDataType(),
-              trackers.tracker(parser.rowDataConverter(), eventTime ? watermarkDelayMs : -1))
+              new PositionTracker<>(parser.rowDataConverter(), bound, false, eventTime ? watermarkDelayMs : -1)
+                  .signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
       tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
@@ -618,7 +452,12 @@ public final class ViewJobBuilder {
         .map(new ChangelogToViewChange(keyIndexes))
         .returns(ViewChange.class)
         .name("changelog to view changes");
-    return new Planned(env, changes.union(progress), definition.name());
+    changes.union(progress)
+        .sinkTo(sink)
+        .setParallelism(1)
+        .name("view " + definition.name())
+        .uid("view-sink");
+    return env.getStreamGraph().getJobGraph();
   }
 
   /**

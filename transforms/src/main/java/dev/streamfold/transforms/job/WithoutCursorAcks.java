@@ -37,9 +37,7 @@ public final class WithoutCursorAcks<T, S extends SourceSplit, E> implements Sou
   private static final long serialVersionUID = 1L;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WithoutCursorAcks.class);
 
-  /** The wrapped source; null until {@link #bind} for a source created unbound. */
-  private Source<T, S, E> delegate;
-  private final Boundedness boundedness;
+  private final Source<T, S, E> delegate;
   private final TypeInformation<T> type;
 
   /**
@@ -47,78 +45,38 @@ public final class WithoutCursorAcks<T, S extends SourceSplit, E> implements Sou
    * @param type the records' type
    */
   public WithoutCursorAcks(Source<T, S, E> delegate, TypeInformation<T> type) {
-    this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
-    this.boundedness = delegate.getBoundedness();
-    this.type = type;
-  }
-
-  /**
-   * A source whose wrapped source is given later by {@link #bind}, so that a job can be planned (its SQL
-   * optimized and translated) while the range it reads is still being located. Bind it before the job graph
-   * is built: the job graph holds a serialized copy, and a copy that was not bound fails the job when Flink
-   * creates its enumerator or readers.
-   *
-   * @param boundedness what the source given later will be
-   * @param type the records' type
-   */
-  WithoutCursorAcks(Boundedness boundedness, TypeInformation<T> type) {
-    this.delegate = null;
-    this.boundedness = boundedness;
-    this.type = type;
-  }
-
-  /**
-   * Give an unbound source its wrapped source, once.
-   *
-   * @param delegate the source; its boundedness must be the declared one
-   * @throws IllegalStateException if this source is bound already
-   * @throws IllegalArgumentException if {@code delegate}'s boundedness is not the declared one
-   */
-  void bind(Source<T, S, E> delegate) {
-    if (this.delegate != null) {
-      throw new IllegalStateException("the source is bound already");
-    }
-    if (delegate.getBoundedness() != boundedness) {
-      throw new IllegalArgumentException("a " + delegate.getBoundedness() + " source bound in place of a " + boundedness + " one");
-    }
     this.delegate = delegate;
-  }
-
-  private Source<T, S, E> delegate() {
-    if (delegate == null) {
-      throw new IllegalStateException("the job's source was not bound before its job graph was built");
-    }
-    return delegate;
+    this.type = type;
   }
 
   @Override
   public Boundedness getBoundedness() {
-    return boundedness;
+    return delegate.getBoundedness();
   }
 
   @Override
   public SourceReader<T, S> createReader(SourceReaderContext context) throws Exception {
-    return new Reader<>(delegate().createReader(context));
+    return new Reader<>(delegate.createReader(context));
   }
 
   @Override
   public SplitEnumerator<S, E> createEnumerator(SplitEnumeratorContext<S> context) throws Exception {
-    return delegate().createEnumerator(context);
+    return delegate.createEnumerator(context);
   }
 
   @Override
   public SplitEnumerator<S, E> restoreEnumerator(SplitEnumeratorContext<S> context, E checkpoint) throws Exception {
-    return delegate().restoreEnumerator(context, checkpoint);
+    return delegate.restoreEnumerator(context, checkpoint);
   }
 
   @Override
   public SimpleVersionedSerializer<S> getSplitSerializer() {
-    return delegate().getSplitSerializer();
+    return delegate.getSplitSerializer();
   }
 
   @Override
   public SimpleVersionedSerializer<E> getEnumeratorCheckpointSerializer() {
-    return delegate().getEnumeratorCheckpointSerializer();
+    return delegate.getEnumeratorCheckpointSerializer();
   }
 
   @Override

@@ -116,27 +116,4 @@ class PositionTrackerTest {
       }
     }
   }
-  @Test
-  void aTrackerBoundLaterRefusesToStartUnboundAndAppliesItsRangeOnceBound() throws Exception {
-    try (OneInputStreamOperatorTestHarness<SourceEvent, Row> unbound =
-        new OneInputStreamOperatorTestHarness<>(PositionTracker.boundLater(PARSER, -1))) {
-      org.assertj.core.api.Assertions.assertThatThrownBy(unbound::open)
-          .isInstanceOf(IllegalStateException.class).hasMessageContaining("not bound");
-    }
-    PositionTracker<Row> tracker = PositionTracker.boundLater(PARSER, -1);
-    tracker.bind(new ReplayBound(null, Long.MIN_VALUE, "7:42:-1:3", true, Long.MAX_VALUE, true));
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> tracker.bind(
-        new ReplayBound(null, Long.MIN_VALUE, "7:42:-1:5", true, Long.MAX_VALUE, true)))
-        .isInstanceOf(IllegalStateException.class);
-    try (OneInputStreamOperatorTestHarness<SourceEvent, Row> harness = new OneInputStreamOperatorTestHarness<>(tracker)) {
-      harness.open();
-      for (int i = 0; i < 10; i++) {
-        harness.processElement(new StreamRecord<>(batched(i)));
-      }
-      assertThat(rows(harness)).containsExactly(0L, 1L, 2L, 3L);
-    }
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new PositionTracker<>(PARSER).bind(
-        new ReplayBound(null, Long.MIN_VALUE, "7:42:-1:3", true, Long.MAX_VALUE, true)))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("created with its range");
-  }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import java.util.List;
 import java.util.Map;
@@ -115,57 +114,5 @@ class ViewJobBuilderTest {
     // Names inside string literals, quoted identifiers and comments are not calls; UNIX_TIMESTAMP(s) is deterministic.
     ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n, MAX(UNIX_TIMESTAMP('2015-01-01 00:00:00')) AS t"
         + " FROM flights WHERE destination <> 'NOW()' -- RAND()\n GROUP BY origin", STREAMS, List.of());
-  }
-  private static final TransformDefinition DELAYS = new TransformDefinition("acme", "delays",
-      "SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin", "flights", List.of("origin"),
-      new java.util.LinkedHashMap<>(Map.of("origin", "STRING", "flights", "BIGINT")), 1, 1);
-  private static final ReplayBound TO_7_42 = new ReplayBound(null, Long.MIN_VALUE, "7:42:-1:-1", true, Long.MAX_VALUE, true);
-
-  private static ViewJobBuilder.ReplayJob planReplay(int partitions, List<String> readTopics) {
-    return ViewJobBuilder.planReplay(DELAYS, FLIGHTS, "persistent://acme/ledger/flights", partitions, readTopics,
-        "pulsar://127.0.0.1:1", "http://127.0.0.1:1", "redis://127.0.0.1:1", "file:///tmp/replay-plan-test",
-        java.time.Duration.ofSeconds(1), 2, 0);
-  }
-
-  private static List<String> vertices(org.apache.flink.runtime.jobgraph.JobGraph graph) {
-    List<String> names = new java.util.ArrayList<>();
-    // without the planner's operator ids ([47]), which count up per plan
-    graph.getVertices().forEach(v -> names.add(v.getName().replaceAll("\\[\\d+\\]", "") + " x" + v.getParallelism()));
-    return names;
-  }
-
-  @Test
-  void aReplayPlannedBeforeItsRangeIsTheJobBuiltWithIt() {
-    dev.streamfold.ledger.MessageIdText stop = dev.streamfold.ledger.MessageIdText.parse("7:42:-1:-1");
-    ViewJobBuilder.ReplayJob planned = planReplay(0, List.of("persistent://acme/ledger/flights"));
-    org.apache.flink.runtime.jobgraph.JobGraph late = planned.bind(new dev.streamfold.views.ViewName("acme", "at42"),
-        "sub-1", TO_7_42, List.of(stop), 43);
-    org.apache.flink.runtime.jobgraph.JobGraph direct = ViewJobBuilder.buildReplay(DELAYS, FLIGHTS,
-        "persistent://acme/ledger/flights", 0, "pulsar://127.0.0.1:1", "http://127.0.0.1:1", "redis://127.0.0.1:1",
-        "file:///tmp/replay-plan-test", java.time.Duration.ofSeconds(1), 2, new dev.streamfold.views.ViewName("acme", "at42"),
-        "sub-2", TO_7_42, List.of(stop), 43, 0);
-    assertThat(vertices(late)).isEqualTo(vertices(direct)).hasSize(3);
-    assertThat(late.getName()).isEqualTo(direct.getName()).isEqualTo("replay acme/at42 of delays v1");
-
-    assertThatThrownBy(() -> planned.bind(new dev.streamfold.views.ViewName("acme", "again"), "sub-3", TO_7_42,
-        List.of(stop), 43)).isInstanceOf(IllegalStateException.class).hasMessageContaining("bound already");
-  }
-
-  @Test
-  void aPlannedReplayRefusesARangeOverOtherTopics() {
-    ViewJobBuilder.ReplayJob planned = planReplay(4, List.of("persistent://acme/ledger/flights-partition-1"));
-    assertThatThrownBy(() -> planned.bind(new dev.streamfold.views.ViewName("acme", "p"), "sub", TO_7_42,
-        List.of(dev.streamfold.ledger.MessageIdText.parse("7:42:2:-1")), 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("flights-partition-1");
-  }
-
-  @Test
-  void anUnboundSourceFailsInsteadOfReadingSomething() {
-    WithoutCursorAcks<SourceEvent, ?, ?> unbound = new WithoutCursorAcks<>(
-        org.apache.flink.api.connector.source.Boundedness.BOUNDED,
-        org.apache.flink.api.common.typeinfo.TypeInformation.of(SourceEvent.class));
-    assertThat(unbound.getBoundedness()).isEqualTo(org.apache.flink.api.connector.source.Boundedness.BOUNDED);
-    assertThatThrownBy(unbound::getSplitSerializer).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("not bound");
   }
 }
