@@ -20,10 +20,26 @@ final class Request {
    * @throws IllegalArgumentException if there is no command name
    */
   Request(List<byte[]> args) {
-    this.args = List.copyOf(args);
+    this(List.copyOf(args), true);
+  }
+
+  /** @param args unmodifiable (the flag only tells this constructor from the public one) */
+  private Request(List<byte[]> args, boolean unmodifiable) {
+    this.args = args;
     if (this.args.isEmpty()) {
       throw new IllegalArgumentException("a request needs at least the command name");
     }
+  }
+
+  /**
+   * Create a request that takes over {@code args} without copying it (the decoder's array of a request).
+   *
+   * @param args name first, then the arguments; at least one element; the caller must not change or reuse it
+   * @return the request
+   * @throws IllegalArgumentException if there is no command name
+   */
+  static Request owning(byte[][] args) {
+    return new Request(java.util.Collections.unmodifiableList(Arrays.asList(args)), true);
   }
 
   /** Name first, then the arguments; unmodifiable. */

@@ -11,7 +11,6 @@ import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 import io.netty.handler.codec.redis.LastBulkStringRedisContent;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -228,7 +227,7 @@ final class RequestAssembler extends ChannelInboundHandlerAdapter {
     if (argCount < args.length) {
       return null;
     }
-    Request request = new Request(Arrays.asList(args));
+    Request request = Request.owning(args); // the array is not used again: args is cleared below
     args = null;
     cancelDeadline();
     return request;
