@@ -34,7 +34,15 @@ final class Resp3Encoder extends MessageToByteEncoder<RedisMessage> {
     return msg instanceof ArrayRedisMessage || msg instanceof FullBulkStringRedisMessage
         || msg instanceof SimpleStringRedisMessage || msg instanceof ErrorRedisMessage
         || msg instanceof IntegerRedisMessage || msg instanceof MapRedisMessage || msg instanceof NullRedisMessage
-        || msg instanceof VerbatimStringRedisMessage;
+        || msg instanceof VerbatimStringRedisMessage || msg instanceof EncodedReply;
+  }
+
+  @Override
+  protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, RedisMessage msg, boolean preferDirect)
+      throws Exception {
+    // a reply encoded earlier gets a buffer of its size (the default starts at 256 bytes and grows)
+    return msg instanceof EncodedReply encoded ? ctx.alloc().ioBuffer(encoded.length())
+        : super.allocateBuffer(ctx, msg, preferDirect);
   }
 
   /**
@@ -71,7 +79,9 @@ final class Resp3Encoder extends MessageToByteEncoder<RedisMessage> {
    * @throws IllegalArgumentException if the message type is not a reply type
    */
   static void write(RedisMessage msg, ByteBuf out) {
-    if (msg instanceof MapRedisMessage map) {
+    if (msg instanceof EncodedReply encoded) {
+      encoded.writeTo(out);
+    } else if (msg instanceof MapRedisMessage map) {
       header(out, '%', map.keysAndValues().size() / 2);
       map.keysAndValues().forEach(child -> write(child, out));
     } else if (msg instanceof NullRedisMessage) {

@@ -43,10 +43,7 @@ final class ViewCommands {
             .thenApply(row -> Replies.bulkArray(row.map(x -> List.copyOf(x.keySet())).orElse(List.of())))),
         read("hvals", 2, READ, 1, 1, (s, r) -> row(s, r.string(1))
             .thenApply(row -> Replies.bulkArray(row.map(x -> List.copyOf(x.values())).orElse(List.of())))),
-        read("get", 2, READ_FAST, 1, 1, (s, r) -> {
-          Replies replies = s.replies();
-          return json(s, r.string(1)).thenApply(json -> json == null ? replies.nil() : Replies.bulk(json));
-        }),
+        read("get", 2, READ_FAST, 1, 1, this::get),
         read("mget", -2, READ_FAST, 1, -1, this::mget),
         read("exists", -2, READ_FAST, 1, -1, this::exists),
         read("type", 2, READ_FAST, 1, 1,
@@ -75,15 +72,41 @@ final class ViewCommands {
     return rows;
   }
 
+  /** Keys of the replies rendered once per shared row ({@link ViewReader.Rows#derived}). */
+  private enum Rendered { HGETALL_RESP2, HGETALL_RESP3, GET }
+
   private CompletionStage<RedisMessage> hgetall(Session session, Request request) {
     Replies replies = session.replies();
-    return row(session, request.string(1)).thenApply(row -> {
-      List<RedisMessage> pairs = new ArrayList<>();
-      row.ifPresent(r -> r.forEach((column, value) -> {
-        pairs.add(Replies.bulk(column));
-        pairs.add(Replies.bulk(value));
-      }));
-      return replies.map(pairs);
+    Rendered kind = replies.protocol() == 3 ? Rendered.HGETALL_RESP3 : Rendered.HGETALL_RESP2;
+    return read(session, request.string(1)).thenApply(read -> {
+      Optional<Map<String, String>> row = read == null ? Optional.empty() : read.rows().get(0);
+      if (row.isEmpty()) {
+        return replies.map(List.of());
+      }
+      // a cached row is rendered once, and its bytes written for every read of it
+      return read.derived(kind, () -> EncodedReply.of(hashReply(replies, row.get())));
+    });
+  }
+
+  private static RedisMessage hashReply(Replies replies, Map<String, String> row) {
+    List<RedisMessage> pairs = new ArrayList<>(2 * row.size());
+    row.forEach((column, value) -> {
+      pairs.add(Replies.bulk(column));
+      pairs.add(Replies.bulk(value));
+    });
+    return replies.map(pairs);
+  }
+
+  /** GET: the row as a JSON object (a bulk string, the same in RESP2 and RESP3), or nil. */
+  private CompletionStage<RedisMessage> get(Session session, Request request) {
+    Replies replies = session.replies();
+    return read(session, request.string(1)).thenApply(read -> {
+      Optional<Map<String, String>> row = read == null ? Optional.empty() : read.rows().get(0);
+      if (row.isEmpty()) {
+        return replies.nil();
+      }
+      return read.derived(Rendered.GET, () -> EncodedReply.of(
+          Replies.bulk(RowJson.renderUtf8(row.get(), read.schema().orElse(null)))));
     });
   }
 
@@ -158,25 +181,21 @@ final class ViewCommands {
         .thenApply(done -> Replies.integer(reads.stream().filter(read -> read.join().isPresent()).count()));
   }
 
-  /** Start reading one row (the tenant is taken from the session now). */
-  private CompletionStage<Optional<Map<String, String>>> row(Session session, String key) {
-    Optional<RowAddress> address = RowAddress.parse(session.tenant(), key);
-    if (address.isEmpty()) {
-      return CompletableFuture.completedFuture(Optional.empty());
-    }
-    return reader.rowsWithSchemaAsync(address.get().view(), List.of(address.get().rowKey()))
-        .thenApply(read -> read.rows().get(0));
-  }
-
-  /** Start reading one row as JSON (UTF-8): null when absent. */
-  private CompletionStage<byte[]> json(Session session, String key) {
+  /**
+   * Start reading one row (the tenant is taken from the session now).
+   *
+   * @return the read, with the row as its only entry; it completes with null when the key names no row
+   */
+  private CompletionStage<ViewReader.Rows> read(Session session, String key) {
     Optional<RowAddress> address = RowAddress.parse(session.tenant(), key);
     if (address.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    return reader.rowsWithSchemaAsync(address.get().view(), List.of(address.get().rowKey())).thenApply(read -> {
-      Optional<Map<String, String>> row = read.rows().get(0);
-      return row.isEmpty() ? null : RowJson.renderUtf8(row.get(), read.schema().orElse(null));
-    });
+    return reader.rowsWithSchemaAsync(address.get().view(), List.of(address.get().rowKey()));
+  }
+
+  /** Start reading one row (the tenant is taken from the session now): empty when absent. */
+  private CompletionStage<Optional<Map<String, String>>> row(Session session, String key) {
+    return read(session, key).thenApply(read -> read == null ? Optional.empty() : read.rows().get(0));
   }
 }

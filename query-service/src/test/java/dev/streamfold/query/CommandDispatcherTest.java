@@ -228,4 +228,51 @@ class CommandDispatcherTest {
     assertThat(run("quit")).isEqualTo("+OK\r\n");
     assertThat(session.closing()).isTrue();
   }
+  @Test
+  void aSharedRowIsRenderedOncePerReplyShapeAndWrittenAsEncoded() {
+    ViewName delays = new ViewName("acme", "delays");
+    // a reader whose one-row reads share one Rows, as ViewStore's row cache does for a cached row
+    Map<String, dev.streamfold.views.ViewReader.Rows> shared = new java.util.concurrent.ConcurrentHashMap<>();
+    InMemoryViewReader cached = new InMemoryViewReader() {
+      @Override
+      public java.util.concurrent.CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
+        Rows read = rowsWithSchema(name, rowKeys);
+        return java.util.concurrent.CompletableFuture.completedFuture(shared.computeIfAbsent(name + "/" + rowKeys,
+            k -> new Rows(read.schema(), read.rows(), new dev.streamfold.views.ViewReader.Derived())));
+      }
+    };
+    cached.define(delays, reader.schema(delays).orElseThrow());
+    cached.put(delays, "ATL", reader.row(delays, "ATL").orElseThrow());
+    CommandDispatcher sharing = new CommandDispatcher(cached, server);
+
+    RedisMessage first = sharing.execute(session, Request.of("hgetall", "delays:ATL"));
+    RedisMessage second = sharing.execute(session, Request.of("HGETALL", "delays:ATL"));
+    assertThat(first).isInstanceOf(EncodedReply.class).isSameAs(second);
+    // the bytes are what the reply built for this read alone is encoded to
+    String plain = run("hgetall", "delays:ATL");
+    assertThat(text(first)).isEqualTo(plain)
+        .isEqualTo("*6\r\n$7\r\nairport\r\n$3\r\nATL\r\n$7\r\nflights\r\n$1\r\n5\r\n$9\r\navg_delay\r\n$3\r\n1.5\r\n");
+    assertThat(text(sharing.execute(session, Request.of("get", "delays:ATL")))).isEqualTo(run("get", "delays:ATL"))
+        .startsWith("$").contains("\"airport\":\"ATL\"");
+
+    Session resp3 = new Session(server.nextClientId(), "acme", "127.0.0.1:3", "127.0.0.1:2");
+    sharing.execute(resp3, Request.of("hello", "3"));
+    RedisMessage map = sharing.execute(resp3, Request.of("hgetall", "delays:ATL"));
+    assertThat(map).isNotSameAs(first).isSameAs(sharing.execute(resp3, Request.of("hgetall", "delays:ATL")));
+    assertThat(text(map)).startsWith("%3\r\n$7\r\nairport\r\n$3\r\nATL\r\n");
+
+    // rows of one read alone are rendered for that read
+    assertThat(dispatcher.execute(session, Request.of("hgetall", "delays:ATL")))
+        .isNotSameAs(dispatcher.execute(session, Request.of("hgetall", "delays:ATL")));
+  }
+
+  private static String text(RedisMessage reply) {
+    ByteBuf out = Unpooled.buffer();
+    try {
+      Resp3Encoder.write(reply, out);
+      return out.toString(StandardCharsets.UTF_8);
+    } finally {
+      out.release();
+    }
+  }
 }

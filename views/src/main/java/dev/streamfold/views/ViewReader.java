@@ -41,8 +41,56 @@ public interface ViewReader {
    *     does not exist
    * @param rows one entry per requested key, in order: the row (column to value text, possibly unmodifiable: a
    *     cached row is shared by the reads of it), or empty when absent
+   * @param shared values derived from these rows, kept while the rows are shared by many reads (a row answered
+   *     from {@link ViewStore}'s row cache: the same {@code Rows} for every read until the row changes); null
+   *     when the rows belong to one read. Not part of equality.
    */
-  record Rows(Optional<ViewSchema> schema, List<Optional<Map<String, String>>> rows) {}
+  record Rows(Optional<ViewSchema> schema, List<Optional<Map<String, String>>> rows, Derived shared) {
+    /** Rows that belong to one read ({@link #shared} null). */
+    public Rows(Optional<ViewSchema> schema, List<Optional<Map<String, String>>> rows) {
+      this(schema, rows, null);
+    }
+
+    /**
+     * A value computed from these rows (a reply rendered from them, say), made once while the rows are shared.
+     *
+     * @param key what is derived (compared with {@code equals}); one key, one kind of value
+     * @param make computes the value from these rows; it must not modify them, and its value must not be
+     *     modified afterwards when the rows are shared
+     * @return the value: {@code make}'s, or the one made earlier for the same key while shared
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T derived(Object key, java.util.function.Supplier<T> make) {
+      return shared == null ? make.get() : (T) shared.get(key, make);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Rows that && schema.equals(that.schema) && rows.equals(that.rows);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Objects.hash(schema, rows);
+    }
+  }
+
+  /** Values derived from shared {@link Rows}, by key; thread-safe (two threads may both make a value, one is kept). */
+  final class Derived {
+    private final java.util.concurrent.ConcurrentHashMap<Object, Object> values = new java.util.concurrent.ConcurrentHashMap<>(4);
+
+    Object get(Object key, java.util.function.Supplier<?> make) {
+      Object known = values.get(key);
+      if (known == null) {
+        known = java.util.Objects.requireNonNull(make.get(), "derived value");
+        Object first = values.putIfAbsent(key, known);
+        if (first != null) {
+          known = first;
+        }
+      }
+      return known;
+    }
+  }
 
   /**
    * Like {@link #rows}, also returning the shape of the version the rows were read from (for typed

@@ -527,7 +527,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** The rows of one flat row array, with an unmodifiable row map (shared by the reads of a cached row). */
   private static Rows sharedRows(String[] flat, Optional<ViewSchema> schema) {
     return new Rows(schema, List.of(flat.length < 2 ? Optional.empty()
-        : Optional.of(java.util.Collections.unmodifiableMap(inSchemaOrder(schema, flat)))));
+        : Optional.of(java.util.Collections.unmodifiableMap(inSchemaOrder(schema, flat)))), new ViewReader.Derived());
   }
 
   private static Rows rows(List<String[]> flats, int rowKeys, Optional<ViewSchema> schema) {
