@@ -82,7 +82,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param redisUri e.g. {@code redis://127.0.0.1:6379}
    * @param rowCacheBytes most bytes of rows cached per read connection (estimated heap bytes; there are at
    *     most {@link #READ_CONNECTIONS} plus one per event loop given to {@link #readOnEventLoops}); 0 turns
-   *     the cache off
+   *     the cache off. Values that readers derive from cached rows ({@link ViewReader.Rows#derived}; the
+   *     query-service keeps up to three rendered replies per row, each about the row's size) are kept with
+   *     them and not counted.
    * @return the store
    * @throws IllegalArgumentException if {@code rowCacheBytes} is negative
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
