@@ -62,7 +62,8 @@ final class IngestCommand implements Callable<Integer> {
         types.put(c.getName(), c.getType());
       }
       try (RowReader reader = RowReader.open(file, fileFormat, types)) {
-        Ingestion.run(client, server.tenant, stream, reader, new EventMapper(keyField, timeField),
+        Ingestion.run(client, server.tenant, stream, reader, new EventMapper(keyField, timeField,
+            dev.streamfold.ledger.grpc.Protos.columns(info.getColumnsList())),
             limit == null ? Long.MAX_VALUE : limit, "ingest " + stream, System.out, skipBad);
       }
     }

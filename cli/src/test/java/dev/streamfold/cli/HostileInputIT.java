@@ -2,6 +2,9 @@ package dev.streamfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.cli.ingest.EventMapper;
+import dev.streamfold.cli.ingest.FileFormat;
+import dev.streamfold.cli.ingest.RowReader;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
@@ -30,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Hostile input files through the real {@code streamfold ingest} command, against the real ingest
  * service on a real Pulsar ledger: missing and malformed files, a CSV whose line 1,234,567 has a wrong
- * column count (reported with its line; exactly the rows before it are appended), {@code --skip-bad}
- * (skips and counts), non-UTF-8 text, rows wider than one gRPC request would hold in a batch.
+ * column count (reported with its line; exactly the rows before it are appended), rows the server would refuse
+ * (found by the CLI with the server's checks), a request the server refuses, {@code --skip-bad} (skips and
+ * counts), non-UTF-8 text, rows wider than one gRPC request would hold in a batch.
  */
 class HostileInputIT {
   private static final String TENANT = Testkit.uniqueName("cli");
@@ -151,24 +155,68 @@ class HostileInputIT {
     assertThat(r[2]).contains(info.latest().orElseThrow().toString());
   }
 
-  @Test
-  void aRowTheServerRefusesIsNamedByItsLine() throws Exception {
-    StreamRef s = new StreamRef(TENANT, "required");
-    ledger.createStream(s, List.of(new StreamColumn("k", "STRING"), StreamColumn.parse("n:BIGINT NOT NULL")));
-    Path file = dir.resolve("required.csv");
+  /** A stream with a NOT NULL column and a CSV of 10,000 rows whose rows 5,000 and 5,003 leave it empty. */
+  private static Path requiredColumnCsv(String stream) throws Exception {
+    ledger.createStream(new StreamRef(TENANT, stream),
+        List.of(new StreamColumn("k", "STRING"), StreamColumn.parse("n:BIGINT NOT NULL")));
+    Path file = dir.resolve(stream + ".csv");
     try (BufferedWriter w = Files.newBufferedWriter(file)) {
       w.write("k,n\n");
       for (int i = 1; i <= 10_000; i++) {
         w.write("k" + (i % 10) + "," + (i == 5_000 || i == 5_003 ? "" : Integer.toString(i)) + "\n");
       }
     }
+    return file;
+  }
+
+  @Test
+  void aRowTheServerWouldRefuseStopsThereAfterAppendingExactlyTheRowsBeforeIt() throws Exception {
+    Path file = requiredColumnCsv("required");
     String[] r = run("ingest", "required", file.toString(), "--key", "k");
     assertThat(r[0]).isNotEqualTo("0");
+    // checked with the server's own checks before it is sent: a bad row like a malformed one
+    assertThat(r[2]).startsWith("error: " + file + " row 5000 (line 5001): field 'payload_json.n' is missing or null,"
+        + " but the stream's schema requires it (column n BIGINT NOT NULL); stopped there: the 4,999 events before it"
+        + " were appended");
+    assertThat(ledger.describe(new StreamRef(TENANT, "required")).eventCount()).isEqualTo(4_999);
+
+    String[] skipped = run("ingest", "required", file.toString(), "--key", "k", "--skip-bad");
+    assertThat(skipped[0]).isEqualTo("0");
+    assertThat(skipped[1]).contains("Appended 9,998 events").contains("Skipped 2 bad rows (--skip-bad):")
+        .contains(file + " row 5003 (line 5004): field 'payload_json.n' is missing or null");
+    assertThat(ledger.describe(new StreamRef(TENANT, "required")).eventCount()).isEqualTo(4_999 + 9_998);
+  }
+
+  @Test
+  void skipBadSkipsJsonLinesValuesOfTheWrongType() throws Exception {
+    StreamRef s = stream("typed");
+    // JSON Lines values are not typed by the CLI: the server's check of the column type finds them
+    Path file = Files.writeString(dir.resolve("typed.jsonl"),
+        "{\"k\":\"a\",\"n\":1}\n{\"k\":\"b\",\"n\":\"two\"}\n{\"k\":\"c\",\"n\":3}\n{\"k\":\"d\",\"n\":4.5}\n");
+    String[] r = run("ingest", "typed", file.toString(), "--key", "k", "--skip-bad");
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1]).contains("Appended 2 events").contains("Skipped 2 bad rows (--skip-bad):")
+        .contains(file + " row 2 (line 2): field 'payload_json.n'").contains(file + " row 4 (line 4): field 'payload_json.n'");
+    assertThat(ledger.read(s, Optional.empty(), 10, 10_000)).extracting(e -> e.event().key()).containsExactly("a", "c");
+  }
+
+  @Test
+  void aRequestTheServerRefusesIsNamedByItsRows() throws Exception {
+    // Without the CLI's own check (e.g. the stream's schema changed since the CLI read it), the server refuses the
+    // whole request, and the error names the refused rows by their lines.
+    Path file = requiredColumnCsv("required_server");
+    StreamfoldClient client = StreamfoldClient.connect(target, null);
+    Throwable refused;
+    try (client; RowReader reader = RowReader.open(file, FileFormat.CSV, java.util.Map.of("k", "STRING", "n", "BIGINT"))) {
+      refused = org.assertj.core.api.Assertions.catchThrowable(() -> Ingestion.run(client, TENANT, "required_server",
+          reader, new EventMapper("k", null), Long.MAX_VALUE, "ingest", new PrintStream(new ByteArrayOutputStream())));
+    }
     // 2,000 events per request: rows 4,001..6,000 are one request, refused whole; the two before are in
-    assertThat(r[2]).startsWith("error: INVALID_ARGUMENT: " + file + " row 5000 (line 5001): field 'payload_json.n' is"
-        + " missing or null, but the stream's schema requires it (column n BIGINT NOT NULL); also refused: " + file
-        + " row 5003 (line 5004)").contains("the server appended the 4,000 events before that request, nothing from it on");
-    assertThat(ledger.describe(s).eventCount()).isEqualTo(4_000);
+    assertThat(refused).hasMessageStartingWith("INVALID_ARGUMENT: " + file + " row 5000 (line 5001): field 'payload_json.n'"
+        + " is missing or null, but the stream's schema requires it (column n BIGINT NOT NULL); also refused: " + file
+        + " row 5003 (line 5004)").hasMessageContaining("the server appended the 4,000 events before that request,"
+        + " nothing from it on");
+    assertThat(ledger.describe(new StreamRef(TENANT, "required_server")).eventCount()).isEqualTo(4_000);
   }
 
   @Test

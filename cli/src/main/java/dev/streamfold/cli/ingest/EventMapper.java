@@ -4,17 +4,36 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamfold.api.v1.Event;
+import dev.streamfold.ledger.EventValidator;
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.grpc.Protos;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * Turns rows into events: the key is the text of the key field, the event time comes from the time
  * field (epoch milliseconds or ISO-8601 text, see {@link EventTimes}), the payload is the whole row as a
- * JSON object. Thread-safe.
+ * JSON object. Given the stream's columns, each event is also checked as the server will check it ({@link
+ * EventValidator}, the server's own code): a row the server would refuse (a value of the wrong type for its
+ * column, a {@code NOT NULL} column missing, a field over a size limit) is then a bad row like a malformed
+ * one, named by its row, instead of failing the whole request it travels in. Thread-safe.
  */
 public final class EventMapper {
   private final String keyField;
   private final String timeField;
+  /** The stream's declared columns, or null to leave every check of the payload to the server. */
+  private final List<StreamColumn> columns;
+
+  /**
+   * Create a mapper that leaves the checks of the payload to the server.
+   *
+   * @see #EventMapper(String, String, List)
+   */
+  public EventMapper(String keyField, String timeField) {
+    this(keyField, timeField, null);
+  }
 
   /**
    * Create a mapper.
@@ -22,15 +41,18 @@ public final class EventMapper {
    * @param keyField the field whose value is the event key
    * @param timeField the field whose value is the event time, or null to let the server use the
    *     ingestion time
+   * @param columns the stream's declared columns (possibly empty) to check each event against before it is
+   *     sent, with the server's checks and this machine's clock; null to leave those checks to the server
    * @throws IllegalArgumentException if keyField is blank
    */
-  public EventMapper(String keyField, String timeField) {
+  public EventMapper(String keyField, String timeField, List<StreamColumn> columns) {
     Objects.requireNonNull(keyField, "keyField");
     if (keyField.isBlank()) {
       throw new IllegalArgumentException("the key field name is empty");
     }
     this.keyField = keyField;
     this.timeField = timeField == null || timeField.isBlank() ? null : timeField;
+    this.columns = columns == null ? null : List.copyOf(columns);
   }
 
   /**
@@ -41,7 +63,8 @@ public final class EventMapper {
    * @param where the file and row for messages, e.g. {@code flights.csv row 12 (line 13)}
    * @return the event
    * @throws InputException if the key field is missing, null, empty or not a scalar, or the time field is
-   *     missing or not a time (the message names the row and the field)
+   *     missing or not a time, or (given the stream's columns) the server would refuse the event; the message
+   *     names the row and the field, e.g. {@code field 'payload_json.delay' must be INT, got text}
    */
   public Event toEvent(ObjectNode row, long rowNumber, String where) {
     JsonNode key = row.get(keyField);
@@ -74,7 +97,15 @@ public final class EventMapper {
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }
-    return event.build();
+    Event built = event.build();
+    if (columns != null) {
+      try {
+        EventValidator.check(0, Protos.event(built), columns, System.currentTimeMillis());
+      } catch (LedgerException.InvalidEvent refused) {
+        throw new InputException(where, rowNumber, "field '" + refused.field() + "' " + refused.reason());
+      }
+    }
+    return built;
   }
 
   private static String fieldNames(ObjectNode row) {

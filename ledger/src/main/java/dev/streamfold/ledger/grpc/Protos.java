@@ -8,11 +8,20 @@ import dev.streamfold.ledger.StreamInfo;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Conversions between the wire contract and the ledger's value types. */
-final class Protos {
+/**
+ * Conversions between the wire contract and the ledger's value types. Public so that a client (the CLI) can run
+ * the server's own checks ({@link dev.streamfold.ledger.EventValidator}) on events before it sends them.
+ */
+public final class Protos {
   private Protos() {}
 
-  static EventEnvelope event(Event e) {
+  /**
+   * The ledger's form of a wire event (unset fields become empty texts, an unset event time 0).
+   *
+   * @param e the event as sent over gRPC
+   * @return the same event
+   */
+  public static EventEnvelope event(Event e) {
     return new EventEnvelope(e.getKey(), e.getType(), e.getEventTimeMs(), e.getPayloadJson(),
         e.getIdempotencyKey(), e.getHeadersMap());
   }
@@ -42,7 +51,13 @@ final class Protos {
     return 4 * (1 + 5) + (1 + 10) + 3 * chars;
   }
 
-  static List<StreamColumn> columns(List<Column> columns) {
+  /**
+   * The ledger's form of a stream's wire columns (an empty default text means no default).
+   *
+   * @param columns the columns as listed over gRPC ({@code StreamInfo.columns})
+   * @return the same columns, in order
+   */
+  public static List<StreamColumn> columns(List<Column> columns) {
     List<StreamColumn> result = new ArrayList<>();
     for (Column c : columns) {
       result.add(new StreamColumn(c.getName(), c.getType(), c.getRequired(),
