@@ -187,7 +187,11 @@ public final class TransformManager implements AutoCloseable {
    */
   private void resume(TransformDefinition definition, TransformCatalog table) {
     managed.add(viewName(definition));
-    views.define(viewName(definition), schema(definition));
+    if (table == catalog) {
+      // An update in progress does not describe the view: the served version does (ViewStore.serve records the
+      // update's shape as the view's when it is served).
+      views.define(viewName(definition), schema(definition));
+    }
     Optional<String> checkpoint = latestCheckpoint(definition);
     if (checkpoint.isPresent()) {
       LOG.info("resuming {} v{} from {}", viewName(definition), definition.version(), checkpoint.get());
@@ -511,7 +515,7 @@ public final class TransformManager implements AutoCloseable {
       cancel(new JobKey(viewName(update), old.get().version()));
       removeVersion(old.get());
     }
-    views.define(viewName(update), schema(update));
+    views.define(viewName(update), schema(update)); // the view hash has it since the serve; this refreshes caches
     catalog.put(update);
     updates.delete(update.tenant(), update.name());
     LOG.info("{} now serves v{}", viewName(update), update.version());

@@ -454,6 +454,15 @@ class ReplayIT {
           .until(() -> views.servedVersion(live) >= 2);
       ViewStatus swapped = manager.status(tenant, "delays");
       assertThat(swapped.servedVersion()).isEqualTo(2);
+      // The view hash describes the version it names from the moment it names it (the serve writes both; a
+      // tryout saw v1's columns for ~2.5 s, until housekeeping finished the update).
+      io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(Testkit.redis().uri());
+      try (var connection = raw.connect()) {
+        assertThat(connection.sync().hget("sf:{" + tenant + ":delays}:view", "columns"))
+            .as("v2's columns").contains("max_delay");
+      } finally {
+        raw.shutdown();
+      }
       assertThat(swapped.definition().version()).as("the served version, not the one the catalog still holds")
           .isEqualTo(2);
       assertThat(swapped.definition().sql()).isEqualTo(newSql);

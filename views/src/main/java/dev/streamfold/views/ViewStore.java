@@ -139,27 +139,47 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     versionSchemas.put(new VersionKey(name, version), schema);
   }
 
-  /** KEYS[1] the view hash; ARGV[1] the version. Serves it only when newer than the served one. */
+  /**
+   * KEYS[1] the view hash; ARGV[1] the version, ARGV[2] and ARGV[3] (optional) its columns and key columns.
+   * Serves it only when newer than the served one, and records its shape as the view's in the same step.
+   */
   private static final String SERVE_SCRIPT = String.join("\n",
       "local v = tonumber(redis.call('HGET', KEYS[1], 'served_version') or '0')",
       "if tonumber(ARGV[1]) <= v then return 0 end",
-      "redis.call('HSET', KEYS[1], 'served_version', ARGV[1])",
+      "if ARGV[3] then",
+      "  redis.call('HSET', KEYS[1], 'served_version', ARGV[1], 'columns', ARGV[2], 'key_columns', ARGV[3])",
+      "else",
+      "  redis.call('HSET', KEYS[1], 'served_version', ARGV[1])",
+      "end",
       "return 1");
 
   /**
    * Make readers see {@code version} of a view, unless that or a newer version is served already (a job
-   * of an older version that catches up late never takes the view back). One script, atomic for
-   * readers. Older versions' rows stay until {@link #dropVersion}: a reader that resolved the old version
-   * just before the switch still finds its rows.
+   * of an older version that catches up late never takes the view back). The version's shape, as {@link
+   * #defineVersion} recorded it, becomes the view's ({@code columns}, {@code key_columns} of the view hash) in
+   * the same step, so the view hash never names one version while describing another. One script, atomic for
+   * readers (one key: the view hash, so it also runs on Redis Cluster). Older versions' rows stay until {@link
+   * #dropVersion}: a reader that resolved the old version just before the switch still finds its rows.
    *
    * @param name the view
    * @param version the version to serve
    * @return true when served, false when that or a newer version was served already
+   * @throws io.lettuce.core.RedisException if Redis cannot be reached or refuses the script
    */
   public boolean serve(ViewName name, int version) {
+    // A version's recorded shape never changes, so reading it first and writing it in the script is exact.
+    List<KeyValue<String, String>> shape = redis.hmget(RedisKeys.meta(name, version), "columns", "key_columns");
+    boolean known = shape.get(0).hasValue() && shape.get(1).hasValue();
+    String[] args = known
+        ? new String[] {Integer.toString(version), shape.get(0).getValue(), shape.get(1).getValue()}
+        : new String[] {Integer.toString(version)};
     Long served = redis.eval(SERVE_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER,
-        new String[] {RedisKeys.view(name)}, Integer.toString(version));
-    return served != null && served == 1L;
+        new String[] {RedisKeys.view(name)}, args);
+    boolean applied = served != null && served == 1L;
+    if (applied && known) {
+      schemas.put(name, ViewSchema.decode(shape.get(0).getValue(), shape.get(1).getValue()));
+    }
+    return applied;
   }
 
   /**
