@@ -205,8 +205,8 @@ final class IngestBench {
    * sides), ns; an entry is -1 when unknown.
    */
   private long[] cpuNanos() {
-    return new long[] {cpuNanos(Long.toString(env.serverPid())), cpuNanos(Long.toString(env.pids().get("pulsar"))),
-        cpuNanos("self")};
+    return new long[] {ProcCpu.process(Long.toString(env.serverPid())),
+        ProcCpu.process(Long.toString(env.pids().get("pulsar"))), ProcCpu.process("self")};
   }
 
   /** Record per-event CPU (us) of one run: "cpu" (the server's), "cpu client", "cpu broker" and "cpu total". */
@@ -226,18 +226,6 @@ final class IngestBench {
     s.add("cpu client", client);
     // The raw side does not use the server: its idle CPU then is not the raw producer's cost.
     s.add("cpu total", broker + client + (ours ? server : 0));
-  }
-
-  /** CPU time a process has used so far (user + system of all its threads, /proc), ns; -1 if unknown. */
-  private static long cpuNanos(String pid) {
-    try {
-      String stat = java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      // Fields 14 (utime) and 15 (stime) of proc(5), in clock ticks (USER_HZ, 100 on Linux).
-      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
-    } catch (java.io.IOException | RuntimeException e) {
-      return -1;
-    }
   }
 
   /** One run: throughput and per-request ack latencies. */

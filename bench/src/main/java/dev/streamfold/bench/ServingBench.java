@@ -84,7 +84,9 @@ final class ServingBench {
             int idx = oursNow ? 0 : 1;
             long n = requests[idx] == 0 ? (p == 1 ? 20_000 : 100_000) : requests[idx];
             long started = System.nanoTime();
+            long[] cpu0 = cpuNanos();
             Result r = redisBenchmark(port, clients, p, n, command[idx]);
+            long[] cpu1 = cpuNanos();
             if (requests[idx] == 0) {
               requests[idx] = Math.max(10_000, Math.min(5_000_000, (long) (r.rps * seconds)));
             }
@@ -103,6 +105,7 @@ final class ServingBench {
               s.add("rps", r.rps);
               s.add("p50", r.p50Ms);
               s.add("p99", r.p99Ms);
+              addCpu(s, cpu0, cpu1, n, oursNow);
               Map<String, Object> run = new LinkedHashMap<>();
               run.put("command", tag);
               run.put("side", oursNow ? "query-service" : "redis-server");
@@ -131,10 +134,52 @@ final class ServingBench {
         report.row(caseName, "latency p50 (ms)", false, ours.summary("p50"), baseName, base.summary("p50"), null, null);
         report.row(caseName, "latency p99 (ms)", false, ours.summary("p99"), baseName, base.summary("p99"),
             p == 1 ? "p99 <= 2 ms" : null, p == 1 ? ours.summary("p99").median() <= 2.0 : null);
+        if (ours.has("cpu total") && base.has("cpu total")) {
+          // Every process's CPU per request, each side (as in the ingest benchmark): on 2 cores shared by the
+          // client, the query-service and redis-server, a side that needs more CPU per request cannot keep up.
+          report.row(caseName, "query-service CPU per request (us, user + system)", false, ours.summary("cpu server"),
+              null, null, null, null);
+          report.row(caseName, "redis-server CPU per request (us)", false, ours.summary("cpu redis"), baseName,
+              base.summary("cpu redis"), null, null);
+          report.row(caseName, "client CPU per request (us, redis-benchmark)", false, ours.summary("cpu client"),
+              baseName, base.summary("cpu client"), null, null);
+          report.row(caseName, "CPU per request, all processes (us)", false, ours.summary("cpu total"), baseName,
+              base.summary("cpu total"), null, null);
+        }
       }
     }
     report.detail("runs", runs);
     report.write();
+  }
+
+  /**
+   * CPU time used so far by the query-service's server, the backing redis-server, and this JVM's waited-for
+   * children (the redis-benchmark runs), ns; an entry is -1 when unknown.
+   */
+  private long[] cpuNanos() {
+    return new long[] {ProcCpu.process(Long.toString(env.serverPid())),
+        ProcCpu.process(Long.toString(env.pids().get("redis"))), ProcCpu.waitedForChildren()};
+  }
+
+  /**
+   * Record per-request CPU (us) of one run: "cpu server" (ours only), "cpu redis", "cpu client" and "cpu total".
+   * The direct side does not use the query-service: its idle CPU then is not Redis's cost.
+   */
+  private static void addCpu(Stats.Series s, long[] before, long[] after, long requests, boolean ours) {
+    for (int i = 0; i < 3; i++) {
+      if (before[i] < 0 || after[i] < 0) {
+        return;
+      }
+    }
+    double server = (after[0] - before[0]) / 1e3 / requests;
+    double redis = (after[1] - before[1]) / 1e3 / requests;
+    double client = (after[2] - before[2]) / 1e3 / requests;
+    if (ours) {
+      s.add("cpu server", server);
+    }
+    s.add("cpu redis", redis);
+    s.add("cpu client", client);
+    s.add("cpu total", redis + client + (ours ? server : 0));
   }
 
   record Result(double rps, double p50Ms, double p99Ms) {}
