@@ -1,5 +1,6 @@
 package dev.streamfold.query;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -31,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * one starts, so it sees and leaves the session exactly as one-at-a-time execution would.
  *
  * <p>Every request gets a slot in a queue of pending replies; a reply that completes early waits for those
- * ahead of it, and completed heads are written together and flushed once per event-loop turn. The queue
+ * ahead of it, and completed heads are encoded together into one buffer ({@link Resp3Encoder#write}, at most
+ * {@value #MAX_ENCODED_BYTES} bytes each), written and flushed once per event-loop turn: a pipelined burst
+ * of replies is one buffer and one entry of the socket's outbound queue, not one per reply. The queue
  * holds at most {@code maxPending} requests per connection: when it is full, the handler stops reading
  * from the socket (auto-read off) until it has drained to half, so a client pipelining without reading
  * its replies holds at most {@code maxPending} requests plus one socket read of them (Netty reads at most
@@ -77,6 +80,10 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   private boolean unflushed;
   private boolean flushScheduled;
   private final Runnable flushTask = this::flushNow;
+  /** Bytes of encoded replies after which the buffer is written and a new one started. */
+  static final int MAX_ENCODED_BYTES = 64 * 1024;
+  /** Replies encoded since the last write to the channel, in order; null when none. */
+  private ByteBuf encoded;
 
   /** One request's slot in the reply queue. */
   private static final class Pending {
@@ -231,7 +238,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             closeWith(head.reply);
             return;
           }
-          ctx.write(head.reply, ctx.voidPromise());
+          emit(head.reply);
           unflushed = true;
           moved = true;
         }
@@ -302,7 +309,45 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     flushScheduled = false;
     if (unflushed) {
       unflushed = false;
+      writeEncoded();
       ctx.flush();
+    }
+  }
+
+  /** Queue one reply behind the earlier ones: encoded into {@link #encoded} when the encoder knows its type. */
+  private void emit(RedisMessage reply) {
+    if (!Resp3Encoder.writes(reply)) {
+      writeEncoded();
+      ctx.write(reply, ctx.voidPromise());
+      return;
+    }
+    try {
+      if (encoded == null) {
+        encoded = ctx.alloc().ioBuffer(1024);
+      }
+      Resp3Encoder.write(reply, encoded);
+    } finally {
+      ReferenceCountUtil.release(reply); // as the encoder does once it has written a message
+    }
+    if (encoded.readableBytes() >= MAX_ENCODED_BYTES) {
+      writeEncoded();
+    }
+  }
+
+  /** Hand the encoded replies to the channel (written at the next flush). */
+  private void writeEncoded() {
+    if (encoded != null) {
+      ByteBuf out = encoded;
+      encoded = null;
+      ctx.write(out, ctx.voidPromise());
+    }
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (encoded != null) {
+      encoded.release();
+      encoded = null;
     }
   }
 
@@ -326,6 +371,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     started.clear();
     waiting.clear();
     unflushed = false;
+    writeEncoded();
     ctx.writeAndFlush(lastReply).addListener(ChannelFutureListener.CLOSE);
   }
 

@@ -31,6 +31,16 @@ final class Resp3Encoder extends MessageToByteEncoder<RedisMessage> {
 
   @Override
   public boolean acceptOutboundMessage(Object msg) {
+    return writes(msg);
+  }
+
+  /**
+   * Tell whether {@link #write} can encode a message (every whole reply type, RESP2 and RESP3).
+   *
+   * @param msg an outbound message
+   * @return true when it is a reply this encoder writes
+   */
+  static boolean writes(Object msg) {
     return msg instanceof ArrayRedisMessage || msg instanceof FullBulkStringRedisMessage
         || msg instanceof SimpleStringRedisMessage || msg instanceof ErrorRedisMessage
         || msg instanceof IntegerRedisMessage || msg instanceof MapRedisMessage || msg instanceof NullRedisMessage

@@ -66,12 +66,18 @@ class CommandHandlerTest {
     return Request.of(args);
   }
 
-  /** The replies written so far, as text: bulk strings as is, errors as -..., simple strings as +.... */
+  /**
+   * The replies written so far, as text: bulk strings as is, errors as -..., simple strings as +...; replies
+   * arrive encoded (several in one buffer), or as messages the encoder does not write.
+   */
   private static List<String> replies(EmbeddedChannel channel) {
     channel.runPendingTasks();
     List<String> out = new ArrayList<>();
     for (Object m; (m = channel.readOutbound()) != null; ) {
-      if (m instanceof FullBulkStringRedisMessage bulk) {
+      if (m instanceof io.netty.buffer.ByteBuf bytes) {
+        out.addAll(decode(bytes.toString(StandardCharsets.UTF_8)));
+        bytes.release();
+      } else if (m instanceof FullBulkStringRedisMessage bulk) {
         out.add(bulk.isNull() ? "(nil)" : bulk.content().toString(StandardCharsets.UTF_8));
         bulk.release();
       } else if (m instanceof ErrorRedisMessage error) {
@@ -83,6 +89,57 @@ class CommandHandlerTest {
       }
     }
     return out;
+  }
+
+  /** Split encoded bulk, simple, error and integer replies (the ones these tests get). */
+  private static List<String> decode(String resp) {
+    List<String> out = new ArrayList<>();
+    int at = 0;
+    while (at < resp.length()) {
+      int eol = resp.indexOf("\r\n", at);
+      char type = resp.charAt(at);
+      String line = resp.substring(at + 1, eol);
+      at = eol + 2;
+      if (type == '$') {
+        int length = Integer.parseInt(line);
+        if (length < 0) {
+          out.add("(nil)");
+        } else {
+          out.add(resp.substring(at, at + length));
+          at += length + 2;
+        }
+      } else {
+        out.add(type == '+' || type == '-' ? type + line : line);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void aBurstOfRepliesLeavesAsOneBuffer() {
+    EmbeddedChannel channel = channel(64);
+    List<Request> burst = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      burst.add(request("HGET", "v:k" + i, "f"));
+    }
+    channel.writeInbound(burst.toArray());
+    for (int i = 0; i < 16; i++) {
+      reader.reply("k" + i, "value " + i);
+    }
+    channel.runPendingTasks();
+    List<Object> written = new ArrayList<>();
+    for (Object m; (m = channel.readOutbound()) != null; ) {
+      written.add(m);
+    }
+    assertThat(written).hasSize(1).first().isInstanceOf(io.netty.buffer.ByteBuf.class);
+    io.netty.buffer.ByteBuf bytes = (io.netty.buffer.ByteBuf) written.get(0);
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      expected.add("value " + i);
+    }
+    assertThat(decode(bytes.toString(StandardCharsets.UTF_8))).isEqualTo(expected);
+    bytes.release();
+    channel.finishAndReleaseAll();
   }
 
   @Test
