@@ -96,7 +96,7 @@ final class Ingestion {
           + ", nothing from that row on; fix the row, or re-run with --skip-bad to skip bad rows");
     }
     if (skipped[0] > 0) {
-      out.printf("Skipped %,d bad rows (--skip-bad)%s:%n", skipped[0],
+      out.printf("Skipped %,d bad row%s (--skip-bad)%s:%n", skipped[0], skipped[0] == 1 ? "" : "s",
           skipped[0] > shown.size() ? ", the first " + shown.size() : "");
       shown.forEach(line -> out.println("  " + line));
     }

@@ -92,7 +92,7 @@ final class CsvRowReader implements RowReader {
         default -> node.put(name, value);
       }
     } catch (NumberFormatException e) {
-      throw new InputException(where(), row, "column '" + name + "' value '" + value + "' is not a " + type);
+      throw new InputException(where(), row, "column '" + name + "' value '" + value + "' is not of type " + type);
     }
   }
 

@@ -70,7 +70,7 @@ class CsvAndJsonlTest {
   void csvValueOfTheWrongTypeAndBadRecordsAreNamed() throws IOException {
     Path bad = Files.writeString(dir.resolve("bad.csv"), "origin,delay\nATL,12\nSFO,late\n");
     assertThatThrownBy(() -> events(bad, FileFormat.CSV, "origin", null))
-        .hasMessageContaining("row 2 (line 3): column 'delay' value 'late' is not a INT");
+        .hasMessageContaining("row 2 (line 3): column 'delay' value 'late' is not of type INT");
     Path ragged = Files.writeString(dir.resolve("ragged.csv"), "origin,delay\nATL,12,3\n");
     assertThatThrownBy(() -> events(ragged, FileFormat.CSV, "origin", null))
         .hasMessageContaining("row 1 (line 2): 3 fields, but the header has 2");
