@@ -9,6 +9,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -45,6 +48,7 @@ import java.util.concurrent.TimeUnit;
  * run on a pool of {@link RespServerOptions#commandThreads()} threads, one at a time per connection. Replies
  * always leave in request order; a connection has at most 1,024
  * requests pending before the server stops reading from it until half of them have replied.
+ * The event loops use Netty's native epoll transport on Linux and Java NIO elsewhere ({@link #nativeEpoll}).
  *
  * <pre>{@code
  * try (ViewStore views = ViewStore.connect("redis://127.0.0.1:6379");
@@ -143,6 +147,25 @@ public final class RespServer implements AutoCloseable {
   }
 
   /**
+   * Whether the event loops use Netty's native epoll transport: on Linux (x86-64 and aarch64, whose native
+   * libraries the query-service ships) unless {@code -Dio.netty.transport.noNative=true}; Java NIO elsewhere.
+   * Lettuce makes the same choice for its connections (its {@code EpollProvider}), so the reader's
+   * connections can share these loops ({@link ViewReader#readOnEventLoops}). Measured in BENCHMARKS.md
+   * ("Session 12"): less CPU per request without pipelining than NIO, the same with it.
+   */
+  static boolean nativeEpoll() {
+    return Epoll.isAvailable();
+  }
+
+  /**
+   * Whether the reader took this server's event loops for its reads ({@link ViewReader#readOnEventLoops} did not
+   * fail); false when stopped.
+   */
+  synchronized boolean readsOnEventLoops() {
+    return readsOnLoops != null;
+  }
+
+  /**
    * Bind the port and start serving.
    *
    * @return this server
@@ -156,8 +179,12 @@ public final class RespServer implements AutoCloseable {
           + " was already started; create a new one");
     }
     started = true;
-    bossGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("resp-accept"));
-    workerGroup = new NioEventLoopGroup(options.workerThreads(), new DefaultThreadFactory("resp-io"));
+    boolean epoll = nativeEpoll();
+    bossGroup = epoll ? new EpollEventLoopGroup(1, new DefaultThreadFactory("resp-accept"))
+        : new NioEventLoopGroup(1, new DefaultThreadFactory("resp-accept"));
+    workerGroup = epoll ? new EpollEventLoopGroup(options.workerThreads(), new DefaultThreadFactory("resp-io"))
+        : new NioEventLoopGroup(options.workerThreads(), new DefaultThreadFactory("resp-io"));
+    org.slf4j.LoggerFactory.getLogger(RespServer.class).debug("RESP server transport: {}", epoll ? "epoll" : "nio");
     // a row read is then sent, answered and completed on the loop of the client connection that asked for it
     try {
       readsOnLoops = reader.readOnEventLoops(workerGroup);
@@ -171,7 +198,7 @@ public final class RespServer implements AutoCloseable {
     channels = new DefaultChannelGroup("resp-clients", GlobalEventExecutor.INSTANCE);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(bossGroup, workerGroup)
-        .channel(NioServerSocketChannel.class)
+        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -381,6 +381,16 @@ class RespContractIT {
    * other connections read rows through that same connection: no reply may be mixed up.
    */
   @Test
+  void onLinuxTheServerRunsOnNativeEpollAndReadsRowsOnItsOwnEventLoops() {
+    String arch = System.getProperty("os.arch");
+    org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("os.name").startsWith("Linux")
+        && (arch.equals("amd64") || arch.equals("aarch64")), "Netty's native epoll ships for Linux x86-64 and aarch64");
+    assertThat(RespServer.nativeEpoll()).as("native epoll transport available").isTrue();
+    // lettuce picked the same transport, so the reader's connections share the server's loops
+    assertThat(server.readsOnEventLoops()).isTrue();
+  }
+
+  @Test
   void concurrentDbsizeAndRowReadsStayCorrect() throws Exception {
     long expectedSize = connection(ProtocolVersion.RESP2, redisUri()).sync().dbsize();
     List<String> keys = new ArrayList<>(expectedRows.keySet());

@@ -647,15 +647,19 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * Redis). A loop left without a connection, or a thread that is not a loop, uses the store's own read
    * connections.
    *
-   * @param loops Netty NIO event loops (a {@code NioEventLoopGroup}); the caller owns them
+   * @param loops Netty event loops of the transport lettuce uses (lettuce's {@code Transports.eventLoopGroupClass()}:
+   *     an {@code EpollEventLoopGroup} when Netty's native epoll transport is on the class path and available,
+   *     else a {@code NioEventLoopGroup}); the caller owns them
    * @return a handle that closes these connections and the second client; close it before shutting the loops down
-   * @throws IllegalArgumentException if {@code loops} is not a {@code NioEventLoopGroup}
+   * @throws IllegalArgumentException if {@code loops} are not of the transport lettuce uses
    * @throws io.lettuce.core.RedisException if Redis cannot be reached
    */
   @Override
   public AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
-    if (!(loops instanceof io.netty.channel.nio.NioEventLoopGroup)) {
-      throw new IllegalArgumentException("read connections can share only a NioEventLoopGroup, not " + loops.getClass());
+    Class<? extends io.netty.channel.EventLoopGroup> lettuceLoops = io.lettuce.core.resource.Transports.eventLoopGroupClass();
+    if (!lettuceLoops.isInstance(loops)) {
+      throw new IllegalArgumentException("read connections can share only event loops of lettuce's transport ("
+          + lettuceLoops.getSimpleName() + "), not " + loops.getClass().getSimpleName());
     }
     int count = 0;
     for (io.netty.util.concurrent.EventExecutor ignored : loops) {
