@@ -213,9 +213,12 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     RowKind kind = r.getKind();
     if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
       state.get(view).put(key.toString(), new Versioned(r, currentEventTimeMs));
-    } else if (kind == RowKind.DELETE) {
+    } else {
+      // DELETE, and UPDATE_BEFORE as the view job applies it (ChangelogToViewChange): a retraction. An UPDATE_AFTER
+      // usually follows for the same key in the same event and puts the row back, but not always: a filter over
+      // the aggregates (HAVING) drops the after-image of an update that leaves the filter, and then the row is gone.
       state.get(view).remove(key.toString());
-    } // UPDATE_BEFORE: the UPDATE_AFTER that follows replaces the row
+    }
   }
 
   @Override
