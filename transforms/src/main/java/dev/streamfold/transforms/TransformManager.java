@@ -822,6 +822,13 @@ public final class TransformManager implements AutoCloseable {
     if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.LATEST) {
       throw new TransformException.InvalidReplay("--from takes a message ID or an event time, not 'latest'");
     }
+    if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.EVENT_TIME && to.kind() == ReplayCursor.Kind.EVENT_TIME
+        && (from.get().eventTimeMs() > to.eventTimeMs() || from.get().eventTimeMs() == to.eventTimeMs() && !to.inclusive())) {
+      // The start is the first event (in ledger order) at or after its time, which is past the stop time, and the
+      // stop ends the range before the first event past its time: the range is empty whatever the ledger holds.
+      throw new TransformException.InvalidReplay("the start (" + from.get().describe("from") + ") is after the stop ("
+          + to.describe(to.inclusive() ? "to" : "before") + "): nothing to replay");
+    }
     if (info.partitioned()) {
       return replayPartitioned(definition, stream, info, from, to, as);
     }
@@ -838,7 +845,8 @@ public final class TransformManager implements AutoCloseable {
     long located = System.nanoTime();
     if (start.isPresent() && stop.isPresent() && (start.get().sequence() > stop.get().sequence()
         || start.get().sequence() == stop.get().sequence() && !to.inclusive())) {
-      throw new TransformException.InvalidReplay("the start " + start.get().messageId() + " is after the stop "
+      throw new TransformException.InvalidReplay("the start " + start.get().messageId()
+          + (to.inclusive() ? " is after the stop " : " is not before the stop (--before) ")
           + stop.get().messageId() + " in stream " + stream + ": nothing to replay");
     }
     String name = as.filter(n -> !n.isBlank()).orElseGet(() -> {

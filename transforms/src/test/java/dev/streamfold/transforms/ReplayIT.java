@@ -299,6 +299,18 @@ class ReplayIT {
     assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.of(ReplayCursor.parse(ids.get(5).messageId().toString(), true)),
         ReplayCursor.parse(ids.get(2).messageId().toString(), true), Optional.of("backwards")))
         .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("after the stop");
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.of(ReplayCursor.parse(ids.get(5).messageId().toString(), true)),
+        ReplayCursor.parse(ids.get(5).messageId().toString(), false), Optional.of("empty_window")))
+        .isInstanceOf(TransformException.InvalidReplay.class)
+        .hasMessageContaining("is not before the stop (--before) " + ids.get(5).messageId());
+    // Event times: the start is the first event at or after its time, past the stop time, so the range is empty.
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.of(ReplayCursor.parse("2015-01-08T12:00:00", true)),
+        ReplayCursor.parse("2015-01-08T06:00:00", true), Optional.of("backwards_in_time")))
+        .isInstanceOf(TransformException.InvalidReplay.class)
+        .hasMessage("the start (from 2015-01-08T12:00:00Z) is after the stop (to 2015-01-08T06:00:00Z): nothing to replay");
+    assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.of(ReplayCursor.parse("2015-01-08", true)),
+        ReplayCursor.parse("2015-01-08", false), Optional.of("empty_time_window")))
+        .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("(before 2015-01-08T00:00:00Z)");
     assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.latest(),
         Optional.of("counts"))) // a view's own name is taken
         .isInstanceOf(TransformException.VirtualStateExists.class);
