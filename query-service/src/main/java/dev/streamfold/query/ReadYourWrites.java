@@ -4,6 +4,7 @@ import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewReader;
+import dev.streamfold.views.VirtualState;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,7 +18,9 @@ import java.util.Optional;
  *       view serves no version yet;</li>
  *   <li>refused ({@link Unreachable}) when it can never be reached by waiting: the view is rolled back to a
  *       fixed earlier state (its job keeps the live state current underneath, but reads do not see it until
- *       the view is resumed), or a virtual state is complete (or failed) before that message ID.</li>
+ *       the view is resumed), a virtual state is complete (or failed) before that message ID, or a virtual
+ *       state that does not start at the earliest event starts after it (or at an event time: then which
+ *       message IDs it applied is not recorded).</li>
  * </ul>
  */
 public final class ReadYourWrites {
@@ -53,6 +56,7 @@ public final class ReadYourWrites {
    */
   public static boolean check(ViewReader reader, ViewName name, long[] target) {
     Optional<ViewMetadata> served = reader.metadata(name);
+    reader.virtualState(name).ifPresent(state -> checkWithinStart(state, target));
     if (served.isPresent() && reached(served.get().position(), target)) {
       return true;
     }
@@ -84,6 +88,47 @@ public final class ReadYourWrites {
           + ": it never applies message ID " + text(target));
     }
     return false;
+  }
+
+  /**
+   * Refuse a message ID that a virtual state which does not start at the earliest event never applies: one before
+   * its start message ID (per partition; the start is inclusive), or any message ID when it starts at an event time
+   * (the first event it applied is not recorded, so whether a message ID is in its range cannot be told). Its
+   * position alone would say "reached" for every earlier message ID.
+   *
+   * @throws Unreachable naming the state, its start and the message ID
+   */
+  private static void checkWithinStart(VirtualState state, long[] target) {
+    if (state.fullHistory()) {
+      return;
+    }
+    String cursor = state.start().startsWith("from ") ? state.start().substring("from ".length()) : state.start();
+    List<long[]> starts = new java.util.ArrayList<>();
+    for (String part : cursor.split(",")) {
+      try {
+        starts.add(parseMessageId(part.trim()));
+      } catch (IllegalArgumentException notAMessageId) {
+        throw new Unreachable("virtual state '" + state.name().view() + "' starts at an event time (" + state.start()
+            + "), not at the earliest event: which message IDs it applied is not recorded, so VIEW.WAIT cannot answer"
+            + " for message ID " + text(target) + " (it answers for views, full-history states and states started at"
+            + " a message ID)");
+      }
+    }
+    for (long[] start : starts) {
+      if (start[2] == target[2] && compare(target, start) < 0) {
+        throw new Unreachable("virtual state '" + state.name().view() + "' starts at " + text(start) + " (" + state.start()
+            + "), not at the earliest event: it never applies message ID " + text(target) + ", which is before its start");
+      }
+    }
+  }
+
+  /** Order of two message IDs of one partition: ledger, entry, then batch index. */
+  private static int compare(long[] a, long[] b) {
+    int c = Long.compare(a[0], b[0]);
+    if (c == 0) {
+      c = Long.compare(a[1], b[1]);
+    }
+    return c != 0 ? c : Long.compare(a[3], b[3]);
   }
 
   /**
@@ -127,17 +172,7 @@ public final class ReadYourWrites {
       } catch (IllegalArgumentException malformed) {
         continue;
       }
-      if (at[2] != target[2]) {
-        continue;
-      }
-      int c = Long.compare(at[0], target[0]);
-      if (c == 0) {
-        c = Long.compare(at[1], target[1]);
-      }
-      if (c == 0) {
-        c = Long.compare(at[3], target[3]);
-      }
-      if (c >= 0) {
+      if (at[2] == target[2] && compare(at, target) >= 0) {
         return true;
       }
     }

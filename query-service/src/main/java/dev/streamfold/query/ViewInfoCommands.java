@@ -31,7 +31,8 @@ import java.util.OptionalLong;
  *   <li>{@code VIEW.WAIT name messageId timeoutMs}: block until reads of the view reflect {@code messageId}
  *       (read-your-writes after an append) or the timeout passes; replies 1 when reached, 0 on timeout.
  *       Refused at once with an error when waiting cannot help: a rolled-back view (reads return a fixed
- *       earlier state; resume it first), a complete or failed virtual state before the message ID. See
+ *       earlier state; resume it first), a complete or failed virtual state before the message ID, a virtual
+ *       state that starts after the message ID (or at an event time). See
  *       {@link ReadYourWrites}. Polls the view metadata every {@value #WAIT_POLL_MS} ms.</li>
  * </ul>
  */

@@ -31,6 +31,9 @@ class ViewInfoCommandsTest {
    */
   private static final class OneView implements ViewReader {
     static final ViewName STATE = new ViewName("acme", "totals@5:10:-1:-1");
+    /** Complete virtual states of the same range that do not start at the earliest event. */
+    static final ViewName WINDOW = new ViewName("acme", "window");
+    static final ViewName TIMED = new ViewName("acme", "timed");
     volatile List<String> position = List.of("5:20:-1:3");
     volatile boolean rolledBack;
 
@@ -51,7 +54,7 @@ class ViewInfoCommandsTest {
 
     @Override
     public Optional<ViewMetadata> liveMetadata(ViewName name) {
-      return metadata(name, name.equals(STATE) ? 1 : 2);
+      return metadata(name, name.equals(STATE) || name.equals(WINDOW) || name.equals(TIMED) ? 1 : 2);
     }
 
     @Override
@@ -61,13 +64,17 @@ class ViewInfoCommandsTest {
 
     @Override
     public Optional<VirtualState> virtualState(ViewName name) {
+      if (name.equals(WINDOW) || name.equals(TIMED)) {
+        return Optional.of(new VirtualState(name, "totals", 2, "SELECT ...",
+            name.equals(WINDOW) ? "from 5:4:-1:-1" : "from 2015-01-02T00:00:00Z", "to 5:10:-1:-1", 5_000));
+      }
       return name.equals(STATE) ? Optional.of(new VirtualState(STATE, "totals", 2, "SELECT ...", "",
           "to 5:10:-1:-1", 5_000)) : Optional.empty();
     }
 
     @Override
     public Optional<ViewMetadata> metadata(ViewName name, int version) {
-      if (name.equals(STATE) && version == 1) {
+      if ((name.equals(STATE) || name.equals(WINDOW) || name.equals(TIMED)) && version == 1) {
         return Optional.of(new ViewMetadata(1, ViewPhase.COMPLETE, 400, 400, "5:10:-1:-1", List.of("5:10:-1:-1"), 2,
             8_000, ""));
       }
@@ -190,5 +197,19 @@ class ViewInfoCommandsTest {
             + " message ID 5:11:-1:-1");
     reader.rolledBack = false;
     assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "5:20:-1:3", "0")).isEqualTo(":1\r\n");
+  }
+
+  @Test
+  void waitOnAStateThatStartsLaterThanTheEarliestEventAnswersOnlyForItsRange() {
+    // "window" applied 5:4:-1:-1 .. 5:10:-1:-1: its position reaches 5:3:-1:-1, but it never applied it
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "window", "5:3:-1:-1", "1000"))
+        .startsWith("-ERR virtual state 'window' starts at 5:4:-1:-1 (from 5:4:-1:-1), not at the earliest event: it"
+            + " never applies message ID 5:3:-1:-1, which is before its start");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "window", "5:4:-1:-1", "1000")).isEqualTo(":1\r\n");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "window", "5:10:-1:-1", "0")).isEqualTo(":1\r\n");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "window", "5:11:-1:-1", "0"))
+        .startsWith("-ERR virtual state 'window' is COMPLETE at position 5:10:-1:-1");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "timed", "5:9:-1:-1", "0"))
+        .startsWith("-ERR virtual state 'timed' starts at an event time (from 2015-01-02T00:00:00Z)");
   }
 }
