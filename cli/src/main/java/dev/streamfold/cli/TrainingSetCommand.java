@@ -334,7 +334,7 @@ final class TrainingSetCommand {
   static String describeDone(TrainingSetDone d) {
     return String.format(Locale.ROOT, "Training set %s: %,d rows from %,d events in %.1f s (%,.0f rows/s), up to message ID %s"
         + " → %s (manifest %s)", d.getName(), d.getRows(), d.getEventsRead(), d.getSeconds(), d.getRowsPerSecond(),
-        d.getStopMessageId().isEmpty() ? "none (empty stream)" : d.getStopMessageId(), d.getOutput(), d.getManifest());
+        d.getStopMessageId().isEmpty() ? "none (no event in the range: an empty stream, or --to before every event)" : d.getStopMessageId(), d.getOutput(), d.getManifest());
   }
 
   /** One line describing a build, for {@code training-set status}. */
