@@ -100,22 +100,29 @@ final class ProcessCheck {
     return true;
   }
 
+  /**
+   * Tell whether a live process is the one a record describes. The recorded command marker (the stack's data
+   * dir in a Java process's arguments, the address in redis-server's title) decides when the command line can be
+   * read: a process that got a reused pid does not carry it. Only without a marker, or without a readable command
+   * line, are the start times compared (within {@value #START_TIME_TOLERANCE_MS} ms): they are wall-clock
+   * instants, computed from the boot time the kernel reports, which moves when the wall clock is stepped (NTP), so
+   * a stack would otherwise look stopped after a clock step while all its processes run (from a tryout: 6 s).
+   *
+   * @param handle a live process
+   * @param record the process as started
+   * @return true when it is the recorded process
+   */
   static boolean isSame(ProcessHandle handle, ProcessRecord record) {
-    ProcessHandle.Info info = handle.info();
-    if (record.startedAtMs() > 0) {
-      Optional<Instant> started = info.startInstant();
-      if (started.isPresent()
-          && Math.abs(started.get().toEpochMilli() - record.startedAtMs()) > START_TIME_TOLERANCE_MS) {
-        return false;
-      }
-    }
     String marker = record.commandMarker();
-    if (marker == null || marker.isEmpty()) {
-      return true;
+    Optional<String> line = marker == null || marker.isEmpty() ? Optional.empty() : commandLine(handle);
+    if (line.isPresent()) {
+      return line.get().contains(marker);
     }
-    // redis-server rewrites its process title ("redis-server 127.0.0.1:<port>"), so the marker of a
-    // Redis record is its address; Java processes keep their arguments.
-    return commandLine(handle).map(line -> line.contains(marker)).orElse(true);
+    if (record.startedAtMs() > 0) {
+      Optional<Instant> started = handle.info().startInstant();
+      return started.isEmpty() || Math.abs(started.get().toEpochMilli() - record.startedAtMs()) <= START_TIME_TOLERANCE_MS;
+    }
+    return true;
   }
 
   /**

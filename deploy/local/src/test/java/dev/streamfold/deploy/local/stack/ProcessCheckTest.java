@@ -31,6 +31,16 @@ class ProcessCheckTest {
   }
 
   @Test
+  void aStartTimeOffByAClockStepStillFindsTheProcessByItsMarker() {
+    // The recorded start and the one computed now differ after the wall clock is stepped (the kernel's boot
+    // time moves with it): the command marker still identifies the process.
+    long started = ProcessCheck.startedAtMs(SELF);
+    String mainMarker = ProcessHandle.current().info().commandLine().orElse("").split(" ")[0];
+    assertThat(ProcessCheck.find(record(SELF, started - 6_000, mainMarker))).isPresent();
+    assertThat(ProcessCheck.find(record(SELF, started + 3_600_000, mainMarker))).isPresent();
+  }
+
+  @Test
   void terminatesAProcessAndWaits() throws Exception {
     Process sleeper = new ProcessBuilder("sleep", "600").start();
     ProcessRecord r = record(sleeper.pid(), ProcessCheck.startedAtMs(sleeper.pid()), "sleep 600");
