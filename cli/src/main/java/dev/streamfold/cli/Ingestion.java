@@ -19,6 +19,26 @@ import me.tongfei.progressbar.ProgressBar;
  * {@code skipBad}, bad rows are skipped, counted and the first {@value #SHOWN_BAD_ROWS} reported.
  */
 final class Ingestion {
+  /**
+   * Events per request: {@link StreamIngester#DEFAULT_BATCH_EVENTS}, or the tenant's {@code max_events_per_batch}
+   * when that is smaller (read with {@code TenantService.GetTenant}), so that a tenant created with a small
+   * {@code --max-batch} can ingest at all. A server without the tenant service, an unregistered tenant or a caller
+   * not allowed to read it keeps the default (the server still refuses a request over its limit, naming it).
+   *
+   * @param client the server
+   * @param tenant the tenant appended to
+   * @return events per request, 1..{@link StreamIngester#DEFAULT_BATCH_EVENTS}
+   */
+  static int batchEvents(StreamfoldClient client, String tenant) {
+    try {
+      int max = client.tenants().getTenant(dev.streamfold.api.v1.TenantRequest.newBuilder().setTenant(tenant).build())
+          .getLimits().getMaxEventsPerBatch();
+      return max > 0 ? Math.min(max, StreamIngester.DEFAULT_BATCH_EVENTS) : StreamIngester.DEFAULT_BATCH_EVENTS;
+    } catch (io.grpc.StatusRuntimeException unknown) {
+      return StreamIngester.DEFAULT_BATCH_EVENTS;
+    }
+  }
+
   /** Bad rows described one by one when they are skipped; the rest are only counted. */
   static final int SHOWN_BAD_ROWS = 5;
 
@@ -51,7 +71,7 @@ final class Ingestion {
     long total = reader.totalRows() >= 0 ? Math.min(reader.totalRows() - reader.rowNumber(), maxRows)
         : maxRows == Long.MAX_VALUE ? -1 : maxRows;
     StreamIngester ingester = new StreamIngester(client.ingest(), tenant, stream,
-        StreamIngester.DEFAULT_BATCH_EVENTS, StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS);
+        batchEvents(client, tenant), StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS);
     long[] read = {0};
     long[] skipped = {0};
     java.util.List<String> shown = new java.util.ArrayList<>();

@@ -39,6 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HostileInputIT {
   private static final String TENANT = Testkit.uniqueName("cli");
+  /** A tenant whose limits allow at most 7 events per request. */
+  private static final String SMALL_BATCHES = Testkit.uniqueName("small");
+  /** {@code tenant:events} of every append request the server received. */
+  private static final List<String> requestSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private static PulsarLedger ledger;
   private static Server server;
   private static String target;
@@ -49,9 +53,40 @@ class HostileInputIT {
   @BeforeAll
   static void start() throws Exception {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    // Records the events of every append request, and answers GetTenant for SMALL_BATCHES only (other tenants:
+    // NOT_FOUND, as for a tenant that is not registered), as the server's TenantService does.
+    io.grpc.ServerInterceptor countEvents = new io.grpc.ServerInterceptor() {
+      @Override
+      public <Q, R> io.grpc.ServerCall.Listener<Q> interceptCall(io.grpc.ServerCall<Q, R> call, io.grpc.Metadata headers,
+          io.grpc.ServerCallHandler<Q, R> next) {
+        return new io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener<>(next.startCall(call, headers)) {
+          @Override
+          public void onMessage(Q message) {
+            if (message instanceof dev.streamfold.api.v1.AppendRequest request) {
+              requestSizes.add(request.getTenant() + ":" + request.getEventsCount());
+            }
+            super.onMessage(message);
+          }
+        };
+      }
+    };
+    io.grpc.BindableService tenants = new dev.streamfold.api.v1.TenantServiceGrpc.TenantServiceImplBase() {
+      @Override
+      public void getTenant(dev.streamfold.api.v1.TenantRequest request,
+          io.grpc.stub.StreamObserver<dev.streamfold.api.v1.Tenant> response) {
+        if (!request.getTenant().equals(SMALL_BATCHES)) {
+          response.onError(io.grpc.Status.NOT_FOUND.withDescription("no tenant " + request.getTenant()).asRuntimeException());
+          return;
+        }
+        response.onNext(dev.streamfold.api.v1.Tenant.newBuilder().setName(SMALL_BATCHES).setLimits(
+            dev.streamfold.api.v1.TenantLimits.newBuilder().setMaxEventsPerBatch(7)).build());
+        response.onCompleted();
+      }
+    };
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES)
-        .addService(new IngestGrpcService(ledger).definition()).addService(new StreamAdminGrpcService(ledger))
+        .addService(io.grpc.ServerInterceptors.intercept(new IngestGrpcService(ledger).definition(), countEvents))
+        .addService(new StreamAdminGrpcService(ledger)).addService(tenants)
         .build().start();
     target = "127.0.0.1:" + server.getPort();
   }
@@ -111,6 +146,25 @@ class HostileInputIT {
       }
     }
     return file;
+  }
+
+  @Test
+  void batchesFitTheTenantsLimit() throws Exception {
+    ledger.createStream(new StreamRef(SMALL_BATCHES, "small"), List.of(new StreamColumn("k", "STRING"),
+        new StreamColumn("n", "BIGINT")));
+    Path file = csv("small.csv", 30);
+    int code = StreamfoldCli.commandLine().execute("ingest", "small", file.toString(), "--key", "k", "--server", target,
+        "--tenant", SMALL_BATCHES);
+    assertThat(code).isZero();
+    assertThat(ledger.describe(new StreamRef(SMALL_BATCHES, "small")).eventCount()).isEqualTo(30);
+    assertThat(requestSizes.stream().filter(r -> r.startsWith(SMALL_BATCHES + ":")).map(r -> r.substring(r.indexOf(':') + 1)))
+        .as("a tenant created with --max-batch 7 gets requests of at most 7 events").containsExactly("7", "7", "7", "7", "2");
+    // a tenant the tenant service does not know keeps the default batch
+    StreamRef other = stream("default_batches");
+    int rows = dev.streamfold.cli.ingest.StreamIngester.DEFAULT_BATCH_EVENTS + 5;
+    assertThat(run("ingest", "default_batches", csv("big.csv", rows).toString(), "--key", "k")[0]).isEqualTo("0");
+    assertThat(ledger.describe(other).eventCount()).isEqualTo(rows);
+    assertThat(requestSizes).contains(TENANT + ":" + dev.streamfold.cli.ingest.StreamIngester.DEFAULT_BATCH_EVENTS);
   }
 
   @Test
