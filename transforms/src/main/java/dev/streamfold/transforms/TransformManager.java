@@ -1063,14 +1063,22 @@ public final class TransformManager implements AutoCloseable {
    * ..." on top says only that Flink gave up), e.g. {@code IllegalArgumentException: ...}.
    */
   static String rootCause(String stackTrace) {
-    String cause = stackTrace.split("\n")[0];
-    for (String line : stackTrace.split("\n")) {
+    String[] lines = stackTrace.split("\n");
+    String cause = lines[0];
+    for (String line : lines) {
       if (line.startsWith("Caused by: ")) {
         cause = line.substring("Caused by: ".length());
+      }
+      if (cause.startsWith(FOLD_FAILURE)) {
+        // ours: it names the fold class, the event's message ID and the row key, and quotes the fold's exception
+        return cause.substring(FOLD_FAILURE.length()).trim();
       }
     }
     return cause.trim();
   }
+
+  /** How a Java fold's failure starts in a stack trace ({@code FoldStage.FoldFailure}). */
+  private static final String FOLD_FAILURE = dev.streamfold.transforms.job.FoldStage.class.getName() + "$FoldFailure: ";
 
   /** The event at {@code id}, or an error naming the stream and its valid range. */
   private StoredEvent locateOrExplain(StreamRef stream, StreamInfo info, MessageIdText id) {
