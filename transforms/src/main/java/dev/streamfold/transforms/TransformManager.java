@@ -82,6 +82,11 @@ public final class TransformManager implements AutoCloseable {
   /** The served version up to which older versions were retired, per view. */
   private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
   private final Map<JobKey, java.util.Deque<Long>> restarts = new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * Jobs that failed and wait for their restart: what {@link #status} reports meanwhile (job state RESTARTING,
+   * not FAILED, and the cause as the error), e.g. {@code restart 1 of 5 after: Foo failed on event ...}.
+   */
+  private final Map<JobKey, String> restarting = new ConcurrentHashMap<>();
   private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "transform-housekeeping");
     t.setDaemon(true);
@@ -603,6 +608,7 @@ public final class TransformManager implements AutoCloseable {
     }
     jobs.put(key, id);
     failures.remove(key);
+    restarting.remove(key);
     cluster.requestJobResult(id).whenComplete((result, error) -> {
       BackfillSignals.unregister(id);
       if (!id.equals(jobs.get(key))) {
@@ -612,7 +618,7 @@ public final class TransformManager implements AutoCloseable {
           : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse(null);
       if (cause != null) {
         LOG.error("view job {} v{} failed: {}", name, definition.version(), cause);
-        if (restartLater(definition, key, id)) {
+        if (restartLater(definition, key, id, cause)) {
           return;
         }
         failures.put(key, cause);
@@ -643,7 +649,7 @@ public final class TransformManager implements AutoCloseable {
    * @return true when a restart is scheduled; false when the job failed {@link #MAX_RESTARTS} times within
    *     {@link #RESTART_WINDOW_MS} (or the manager is closing): then it is FAILED
    */
-  private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed) {
+  private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed, String cause) {
     long now = System.currentTimeMillis();
     java.util.Deque<Long> times = restarts.computeIfAbsent(key, k -> new java.util.ArrayDeque<>());
     synchronized (times) {
@@ -651,9 +657,11 @@ public final class TransformManager implements AutoCloseable {
         times.pollFirst();
       }
       if (times.size() >= MAX_RESTARTS) {
+        restarting.remove(key);
         return false;
       }
       times.addLast(now);
+      restarting.put(key, "restart " + times.size() + " of " + MAX_RESTARTS + " after: " + cause);
       LOG.warn("restarting view job {} v{} from its latest checkpoint in {} ms (restart {} of {} allowed in {} min)",
           key.name(), key.version(), RESTART_DELAY_MS, times.size(), MAX_RESTARTS, RESTART_WINDOW_MS / 60_000);
     }
@@ -661,17 +669,20 @@ public final class TransformManager implements AutoCloseable {
       housekeeping.schedule(() -> restart(definition, key, failed), RESTART_DELAY_MS, TimeUnit.MILLISECONDS);
       return true;
     } catch (java.util.concurrent.RejectedExecutionException closing) {
+      restarting.remove(key);
       return false;
     }
   }
 
   private synchronized void restart(TransformDefinition definition, JobKey key, JobID failed) {
     if (!failed.equals(jobs.get(key))) {
+      restarting.remove(key);
       return; // deleted, retired, replaced or closed meanwhile
     }
     try {
-      submit(definition, latestCheckpoint(definition));
+      submit(definition, latestCheckpoint(definition)); // replaces the job: no longer restarting
     } catch (RuntimeException e) {
+      restarting.remove(key);
       LOG.error("cannot restart view job {} v{}", key.name(), key.version(), e);
       failures.put(key, "cannot restart after a failure: " + e.getMessage());
       try {
@@ -765,11 +776,13 @@ public final class TransformManager implements AutoCloseable {
     TransformDefinition definition = current.served();
     ViewName viewName = viewName(definition);
     JobKey key = new JobKey(viewName, definition.version());
-    String error = failures.getOrDefault(key, views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse(""));
+    String error = failures.getOrDefault(key, restarting.getOrDefault(key,
+        views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse("")));
     Optional<ViewStatus.Update> update = current.pending().map(next -> {
       JobKey nextKey = new JobKey(viewName, next.version());
       Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
-      String nextError = failures.getOrDefault(nextKey, progress.map(ViewMetadata::error).orElse(""));
+      String nextError = failures.getOrDefault(nextKey, restarting.getOrDefault(nextKey,
+          progress.map(ViewMetadata::error).orElse("")));
       return new ViewStatus.Update(next, progress, jobState(nextKey), nextError == null ? "" : nextError);
     });
     return new ViewStatus(definition, views.metadata(viewName, definition.version()), views.servedVersion(viewName),
@@ -781,11 +794,18 @@ public final class TransformManager implements AutoCloseable {
     if (id == null) {
       return "NOT_RUNNING";
     }
+    if (restarting.containsKey(key)) {
+      return "RESTARTING"; // the failed job waits for its restart from the latest checkpoint: not FAILED yet
+    }
+    String state;
     try {
-      return cluster.getJobStatus(id).get(10, TimeUnit.SECONDS).name();
+      state = cluster.getJobStatus(id).get(10, TimeUnit.SECONDS).name();
     } catch (Exception e) {
       return "UNKNOWN";
     }
+    // Flink's FAILED ends the job, not the view: until the job's result is handled (a restart scheduled, or the
+    // failure recorded once restarts ran out) the view is still failing over, not FAILED, which clients take as final
+    return state.equals("FAILED") && !failures.containsKey(key) ? "FAILING" : state;
   }
 
   /**

@@ -115,6 +115,37 @@ class ReplayIT {
   }
 
   /**
+   * A view job that fails is restarted from its latest checkpoint: meanwhile its status says RESTARTING (not
+   * FAILED, which a waiting client takes as final) with the cause, and a Java fold's cause names the class, the
+   * event's message ID and the row key.
+   */
+  @Test
+  void aFailedJobWaitingForItsRestartSaysSoWithItsCause() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = new StreamRef(tenant, "numbers");
+    ledger.createStream(stream, List.of());
+    List<Appended> ids = ledger.append(stream, List.of(
+        new EventEnvelope("a", "n", 1_000, "{\"group\":\"a\",\"n\":1}", "", Map.of()),
+        new EventEnvelope("boom", "n", 2_000, "{\"group\":\"boom\",\"n\":2}", "", Map.of()))).join();
+    manager.createFold(tenant, "sums", "numbers", dev.streamfold.transforms.fold.TestFolds.jar(),
+        dev.streamfold.transforms.fold.TestFolds.Sum.class.getName());
+    try {
+      AtomicReference<ViewStatus> seen = new AtomicReference<>();
+      Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50)).until(() -> {
+        ViewStatus status = manager.status(tenant, "sums");
+        seen.set(status);
+        assertThat(status.jobState()).as("a job waiting for its restart is not FAILED").isNotEqualTo("FAILED");
+        return status.jobState().equals("RESTARTING");
+      });
+      assertThat(seen.get().error()).startsWith("restart 1 of " + TransformManager.MAX_RESTARTS + " after: "
+          + dev.streamfold.transforms.fold.TestFolds.Sum.class.getName() + " failed on event " + ids.get(1).messageId()
+          + " (row key 'boom'): java.lang.IllegalStateException: boom");
+    } finally {
+      manager.delete(tenant, "sums");
+    }
+  }
+
+  /**
    * Proof 1: replay to every position the live view was seen at gives exactly the rows it had then; for a
    * SQL transformation and for a Java one (a fold from an uploaded jar).
    */
