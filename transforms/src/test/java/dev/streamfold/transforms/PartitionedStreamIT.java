@@ -209,6 +209,8 @@ class PartitionedStreamIT {
           Optional.of("beforeT"));
       VirtualStateStatus at15k = awaitComplete(manager, tenant, "at15k");
       assertThat(at15k.progress().orElseThrow().eventsApplied()).isEqualTo(15_000);
+      assertThat(at15k.progress().orElseThrow().backfillTargetEvents()).as("a complete state's target is what it applied")
+          .isEqualTo(15_000);
       assertEqualsOracle(views.snapshot(new ViewName(tenant, "at15k"), 1).rows(), flights.subList(0, 15_000));
       awaitComplete(manager, tenant, "latest");
       assertEqualsOracle(views.snapshot(new ViewName(tenant, "latest"), 1).rows(), flights);

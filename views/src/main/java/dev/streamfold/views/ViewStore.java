@@ -242,8 +242,15 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param name the virtual state
    */
   public void completeVirtualState(ViewName name) {
-    redis.hset(RedisKeys.meta(name, 1), Map.of("phase", ViewPhase.COMPLETE.name(),
+    // A complete state's target is what it applied: a replay's target was an upper bound where the exact count was
+    // not known before it ran (an event-time stop, or a partitioned stream: the stream's whole count).
+    String applied = redis.hget(RedisKeys.meta(name, 1), "events_applied");
+    Map<String, String> fields = new java.util.HashMap<>(Map.of("phase", ViewPhase.COMPLETE.name(),
         "updated_at_ms", Long.toString(System.currentTimeMillis())));
+    if (applied != null) {
+      fields.put("backfill_target_events", applied);
+    }
+    redis.hset(RedisKeys.meta(name, 1), fields);
     serve(name, 1);
   }
 
