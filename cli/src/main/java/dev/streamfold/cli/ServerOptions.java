@@ -90,7 +90,7 @@ final class ServerOptions {
     if (server != null) {
       return checkAddress(server, "--server");
     }
-    return "127.0.0.1:" + runningStack().grpcPort();
+    return "127.0.0.1:" + runningStack("--server HOST:PORT").grpcPort();
   }
 
   /**
@@ -106,19 +106,21 @@ final class ServerOptions {
       int colon = address.lastIndexOf(':');
       return new String[] {address.substring(0, colon), address.substring(colon + 1)};
     }
-    return new String[] {"127.0.0.1", Integer.toString(runningStack().respPort())};
+    // reads over RESP go to the query-service, which --server (gRPC) does not name
+    return new String[] {"127.0.0.1", Integer.toString(runningStack("--resp HOST:PORT, the query-service's RESP address").respPort())};
   }
 
-  private StackState runningStack() {
+  /** The local stack's state; else an error naming {@code option}, the way to reach a server elsewhere. */
+  private StackState runningStack(String option) {
     LocalStack stack = dataDir.stack();
     StackStatus status = stack.status();
     if (status.state().isEmpty()) {
       throw new CliException("the local stack was never started in " + stack.dataDir()
-          + ": start it with `streamfold local up` (or pass --server HOST:PORT)");
+          + ": start it with `streamfold local up` (or pass " + option + ")");
     }
     if (!status.processes().get(2).running()) {
       throw new CliException("the Streamfold server of the local stack in " + stack.dataDir()
-          + " is not running: start it with `streamfold local up` (or pass --server HOST:PORT)");
+          + " is not running: start it with `streamfold local up` (or pass " + option + ")");
     }
     return status.state().get();
   }
