@@ -332,9 +332,11 @@ final class TrainingSetCommand {
    *     ID 12:5:-1:4 → /data/delayed.parquet (manifest /data/delayed.parquet.manifest.json)}
    */
   static String describeDone(TrainingSetDone d) {
-    return String.format(Locale.ROOT, "Training set %s: %,d rows from %,d events in %.1f s (%,.0f rows/s), up to message ID %s"
+    return String.format(Locale.ROOT, "Training set %s: %,d rows from %,d events in %.1f s (%,.0f rows/s), up to %s"
         + " → %s (manifest %s)", d.getName(), d.getRows(), d.getEventsRead(), d.getSeconds(), d.getRowsPerSecond(),
-        d.getStopMessageId().isEmpty() ? "none (no event in the range: an empty stream, or --to before every event)" : d.getStopMessageId(), d.getOutput(), d.getManifest());
+        d.getStopMessageId().isEmpty() ? "message ID none (no event in the range: an empty stream, or --to before every event)"
+            : (d.getStopMessageId().contains(",") ? "position " : "message ID ") + d.getStopMessageId(),
+        d.getOutput(), d.getManifest());
   }
 
   /** One line describing a build, for {@code training-set status}. */

@@ -1009,7 +1009,10 @@ public final class TransformManager implements AutoCloseable {
     List<MessageIdText> stops = new ArrayList<>();
     switch (to.kind()) {
       case MESSAGE -> throw new TransformException.InvalidReplay("stream " + stream + " has " + info.partitions()
-          + " partitions: a single message ID names one partition's position only; stop at a position vector (one"
+          + " partitions" + (to.messageId().get().partition() >= info.partitions() || to.messageId().get().partition() < 0
+              ? " (0 to " + (info.partitions() - 1) + "; message ID " + to.messageId().get() + " names partition "
+                  + to.messageId().get().partition() + ")" : "")
+          + ": a single message ID names one partition's position only; stop at a position vector (one"
           + " message ID per partition, joined by ',', as VIEW.INFO reports a view's position; latest: "
           + info.latestPositionText() + "), at latest, or at an event time");
       case POSITION -> {
@@ -1108,6 +1111,12 @@ public final class TransformManager implements AutoCloseable {
     }
     if (info.latest().isEmpty()) {
       throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": the stream is empty");
+    }
+    if (info.partitioned()) {
+      // a partitioned stream has no single first or latest message ID: name the latest position instead
+      throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
+          + info.eventCount() + " events in " + info.partitions() + " partitions end at the position "
+          + info.latestPositionText() + " (latest)");
     }
     String firstId = ledger.read(stream, Optional.empty(), 1, 30_000).stream().findFirst()
         .map(e -> e.messageId().toString()).orElse("?");

@@ -288,6 +288,15 @@ class PartitionedStreamIT {
       assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
           ReplayCursor.parse(ids.get(0) + "," + elsewhere, true), Optional.of("y")))
           .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("partitions 0 to 3");
+      assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
+          ReplayCursor.parse(elsewhere.toString(), true), Optional.of("z")))
+          .isInstanceOf(TransformException.InvalidReplay.class)
+          .hasMessageContaining("(0 to 3; message ID " + elsewhere + " names partition 7)");
+      MessageIdText missing = new MessageIdText(ids.get(0).ledgerId() + 1000, 0, (ids.get(0).partition() + 1) % 4, -1);
+      assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
+          ReplayCursor.parse(ids.get(0) + "," + missing, true), Optional.of("w")))
+          .isInstanceOf(TransformException.InvalidReplay.class)
+          .hasMessageContaining("is not in stream").hasMessageContaining("in 4 partitions end at the position");
     } finally {
       manager.close();
     }
