@@ -440,13 +440,26 @@ public final class PulsarLedger implements Ledger {
     }
   }
 
+  /**
+   * The broker's last message ID of one topic (admin). The broker reads the last entry for it, which races
+   * with the trimmer closing an offloaded segment's read handle: {@link OffloadReadRace} retries that.
+   */
+  private MessageId lastMessageId(String topic) throws PulsarAdminException {
+    try {
+      return OffloadReadRace.call(() -> admin.topics().getLastMessageId(topic));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LedgerException.Unavailable("interrupted while asking for the last message ID of " + topic, e);
+    }
+  }
+
   private Optional<Message<byte[]>> lastMessage(StreamRef stream, String topic) {
     // The broker's last message ID (admin; entry -1 only for a topic without messages, as empty ledgers are
     // skipped: apache/pulsar#1550), then one reader starting at it, inclusive. A reader at MessageId.latest
     // inclusive costs ~100 ms more: the client seeks after subscribing, which reconnects the consumer.
     MessageId last;
     try {
-      last = admin.topics().getLastMessageId(topic);
+      last = lastMessageId(topic);
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot find the latest event of " + stream, e);
     }
@@ -884,7 +897,7 @@ public final class PulsarLedger implements Ledger {
         // The first position of the open segment (the last one of the topic's internal stats; valid also
         // while it is empty) covers every closed segment.
         var ledgers = admin.topics().getInternalStats(topic).ledgers;
-        MessageId upTo = ledgers == null || ledgers.isEmpty() ? admin.topics().getLastMessageId(topic)
+        MessageId upTo = ledgers == null || ledgers.isEmpty() ? lastMessageId(topic)
             : new org.apache.pulsar.client.impl.MessageIdImpl(ledgers.get(ledgers.size() - 1).ledgerId, 0, -1);
         admin.topics().triggerOffload(topic, upTo);
       }
