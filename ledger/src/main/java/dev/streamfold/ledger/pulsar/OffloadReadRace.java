@@ -1,16 +1,16 @@
 package dev.streamfold.ledger.pulsar;
 
-import org.apache.pulsar.client.admin.PulsarAdminException;
-
 /**
- * Retries a broker admin call that reads an entry of an offloaded segment and lost Pulsar's race with the
- * segment's read handle being closed.
+ * Retries a call to the broker that reads an entry of an offloaded segment and lost Pulsar's race with the
+ * segment's read handle being closed: the broker's last message ID (admin, or a reader's
+ * {@code hasMessageAvailable}), for which the broker reads the last entry.
  *
  * <p>A managed ledger caches one read handle per segment. Its trimmer (each retention check, and after a
  * topic load or a segment rollover) closes the cached handles of segments no reader is positioned in
  * ({@code ManagedLedgerImpl.releaseReadHandleIfNoLongerRead}, Pulsar 4.0). An admin read holds no cursor,
  * so a read that took the cached handle of an offloaded segment just before the trimmer closed it fails with
- * {@code OffloadReadHandleClosedException} ("Offload read handle already closed"), answered as HTTP 500.
+ * {@code OffloadReadHandleClosedException} ("Offload read handle already closed"), answered as HTTP 500
+ * (admin) or as an error naming it (binary protocol). A topic unload closes every cached handle too.
  * The next attempt opens a fresh handle. Cursor reads need none of this: the broker's dispatcher retries a
  * failed read itself. Seen in CI on {@code getLastMessageId} right after a broker restart, when loading the
  * topic had just opened the handle of the last offloaded segment.
@@ -26,10 +26,10 @@ final class OffloadReadRace {
   /** The wait before the second attempt, in ms (then 100, 200, 400: 750 ms at most in all). */
   static final long FIRST_WAIT_MS = 50;
 
-  /** One admin call. */
+  /** One call to the broker, failing with {@code E}. */
   @FunctionalInterface
-  interface AdminCall<T> {
-    T call() throws PulsarAdminException;
+  interface BrokerCall<T, E extends Exception> {
+    T call() throws E;
   }
 
   private OffloadReadRace() {
@@ -40,23 +40,24 @@ final class OffloadReadRace {
    * {@link #ATTEMPTS} attempts.
    *
    * @return what the call returns
-   * @throws PulsarAdminException any other failure at once; the closed-handle failure of the last attempt,
-   *     with the earlier ones suppressed
+   * @throws E any other failure at once; the closed-handle failure of the last attempt, with the first
+   *     one suppressed
    * @throws InterruptedException if interrupted while waiting between attempts (the interrupt flag is kept
    *     clear, as by {@link Thread#sleep})
    */
-  static <T> T call(AdminCall<T> call) throws PulsarAdminException, InterruptedException {
-    PulsarAdminException first = null;
+  @SuppressWarnings("unchecked") // only E is checked: call() throws E or an unchecked exception
+  static <T, E extends Exception> T call(BrokerCall<T, E> call) throws E, InterruptedException {
+    Exception first = null;
     long waitMs = FIRST_WAIT_MS;
     for (int attempt = 1; ; attempt++) {
       try {
         return call.call();
-      } catch (PulsarAdminException e) {
+      } catch (Exception e) {
         if (!isClosedHandle(e) || attempt == ATTEMPTS) {
           if (first != null && first != e) {
             e.addSuppressed(first);
           }
-          throw e;
+          throw (E) e;
         }
         if (first == null) {
           first = e;

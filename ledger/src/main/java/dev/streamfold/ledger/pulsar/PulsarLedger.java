@@ -847,7 +847,9 @@ public final class PulsarLedger implements Ledger {
   private boolean hasMessageAvailable(Reader<byte[]> reader, StreamRef stream, String topic,
       Optional<MessageIdText> at, long timeoutMs) throws Exception {
     try {
-      return reader.hasMessageAvailableAsync().get(timeoutMs, TimeUnit.MILLISECONDS);
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+      return OffloadReadRace.call(() -> reader.hasMessageAvailableAsync()
+          .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
     } catch (java.util.concurrent.TimeoutException e) {
       throw new LedgerException.Unavailable("cannot read stream " + stream + " after "
           + at.map(Object::toString).orElse("earliest") + ": the broker did not say within " + timeoutMs

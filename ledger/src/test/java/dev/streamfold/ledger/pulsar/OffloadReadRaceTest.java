@@ -53,6 +53,20 @@ class OffloadReadRaceTest {
   }
 
   @Test
+  void aReadersClosedHandleFailureWrappedByItsFutureIsRetriedToo() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    boolean available = OffloadReadRace.call(() -> {
+      if (calls.incrementAndGet() == 1) {
+        throw new java.util.concurrent.ExecutionException(new org.apache.pulsar.client.api.PulsarClientException(
+            "Failed to get last message id: " + OffloadReadRace.CLOSED_HANDLE_MESSAGE));
+      }
+      return true;
+    });
+    assertThat(available).isTrue();
+    assertThat(calls).hasValue(2);
+  }
+
+  @Test
   void theMessageIsFoundInACause() {
     assertThat(OffloadReadRace.isClosedHandle(new RuntimeException("wrapped", closedHandle()))).isTrue();
     assertThat(OffloadReadRace.isClosedHandle(new RuntimeException("Offload read handle"))).isFalse();
