@@ -11,7 +11,7 @@ import java.util.Map;
  * @param eventTimeMs event time, epoch milliseconds (0: the append time is used)
  * @param payloadJson payload, a JSON object text
  * @param idempotencyKey client idempotency key, may be empty
- * @param headers free-form headers
+ * @param headers free-form headers; names are non-empty and do not start with {@value #RESERVED_PROPERTY_PREFIX}
  */
 public record EventEnvelope(String key, String type, long eventTimeMs, String payloadJson,
     String idempotencyKey, Map<String, String> headers) {
@@ -19,4 +19,10 @@ public record EventEnvelope(String key, String type, long eventTimeMs, String pa
   public static final String TYPE_PROPERTY = "sf.type";
   /** Message property carrying the client idempotency key. */
   public static final String IDEMPOTENCY_KEY_PROPERTY = "sf.idempotency-key";
+  /**
+   * Prefix of the message properties the ledger writes itself ({@link #TYPE_PROPERTY},
+   * {@link #IDEMPOTENCY_KEY_PROPERTY}), which headers must not use: a header of the same name would be read
+   * back as the event's type, or indexed as its idempotency key when the index catches up after a crash.
+   */
+  public static final String RESERVED_PROPERTY_PREFIX = "sf.";
 }

@@ -12,6 +12,9 @@ import java.util.List;
  * right type (a column may be absent or null), and every size and time within the limits below. Rules
  * come from the stream's declared columns.
  *
+ * <p>Header names are non-empty and do not start with {@value EventEnvelope#RESERVED_PROPERTY_PREFIX}, the
+ * ledger's own message properties ({@link EventEnvelope#RESERVED_PROPERTY_PREFIX}).
+ *
  * <p>Limits (a whole event stays far below Pulsar's default {@code maxMessageSize} of 5 MB, and a
  * gRPC request carries at most 4 MiB anyway, {@code IngestGrpcService.MAX_REQUEST_BYTES}):
  * key, type and idempotency key {@value #MAX_KEY_BYTES} bytes each, headers {@value #MAX_HEADERS_BYTES}
@@ -94,7 +97,16 @@ public final class EventValidator {
     checkLength(index, "idempotency_key", event.idempotencyKey(), MAX_KEY_BYTES);
     long headerBytes = 0;
     for (java.util.Map.Entry<String, String> header : event.headers().entrySet()) {
-      headerBytes += utf8Length(header.getKey()) + utf8Length(header.getValue());
+      String name = header.getKey();
+      if (name == null || name.isEmpty()) {
+        throw new LedgerException.InvalidEvent(index, "headers", "has a header with an empty name");
+      }
+      if (name.startsWith(EventEnvelope.RESERVED_PROPERTY_PREFIX)) {
+        throw new LedgerException.InvalidEvent(index, "headers", "has a header named " + Names.quote(name)
+            + ": names starting with '" + EventEnvelope.RESERVED_PROPERTY_PREFIX + "' are the ledger's own"
+            + " (the event's type and idempotency key have their own fields)");
+      }
+      headerBytes += utf8Length(name) + utf8Length(header.getValue());
     }
     if (headerBytes > MAX_HEADERS_BYTES) {
       throw new LedgerException.InvalidEvent(index, "headers", "hold " + headerBytes + " bytes; at most "

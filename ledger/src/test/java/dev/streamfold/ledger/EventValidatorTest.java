@@ -120,6 +120,26 @@ class EventValidatorTest {
         .doesNotThrowAnyException();
   }
 
+  /**
+   * A header named like the ledger's own message properties was stored as one: after a crash the idempotency
+   * index, catching up from the ledger, took {@code sf.idempotency-key} for the event's key and answered a
+   * later event with that key as a repeat (dropping it); {@code sf.type} was read back as the event's type.
+   */
+  @Test
+  void headersCannotUseTheLedgersOwnPropertyNames() {
+    for (String name : List.of(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY, EventEnvelope.TYPE_PROPERTY, "sf.anything")) {
+      assertThatThrownBy(() -> EventValidator.check(3, new EventEnvelope("k", "", 1, "{}", "",
+          Map.of("trace", "t1", name, "v")), COLUMNS))
+          .isInstanceOf(LedgerException.InvalidEvent.class)
+          .hasMessage("event 3: field 'headers' has a header named '" + name + "': names starting with 'sf.' are"
+              + " the ledger's own (the event's type and idempotency key have their own fields)");
+    }
+    assertThatThrownBy(() -> EventValidator.check(0, new EventEnvelope("k", "", 1, "{}", "", Map.of("", "v")), COLUMNS))
+        .hasMessage("event 0: field 'headers' has a header with an empty name");
+    assertThatCode(() -> EventValidator.check(0, new EventEnvelope("k", "", 1, "{}", "",
+        Map.of("SF.type", "v", "x-sf.type", "v", "sf", "v")), COLUMNS)).doesNotThrowAnyException();
+  }
+
   @Test
   void checksRequiredColumnsAndNonAsciiTextFromTheUtf8Bytes() {
     List<StreamColumn> columns = List.of(new StreamColumn("origin", "STRING", true, null),
