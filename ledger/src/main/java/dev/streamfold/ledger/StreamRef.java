@@ -6,7 +6,8 @@ import java.util.regex.Pattern;
  * A stream of a tenant's ledger: Pulsar topic {@code persistent://<tenant>/ledger/<stream>}.
  *
  * @param tenant tenant name (lowercase letters, digits, '_' and '-')
- * @param stream stream name (letters, digits, '_' and '-', 1 to 100 characters)
+ * @param stream stream name (letters, digits, '_' and '-', 1 to 100 characters; neither {@code -partition-}
+ *     nor a leading {@code __}, Pulsar's marks of a partition's topic and of its system topics)
  */
 public record StreamRef(String tenant, String stream) {
   /** Namespace of a tenant that holds its streams. */
@@ -28,7 +29,20 @@ public record StreamRef(String tenant, String stream) {
       throw new IllegalArgumentException("invalid stream name " + Names.quote(stream)
           + ": use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters)");
     }
+    // Pulsar's own topic names (TopicName.PARTITIONED_TOPIC_SUFFIX; SystemTopicNames): a stream named so would
+    // be taken for a partition of another stream, or hidden among the system topics
+    if (stream.contains(PARTITION_MARKER)) {
+      throw new IllegalArgumentException("invalid stream name " + Names.quote(stream) + ": '" + PARTITION_MARKER
+          + "' is how Pulsar names the topic of one partition of a partitioned stream");
+    }
+    if (stream.startsWith("__")) {
+      throw new IllegalArgumentException("invalid stream name " + Names.quote(stream)
+          + ": names starting with '__' are Pulsar's system topics");
+    }
   }
+
+  /** What Pulsar puts between a partitioned topic's name and a partition number. */
+  private static final String PARTITION_MARKER = "-partition-";
 
   /**
    * Check a tenant name.
@@ -58,7 +72,7 @@ public record StreamRef(String tenant, String stream) {
    * @return the partition's topic
    */
   public String partitionTopic(int partition) {
-    return topic() + "-partition-" + partition;
+    return topic() + PARTITION_MARKER + partition;
   }
 
   @Override
