@@ -123,6 +123,11 @@ final class Ingestion {
     out.printf("Appended %,d events to %s/%s in %.1f s: %,.0f events/s%s%n", result.events(), tenant, stream,
         result.elapsedNanos() / 1e9, result.eventsPerSecond(),
         result.events() == 0 ? "" : " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + ")");
+    if (result.rateWaits() > 0) {
+      out.printf("Held back by tenant %s's ingest rate limit: %,d request%s refused and sent again, after %.1f s of"
+          + " waiting in all%n", tenant, result.rateWaits(), result.rateWaits() == 1 ? "" : "s",
+          result.rateWaitedMs() / 1e3);
+    }
     return result;
   }
 }

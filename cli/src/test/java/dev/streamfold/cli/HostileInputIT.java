@@ -14,6 +14,8 @@ import dev.streamfold.ledger.grpc.IngestGrpcService;
 import dev.streamfold.ledger.grpc.StreamAdminGrpcService;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.ledger.tenant.IngestLimiter;
+import dev.streamfold.ledger.tenant.TenantLimits;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.BufferedWriter;
@@ -41,6 +43,8 @@ class HostileInputIT {
   private static final String TENANT = Testkit.uniqueName("cli");
   /** A tenant whose limits allow at most 7 events per request. */
   private static final String SMALL_BATCHES = Testkit.uniqueName("small");
+  /** A tenant allowed 40 events/s in requests of at most 10 events (the server's limiter and GetTenant say so). */
+  private static final String RATE_LIMITED = Testkit.uniqueName("slow");
   /** {@code tenant:events} of every append request the server received. */
   private static final List<String> requestSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private static PulsarLedger ledger;
@@ -74,18 +78,21 @@ class HostileInputIT {
       @Override
       public void getTenant(dev.streamfold.api.v1.TenantRequest request,
           io.grpc.stub.StreamObserver<dev.streamfold.api.v1.Tenant> response) {
-        if (!request.getTenant().equals(SMALL_BATCHES)) {
+        if (!request.getTenant().equals(SMALL_BATCHES) && !request.getTenant().equals(RATE_LIMITED)) {
           response.onError(io.grpc.Status.NOT_FOUND.withDescription("no tenant " + request.getTenant()).asRuntimeException());
           return;
         }
-        response.onNext(dev.streamfold.api.v1.Tenant.newBuilder().setName(SMALL_BATCHES).setLimits(
-            dev.streamfold.api.v1.TenantLimits.newBuilder().setMaxEventsPerBatch(7)).build());
+        response.onNext(dev.streamfold.api.v1.Tenant.newBuilder().setName(request.getTenant()).setLimits(
+            dev.streamfold.api.v1.TenantLimits.newBuilder().setMaxEventsPerBatch(
+                request.getTenant().equals(SMALL_BATCHES) ? 7 : 10)).build());
         response.onCompleted();
       }
     };
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES)
-        .addService(io.grpc.ServerInterceptors.intercept(new IngestGrpcService(ledger).definition(), countEvents))
+        .addService(io.grpc.ServerInterceptors.intercept(new IngestGrpcService(ledger, new IngestLimiter(
+            tenant -> tenant.equals(RATE_LIMITED) ? new TenantLimits(TenantLimits.DEFAULT_MAX_EVENT_BYTES, 10, 40)
+                : TenantLimits.defaults(), System::nanoTime)).definition(), countEvents))
         .addService(new StreamAdminGrpcService(ledger)).addService(tenants)
         .build().start();
     target = "127.0.0.1:" + server.getPort();
@@ -165,6 +172,38 @@ class HostileInputIT {
     assertThat(run("ingest", "default_batches", csv("big.csv", rows).toString(), "--key", "k")[0]).isEqualTo("0");
     assertThat(ledger.describe(other).eventCount()).isEqualTo(rows);
     assertThat(requestSizes).contains(TENANT + ":" + dev.streamfold.cli.ingest.StreamIngester.DEFAULT_BATCH_EVENTS);
+  }
+
+  /**
+   * A file larger than the tenant's token bucket: the server refuses requests for the rate (RESOURCE_EXHAUSTED,
+   * nothing of them appended, the call ended); the CLI waits as the server says and sends them again. It
+   * stopped at the first refusal with some rows appended, and a re-run appended those twice.
+   */
+  @Test
+  void aFileLargerThanTheTenantsRateIsIngestedAtThatRateExactlyOnceInOrder() throws Exception {
+    StreamRef slow = new StreamRef(RATE_LIMITED, "slow");
+    ledger.createStream(slow, List.of(new StreamColumn("k", "STRING"), new StreamColumn("n", "BIGINT")));
+    Path file = csv("slow.csv", 100);
+    PrintStream stdout = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      code = StreamfoldCli.commandLine().execute("ingest", "slow", file.toString(), "--key", "k", "--server", target,
+          "--tenant", RATE_LIMITED);
+    } finally {
+      System.setOut(stdout);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(printed).isZero();
+    assertThat(printed).contains("Appended 100 events to " + RATE_LIMITED + "/slow")
+        .containsPattern("Held back by tenant " + RATE_LIMITED + "'s ingest rate limit: [0-9,]+ requests? refused and"
+            + " sent again");
+    assertThat(ledger.describe(slow).eventCount()).isEqualTo(100);
+    List<Long> ns = ledger.read(slow, java.util.Optional.empty(), 200, 30_000).stream()
+        .map(e -> Long.parseLong(e.event().payloadJson().replaceAll(".*\"n\":(\\d+).*", "$1"))).toList();
+    assertThat(ns).as("every row once, in file order").isEqualTo(java.util.stream.LongStream.rangeClosed(1, 100)
+        .boxed().toList());
   }
 
   @Test

@@ -25,6 +25,11 @@ import java.util.function.LongConsumer;
  * {@link #DEFAULT_BATCH_EVENTS} events per request, at most {@link #DEFAULT_MAX_UNACKED_REQUESTS}
  * requests awaiting their acknowledgement (flow control on top of gRPC's own), every acknowledgement
  * checked (request order, one message ID per event).
+ *
+ * <p>A request the tenant's ingest rate refuses (RESOURCE_EXHAUSTED with a {@code google.rpc.RetryInfo}; the
+ * server appended nothing of it and ends the call) is sent again with the requests after it, in order, on a
+ * new call, after the delay the server gives: an input larger than the tenant's token bucket is ingested at
+ * the tenant's rate rather than refused part-way. Other failures end the ingestion.
  */
 public final class StreamIngester {
   /** Events per AppendRequest. */
@@ -61,9 +66,12 @@ public final class StreamIngester {
    * @param firstMessageId message ID of the first event, "" when none
    * @param lastMessageId message ID of the last event, "" when none
    * @param elapsedNanos time from the first request to the last acknowledgement
+   * @param rateWaits how many times the tenant's ingest rate refused a request, which was sent again after the
+   *     wait the server asked for
+   * @param rateWaitedMs those waits in all, ms
    */
   public record Result(long events, long messageIds, String firstMessageId, String lastMessageId,
-      long elapsedNanos) {
+      long elapsedNanos, int rateWaits, long rateWaitedMs) {
     /** Events per second over the whole call, 0 when nothing was sent. */
     public double eventsPerSecond() {
       return elapsedNanos <= 0 ? 0 : events * 1e9 / elapsedNanos;
@@ -135,67 +143,8 @@ public final class StreamIngester {
    */
   public Result ingest(EventSource source, LongConsumer onAcked, java.util.function.LongFunction<String> describe)
       throws IOException {
-    Semaphore window = new Semaphore(maxUnackedRequests);
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    AtomicLong acked = new AtomicLong();
-    AtomicLong ids = new AtomicLong();
-    AtomicReference<String> first = new AtomicReference<>("");
-    AtomicReference<String> last = new AtomicReference<>("");
-    ArrayDeque<long[]> pending = new ArrayDeque<>(); // {request_seq, events, first ordinal}, guarded by itself
-    CountDownLatch done = new CountDownLatch(1);
-    AtomicReference<ClientCallStreamObserver<AppendRequest>> callRef = new AtomicReference<>();
-
-    ClientResponseObserver<AppendRequest, AppendResponse> responses = new ClientResponseObserver<>() {
-      @Override
-      public void beforeStart(ClientCallStreamObserver<AppendRequest> requestStream) {
-        callRef.set(requestStream);
-      }
-
-      @Override
-      public void onNext(AppendResponse response) {
-        long[] expected;
-        synchronized (pending) {
-          expected = pending.poll();
-        }
-        if (expected == null || expected[0] != response.getRequestSeq()
-            || expected[1] != response.getMessageIdsCount()) {
-          failure.compareAndSet(null, Status.INTERNAL.withDescription("unexpected acknowledgement: request_seq "
-              + response.getRequestSeq() + " with " + response.getMessageIdsCount() + " message IDs, expected "
-              + (expected == null ? "none" : "request_seq " + expected[0] + " with " + expected[1]))
-              .asRuntimeException());
-          callRef.get().cancel("unexpected acknowledgement", null);
-          window.release(maxUnackedRequests);
-          return;
-        }
-        if (response.getMessageIdsCount() > 0) {
-          first.compareAndSet("", response.getMessageIds(0));
-          last.set(response.getMessageIds(response.getMessageIdsCount() - 1));
-        }
-        ids.addAndGet(response.getMessageIdsCount());
-        onAcked.accept(acked.addAndGet(expected[1]));
-        window.release();
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        long[] refused;
-        synchronized (pending) {
-          refused = pending.peek(); // requests are answered in order: the oldest unacknowledged one failed
-        }
-        failure.compareAndSet(null, refused == null ? t : describeRefusal(t, refused[2], acked.get(), describe));
-        window.release(maxUnackedRequests);
-        done.countDown();
-      }
-
-      @Override
-      public void onCompleted() {
-        done.countDown();
-      }
-    };
-
-    long start = System.nanoTime();
-    io.grpc.stub.StreamObserver<AppendRequest> requests = stub.appendStream(responses);
-    long seq = 0;
+    Run run = new Run(onAcked, describe);
+    Call call = run.open();
     try {
       List<Event> batch = new ArrayList<>(batchEvents);
       long batchBytes = 0;
@@ -205,7 +154,7 @@ public final class StreamIngester {
         long eventBytes = event == null ? 0 : event.getSerializedSize() + 6L; // with its tag and length prefix
         if (!batch.isEmpty() && (event == null || batchBytes + eventBytes > MAX_BATCH_BYTES)) {
           sent += batch.size();
-          send(requests, batch, ++seq, sent - batch.size(), window, failure, pending);
+          call = run.send(call, batch, sent - batch.size());
           batchBytes = 0;
         }
         if (event == null) {
@@ -215,49 +164,253 @@ public final class StreamIngester {
         batchBytes += eventBytes;
         if (batch.size() == batchEvents) {
           sent += batch.size();
-          send(requests, batch, ++seq, sent - batch.size(), window, failure, pending);
+          call = run.send(call, batch, sent - batch.size());
           batchBytes = 0;
         }
       }
-      requests.onCompleted();
     } catch (IOException | RuntimeException e) {
-      requests.onError(Status.CANCELLED.withDescription("client stopped: " + e.getMessage()).asRuntimeException());
+      call.requests.onError(Status.CANCELLED.withDescription("client stopped: " + e.getMessage()).asRuntimeException());
       throw e;
     }
-    try {
-      if (!done.await(DEFAULT_FINAL_ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        callRef.get().cancel("no acknowledgement in time", null);
-        throw Status.DEADLINE_EXCEEDED.withDescription("the server did not acknowledge the last requests within "
-            + DEFAULT_FINAL_ACK_TIMEOUT.toSeconds() + " s (" + acked.get() + " events acknowledged)")
-            .asRuntimeException();
+    while (true) {
+      call.requests.onCompleted();
+      call.awaitDone();
+      Throwable failure = call.failure.get();
+      if (failure == null) {
+        break;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      callRef.get().cancel("interrupted", e);
-      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+      call = run.retry(call, failure); // throws unless the tenant's rate refused a request
     }
-    rethrow(failure.get());
-    long sent;
-    synchronized (pending) {
-      sent = pending.size();
+    int unacked;
+    synchronized (run.pending) {
+      unacked = run.pending.size();
     }
-    if (sent != 0) {
-      throw Status.INTERNAL.withDescription("the server completed the call with " + sent
+    if (unacked != 0) {
+      throw Status.INTERNAL.withDescription("the server completed the call with " + unacked
           + " requests not acknowledged").asRuntimeException();
     }
-    return new Result(acked.get(), ids.get(), first.get(), last.get(), System.nanoTime() - start);
+    return new Result(run.acked.get(), run.ids.get(), run.first.get(), run.last.get(), System.nanoTime() - run.start,
+        run.rateWaits, run.rateWaitedMs);
   }
 
-  /** Send one request of the batch once the window allows, and clear the batch. */
-  private void send(io.grpc.stub.StreamObserver<AppendRequest> requests, List<Event> batch, long seq, long firstOrdinal,
-      Semaphore window, AtomicReference<Throwable> failure, ArrayDeque<long[]> pending) {
-    acquire(window, failure);
-    synchronized (pending) {
-      pending.add(new long[] {seq, batch.size(), firstOrdinal});
+  /**
+   * Most refusals for the tenant's ingest rate in a row, with no acknowledgement between them, before the
+   * ingestion gives up (each is waited for as the server says; the server's bucket holds at least one request).
+   */
+  static final int MAX_RATE_REFUSALS_IN_A_ROW = 20;
+
+  /** A request sent and not acknowledged yet: sent again, in order, after a refusal for the tenant's rate. */
+  private record Sent(AppendRequest request, long firstOrdinal) {}
+
+  /** One ingestion: what was acknowledged, across the calls that rate refusals make it open. */
+  private final class Run {
+    final LongConsumer onAcked;
+    final java.util.function.LongFunction<String> describe;
+    final AtomicLong acked = new AtomicLong();
+    final AtomicLong ids = new AtomicLong();
+    final AtomicReference<String> first = new AtomicReference<>("");
+    final AtomicReference<String> last = new AtomicReference<>("");
+    /** Oldest first; guarded by itself. */
+    final ArrayDeque<Sent> pending = new ArrayDeque<>();
+    final long start = System.nanoTime();
+    long seq;
+    int rateWaits;
+    long rateWaitedMs;
+    int refusalsInARow;
+    long ackedAtLastRefusal = -1;
+
+    Run(LongConsumer onAcked, java.util.function.LongFunction<String> describe) {
+      this.onAcked = onAcked;
+      this.describe = describe;
     }
-    requests.onNext(AppendRequest.newBuilder().setTenant(tenant).setStream(stream).setRequestSeq(seq)
-        .addAllEvents(batch).build());
-    batch.clear();
+
+    Call open() {
+      Call call = new Call(this);
+      call.requests = stub.appendStream(call);
+      return call;
+    }
+
+    /** Send one request of the batch once the window allows (on a new call after a rate refusal); clear it. */
+    Call send(Call call, List<Event> batch, long firstOrdinal) {
+      while (true) {
+        Throwable failure = call.acquire();
+        if (failure == null) {
+          break;
+        }
+        call = retry(call, failure);
+      }
+      AppendRequest request = AppendRequest.newBuilder().setTenant(tenant).setStream(stream).setRequestSeq(++seq)
+          .addAllEvents(batch).build();
+      synchronized (pending) {
+        pending.add(new Sent(request, firstOrdinal));
+      }
+      call.requests.onNext(request);
+      batch.clear();
+      return call;
+    }
+
+    /**
+     * After a call failed: when the tenant's ingest rate refused its oldest unacknowledged request (nothing
+     * of it or of the requests after it was appended: the server ends the call at a refusal), wait as long as
+     * the server says and send them all again, in order, on a new call. Any other failure is thrown.
+     */
+    Call retry(Call failed, Throwable failure) {
+      failed.awaitDone();
+      java.util.OptionalLong delayMs = retryDelayMs(failure);
+      if (delayMs.isEmpty()) {
+        rethrow(failure);
+      }
+      if (acked.get() != ackedAtLastRefusal) {
+        refusalsInARow = 0;
+        ackedAtLastRefusal = acked.get();
+      }
+      if (++refusalsInARow > MAX_RATE_REFUSALS_IN_A_ROW) {
+        throw Status.fromThrowable(failure).augmentDescription("refused " + MAX_RATE_REFUSALS_IN_A_ROW
+            + " times in a row with nothing acknowledged between; the server appended the "
+            + String.format("%,d", acked.get()) + " events before that request, nothing from it on")
+            .asRuntimeException();
+      }
+      try {
+        Thread.sleep(delayMs.getAsLong());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+      }
+      rateWaits++;
+      rateWaitedMs += delayMs.getAsLong();
+      Call call = open();
+      List<Sent> again;
+      synchronized (pending) {
+        again = new ArrayList<>(pending);
+      }
+      for (Sent sent : again) {
+        Throwable f = call.acquire();
+        if (f != null) {
+          return retry(call, f);
+        }
+        call.requests.onNext(sent.request());
+      }
+      return call;
+    }
+  }
+
+  /** One AppendStream call and its flow-control window. */
+  private final class Call implements ClientResponseObserver<AppendRequest, AppendResponse> {
+    final Run run;
+    final Semaphore window = new Semaphore(maxUnackedRequests);
+    final AtomicReference<Throwable> failure = new AtomicReference<>();
+    final CountDownLatch done = new CountDownLatch(1);
+    volatile ClientCallStreamObserver<AppendRequest> stream;
+    io.grpc.stub.StreamObserver<AppendRequest> requests;
+
+    Call(Run run) {
+      this.run = run;
+    }
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<AppendRequest> requestStream) {
+      stream = requestStream;
+    }
+
+    @Override
+    public void onNext(AppendResponse response) {
+      Sent expected;
+      Sent oldest;
+      synchronized (run.pending) {
+        oldest = run.pending.peek();
+        expected = oldest != null && oldest.request().getRequestSeq() == response.getRequestSeq()
+            && oldest.request().getEventsCount() == response.getMessageIdsCount() ? run.pending.poll() : null;
+      }
+      if (expected == null) {
+        failure.compareAndSet(null, Status.INTERNAL.withDescription("unexpected acknowledgement: request_seq "
+            + response.getRequestSeq() + " with " + response.getMessageIdsCount() + " message IDs, expected "
+            + (oldest == null ? "none" : "request_seq " + oldest.request().getRequestSeq() + " with "
+            + oldest.request().getEventsCount())).asRuntimeException());
+        stream.cancel("unexpected acknowledgement", null);
+        window.release(maxUnackedRequests);
+        return;
+      }
+      if (response.getMessageIdsCount() > 0) {
+        run.first.compareAndSet("", response.getMessageIds(0));
+        run.last.set(response.getMessageIds(response.getMessageIdsCount() - 1));
+      }
+      run.ids.addAndGet(response.getMessageIdsCount());
+      run.onAcked.accept(run.acked.addAndGet(expected.request().getEventsCount()));
+      window.release();
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      Sent refused;
+      synchronized (run.pending) {
+        refused = run.pending.peek(); // requests are answered in order: the oldest unacknowledged one failed
+      }
+      failure.compareAndSet(null, refused == null ? t
+          : describeRefusal(t, refused.firstOrdinal(), run.acked.get(), run.describe));
+      window.release(maxUnackedRequests);
+      done.countDown();
+    }
+
+    @Override
+    public void onCompleted() {
+      done.countDown();
+    }
+
+    /** Take a place in the window; the call's failure instead if it failed meanwhile. */
+    Throwable acquire() {
+      try {
+        while (!window.tryAcquire(200, TimeUnit.MILLISECONDS)) {
+          if (failure.get() != null) {
+            return failure.get();
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+      }
+      return failure.get();
+    }
+
+    /** Wait for the call to end, at most {@link #DEFAULT_FINAL_ACK_TIMEOUT}. */
+    void awaitDone() {
+      try {
+        if (!done.await(DEFAULT_FINAL_ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+          stream.cancel("no acknowledgement in time", null);
+          throw Status.DEADLINE_EXCEEDED.withDescription("the server did not acknowledge the last requests within "
+              + DEFAULT_FINAL_ACK_TIMEOUT.toSeconds() + " s (" + run.acked.get() + " events acknowledged)")
+              .asRuntimeException();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        stream.cancel("interrupted", e);
+        throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+      }
+    }
+  }
+
+  /**
+   * When a failure is the tenant's ingest rate refusing a request: RESOURCE_EXHAUSTED with a
+   * {@code google.rpc.RetryInfo} detail, its delay in ms (at least 1); empty for any other failure.
+   */
+  static java.util.OptionalLong retryDelayMs(Throwable t) {
+    if (Status.fromThrowable(t).getCode() != Status.Code.RESOURCE_EXHAUSTED) {
+      return java.util.OptionalLong.empty();
+    }
+    com.google.rpc.Status details = io.grpc.protobuf.StatusProto.fromThrowable(t);
+    if (details == null) {
+      return java.util.OptionalLong.empty();
+    }
+    for (com.google.protobuf.Any any : details.getDetailsList()) {
+      if (any.is(com.google.rpc.RetryInfo.class)) {
+        try {
+          com.google.protobuf.Duration d = any.unpack(com.google.rpc.RetryInfo.class).getRetryDelay();
+          return java.util.OptionalLong.of(Math.max(1, d.getSeconds() * 1000 + d.getNanos() / 1_000_000));
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+          return java.util.OptionalLong.empty();
+        }
+      }
+    }
+    return java.util.OptionalLong.empty();
   }
 
   /**
@@ -296,18 +449,6 @@ public final class StreamIngester {
         + "; the server appended the " + String.format("%,d", appendedBefore) + " events before that request, nothing"
         + " from it on";
     return Status.INVALID_ARGUMENT.withDescription(text).withCause(t).asRuntimeException();
-  }
-
-  private static void acquire(Semaphore window, AtomicReference<Throwable> failure) {
-    try {
-      while (!window.tryAcquire(200, TimeUnit.MILLISECONDS)) {
-        rethrow(failure.get());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
-    }
-    rethrow(failure.get());
   }
 
   private static void rethrow(Throwable failure) {

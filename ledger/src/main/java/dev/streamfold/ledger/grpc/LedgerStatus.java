@@ -55,6 +55,9 @@ public final class LedgerStatus {
     if (error instanceof LedgerException.InvalidEvent invalid) {
       return invalidEvents(invalid);
     }
+    if (error instanceof dev.streamfold.ledger.tenant.TenantException.RateLimited limited) {
+      return rateLimited(limited);
+    }
     Status status;
     if (error instanceof IllegalArgumentException) {
       status = Status.INVALID_ARGUMENT;
@@ -76,6 +79,23 @@ public final class LedgerStatus {
       status = Status.INTERNAL;
     }
     return status.withDescription(String.valueOf(error.getMessage())).withCause(error).asRuntimeException();
+  }
+
+  /**
+   * RESOURCE_EXHAUSTED with the message, and as details a {@code google.rpc.RetryInfo} whose
+   * {@code retry_delay} is when the refused request fits the tenant's rate again (gRPC's status model for
+   * "retry after"; google/rpc/error_details.proto). Clients read it with
+   * {@code io.grpc.protobuf.StatusProto.fromThrowable}.
+   */
+  private static StatusRuntimeException rateLimited(dev.streamfold.ledger.tenant.TenantException.RateLimited limited) {
+    long ms = limited.retryAfterMs();
+    com.google.rpc.RetryInfo retry = com.google.rpc.RetryInfo.newBuilder()
+        .setRetryDelay(com.google.protobuf.Duration.newBuilder().setSeconds(ms / 1000).setNanos((int) (ms % 1000) * 1_000_000))
+        .build();
+    com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
+        .setCode(Status.Code.RESOURCE_EXHAUSTED.value()).setMessage(String.valueOf(limited.getMessage()))
+        .addDetails(com.google.protobuf.Any.pack(retry)).build();
+    return io.grpc.protobuf.StatusProto.toStatusRuntimeException(status);
   }
 
   /**

@@ -357,6 +357,20 @@ class TenantIsolationIT {
     assertThatThrownBy(() -> ingest.append(three)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
       assertThat(e.getStatus().getDescription()).contains("1 events/s");
+      // when it fits again, as gRPC's RetryInfo detail too (what clients such as the CLI wait for)
+      com.google.rpc.Status details = io.grpc.protobuf.StatusProto.fromThrowable(e);
+      assertThat(details).isNotNull();
+      com.google.rpc.RetryInfo retry = details.getDetailsList().stream()
+          .filter(any -> any.is(com.google.rpc.RetryInfo.class)).findFirst().map(any -> {
+            try {
+              return any.unpack(com.google.rpc.RetryInfo.class);
+            } catch (com.google.protobuf.InvalidProtocolBufferException bad) {
+              throw new AssertionError(bad);
+            }
+          }).orElseThrow(() -> new AssertionError("no RetryInfo in " + details));
+      long ms = retry.getRetryDelay().getSeconds() * 1000 + retry.getRetryDelay().getNanos() / 1_000_000;
+      assertThat(ms).isBetween(1L, 3_000L);
+      assertThat(e.getStatus().getDescription()).contains("fits again in about " + ms + " ms");
     });
     assertThat(StreamAdminGrpc.newBlockingStub(as(token)).listStreams(ListStreamsRequest.getDefaultInstance())
         .getStreams(0).getEventCount()).as("refused requests appended nothing").isEqualTo(3);
