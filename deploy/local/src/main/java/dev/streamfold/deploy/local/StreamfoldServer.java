@@ -105,8 +105,8 @@ public final class StreamfoldServer implements AutoCloseable {
     builder.maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES);
     grpc = builder
         .intercept(new AuthInterceptor(this::verify))
-        // added last, so it runs first: it also counts the calls AuthInterceptor refuses
-        .intercept(metrics.grpcInterceptor())
+        // below every interceptor: it also counts the calls AuthInterceptor or the transport refuses
+        .addStreamTracerFactory(metrics.grpcCallCounter())
         .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime), metrics.ingest())
             .definition())
         .addService(new TenantGrpcService(tenants))
@@ -117,6 +117,7 @@ public final class StreamfoldServer implements AutoCloseable {
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
         .build();
+    metrics.servedMethods(grpc);
     try {
       grpc.start();
     } catch (IOException e) {

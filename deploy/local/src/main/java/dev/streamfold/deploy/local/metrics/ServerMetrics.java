@@ -6,7 +6,6 @@ import dev.streamfold.ledger.grpc.IngestListener;
 import dev.streamfold.query.RespListener;
 import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.views.ViewStore;
-import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -29,8 +28,9 @@ import java.util.Objects;
  *   <li>{@code streamfold_ingest_refused_requests_total{tenant,code}},
  *       {@code streamfold_ingest_refused_events_total{tenant,code}}: failed append requests and their events
  *       by gRPC status code
- *   <li>{@code streamfold_grpc_server_calls_total{service,method,code}}: every gRPC call the server closes,
- *       those authentication refuses included (a call the client cancels is not counted)
+ *   <li>{@code streamfold_grpc_server_calls_total{service,method,code}}: every gRPC call, when it closes:
+ *       those authentication or the transport refuses (a request over 4 MiB) included, and those the client
+ *       cancels (CANCELLED); a method the server does not serve counts as service and method {@code other}
  *   <li>{@code streamfold_resp_commands_total{command}}, {@code streamfold_resp_command_duration_seconds{command}},
  *       {@code streamfold_resp_errors_total{command,kind}}
  *   <li>{@code streamfold_view_*{tenant,view}}: see {@link ViewCollector}, computed at scrape time
@@ -63,6 +63,7 @@ public final class ServerMetrics implements AutoCloseable {
       .help("Events of append requests that failed, by gRPC status code")
       .labelNames("tenant", "code")
       .register(registry);
+  private final GrpcCallCounter grpcCallCounter;
   private final Counter grpcCalls = Counter.builder()
       .name("streamfold_grpc_server_calls_total")
       .help("Finished gRPC calls by service, method and status code (unauthenticated and refused calls included)")
@@ -102,6 +103,7 @@ public final class ServerMetrics implements AutoCloseable {
 
   /** Create the metrics with the per-view gauges read from {@code views} at each scrape. */
   ServerMetrics(ViewCollector.Source views) {
+    grpcCallCounter = new GrpcCallCounter(grpcCalls);
     registry.register(new ViewCollector(Objects.requireNonNull(views, "views")));
     JvmMetrics.builder().register(registry);
   }
@@ -150,12 +152,27 @@ public final class ServerMetrics implements AutoCloseable {
   }
 
   /**
-   * Return an interceptor that counts every finished gRPC call by service, method and status code. Add it
-   * to the server builder after the authentication interceptor, so it runs first and also counts the
-   * calls authentication refuses.
+   * Return a stream tracer factory that counts every finished gRPC call by service, method and status code,
+   * also the calls gRPC closes before any interceptor or service sees them (a request over the largest
+   * inbound message; an unknown method) and those authentication refuses. Add it with
+   * {@code ServerBuilder.addStreamTracerFactory}.
    */
-  public ServerInterceptor grpcInterceptor() {
-    return new GrpcMetricsInterceptor(grpcCalls);
+  public io.grpc.ServerStreamTracer.Factory grpcCallCounter() {
+    return grpcCallCounter;
+  }
+
+  /**
+   * Tell the call counter which methods the server serves (calls of any other name count as service and
+   * method {@code other}: the names come from clients, and labels must stay bounded).
+   *
+   * @param server the built server
+   */
+  public void servedMethods(io.grpc.Server server) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (io.grpc.ServerServiceDefinition service : server.getServices()) {
+      service.getMethods().forEach(m -> names.add(m.getMethodDescriptor().getFullMethodName()));
+    }
+    grpcCallCounter.served(names);
   }
 
   /**

@@ -48,6 +48,55 @@ class ServerMetricsTest {
         .contains("jvm_threads_current ").contains("process_cpu_seconds_total ");
   }
 
+  /** Method names come from clients: only the server's own become labels, any other counts as 'other'. */
+  @Test
+  void callsOfMethodsTheServerDoesNotServeCountAsOther() throws IOException {
+    ServerMetrics metrics = new ServerMetrics(List::of);
+    GrpcCallCounter counter = (GrpcCallCounter) metrics.grpcCallCounter();
+    counter.served(java.util.Set.of("streamfold.v1.IngestService/Append"));
+    counter.newServerStreamTracer("streamfold.v1.IngestService/Append", new io.grpc.Metadata())
+        .streamClosed(Status.RESOURCE_EXHAUSTED);
+    counter.newServerStreamTracer("made.up.Service/Method" + System.nanoTime(), new io.grpc.Metadata())
+        .streamClosed(Status.UNIMPLEMENTED);
+    assertThat(scrape(metrics))
+        .contains("streamfold_grpc_server_calls_total{code=\"RESOURCE_EXHAUSTED\",method=\"Append\","
+            + "service=\"streamfold.v1.IngestService\"} 1.0")
+        .contains("streamfold_grpc_server_calls_total{code=\"UNIMPLEMENTED\",method=\"other\",service=\"other\"} 1.0")
+        .doesNotContain("made.up");
+  }
+
+  /**
+   * A request over the server's largest inbound message is refused by gRPC's deframer below every
+   * interceptor; an interceptor never counted it. On a real Netty server and channel (in-process transports
+   * do not check message sizes).
+   */
+  @Test
+  void aRequestTheTransportRefusesIsCounted() throws Exception {
+    ServerMetrics metrics = new ServerMetrics(List::of);
+    io.grpc.Server server = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
+        .forAddress(new java.net.InetSocketAddress("127.0.0.1", 0)).maxInboundMessageSize(1024)
+        .addStreamTracerFactory(metrics.grpcCallCounter())
+        .addService(new io.grpc.protobuf.services.HealthStatusManager().getHealthService()).build().start();
+    metrics.servedMethods(server);
+    io.grpc.ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
+        .forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+    try {
+      var health = io.grpc.health.v1.HealthGrpc.newBlockingStub(channel);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> health.check(
+          io.grpc.health.v1.HealthCheckRequest.newBuilder().setService("s".repeat(2048)).build()))
+          .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+      health.check(io.grpc.health.v1.HealthCheckRequest.getDefaultInstance());
+    } finally {
+      channel.shutdownNow();
+      server.shutdownNow().awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    assertThat(scrape(metrics))
+        .contains("streamfold_grpc_server_calls_total{code=\"RESOURCE_EXHAUSTED\",method=\"Check\","
+            + "service=\"grpc.health.v1.Health\"} 1.0")
+        .contains("streamfold_grpc_server_calls_total{code=\"OK\",method=\"Check\",service=\"grpc.health.v1.Health\"} 1.0");
+  }
+
   @Test
   void lastCommitAgeComesFromTheClockAndIsAbsentBeforeTheFirstCommit() throws IOException {
     ViewMetadata committed = new ViewMetadata(1, ViewPhase.LIVE, 1, 1, "", List.of(), 1, 10_000, "");
