@@ -13,6 +13,7 @@ import io.grpc.Status;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Authenticates every gRPC call by its bearer token and confines it to the token's tenant.
@@ -24,8 +25,10 @@ import java.util.Set;
  * <p>The tenant check is done here, once for every method of every service, on each request message
  * (each message of a client stream too): a request's string field {@code tenant} must name the token's
  * tenant ({@code PERMISSION_DENIED} otherwise); an empty {@code tenant} is replaced by the token's tenant
- * before the service sees the request. The admin token acts for any tenant but must name one
- * ({@code INVALID_ARGUMENT} for an empty {@code tenant}). A request type without a {@code tenant} field is
+ * before the service sees the request. The admin token acts for any tenant the server knows (see
+ * {@link #AuthInterceptor(TokenVerifier, Predicate)}; {@code NOT_FOUND} for another, so that a mistyped
+ * tenant is not provisioned by its first stream) but must name one ({@code INVALID_ARGUMENT} for an empty
+ * {@code tenant}); {@code TenantService.CreateTenant} names the tenant it registers. A request type without a {@code tenant} field is
  * admin-only ({@code PERMISSION_DENIED} for a tenant token): new methods fail closed. Services whose
  * requests have a tenant field therefore need no check of their own; admin-only methods of a service with
  * a tenant field (e.g. {@code TenantService.CreateTenant}) check {@link Caller#isAdmin()} themselves.
@@ -42,16 +45,34 @@ public final class AuthInterceptor implements ServerInterceptor {
       "grpc.reflection.v1alpha.ServerReflection");
   private static final String BEARER = "Bearer ";
 
+  /** The method whose request names a tenant that is not registered yet: the one it registers. */
+  private static final String CREATE_TENANT = dev.streamfold.api.v1.TenantServiceGrpc.getCreateTenantMethod()
+      .getFullMethodName();
+
   private final TokenVerifier verifier;
+  private final Predicate<String> adminTenants;
 
   /**
-   * Create an interceptor.
+   * Create an interceptor whose admin token acts for any tenant.
    *
    * @param verifier maps tokens to callers
    * @throws NullPointerException if {@code verifier} is null
    */
   public AuthInterceptor(TokenVerifier verifier) {
+    this(verifier, tenant -> true);
+  }
+
+  /**
+   * Create an interceptor.
+   *
+   * @param verifier maps tokens to callers
+   * @param adminTenants the tenants the admin token acts for (e.g. the registered ones); a request of the
+   *     admin naming another ends with {@code NOT_FOUND}, except {@code TenantService.CreateTenant}
+   * @throws NullPointerException if an argument is null
+   */
+  public AuthInterceptor(TokenVerifier verifier, Predicate<String> adminTenants) {
     this.verifier = Objects.requireNonNull(verifier, "verifier");
+    this.adminTenants = Objects.requireNonNull(adminTenants, "adminTenants");
   }
 
   /**
@@ -86,7 +107,7 @@ public final class AuthInterceptor implements ServerInterceptor {
     }
     Context context = Context.current().withValue(Caller.CONTEXT_KEY, caller.get());
     ServerCall.Listener<ReqT> delegate = Contexts.interceptCall(context, call, headers, next);
-    return new TenantCheck<>(delegate, call, caller.get());
+    return new TenantCheck<>(delegate, call, caller.get(), adminTenants);
   }
 
   private static <ReqT, RespT> ServerCall.Listener<ReqT> refuse(ServerCall<ReqT, RespT> call, Status status) {
@@ -101,9 +122,13 @@ public final class AuthInterceptor implements ServerInterceptor {
    * @param caller its caller
    * @param method full method name, for messages
    * @return the request to pass on (with the caller's tenant filled in when it was empty)
-   * @throws io.grpc.StatusRuntimeException PERMISSION_DENIED or INVALID_ARGUMENT as described above
+   * @throws io.grpc.StatusRuntimeException PERMISSION_DENIED, INVALID_ARGUMENT or NOT_FOUND as described above
    */
   static Object check(Object request, Caller caller, String method) {
+    return check(request, caller, method, tenant -> true);
+  }
+
+  static Object check(Object request, Caller caller, String method, Predicate<String> adminTenants) {
     if (!(request instanceof Message message)) {
       throw Status.INTERNAL.withDescription("cannot check the tenant of a non-protobuf request to " + method)
           .asRuntimeException();
@@ -122,6 +147,11 @@ public final class AuthInterceptor implements ServerInterceptor {
         throw Status.INVALID_ARGUMENT.withDescription("the admin token acts for any tenant: name one in the"
             + " request's 'tenant' field (streamfold --tenant NAME)").asRuntimeException();
       }
+      if (!method.equals(CREATE_TENANT) && !adminTenants.test(requested)) {
+        throw Status.NOT_FOUND.withDescription("tenant '" + Texts.printable(requested) + "' is not registered"
+            + " (create it with: streamfold tenant create NAME; list them with: streamfold tenant list)")
+            .asRuntimeException();
+      }
       return request;
     }
     if (requested.isEmpty()) {
@@ -139,12 +169,15 @@ public final class AuthInterceptor implements ServerInterceptor {
       extends ForwardingServerCallListener.SimpleForwardingServerCallListener<ReqT> {
     private final ServerCall<ReqT, RespT> call;
     private final Caller caller;
+    private final Predicate<String> adminTenants;
     private boolean refused;
 
-    TenantCheck(ServerCall.Listener<ReqT> delegate, ServerCall<ReqT, RespT> call, Caller caller) {
+    TenantCheck(ServerCall.Listener<ReqT> delegate, ServerCall<ReqT, RespT> call, Caller caller,
+        Predicate<String> adminTenants) {
       super(delegate);
       this.call = call;
       this.caller = caller;
+      this.adminTenants = adminTenants;
     }
 
     @Override
@@ -155,7 +188,7 @@ public final class AuthInterceptor implements ServerInterceptor {
       }
       Object checked;
       try {
-        checked = check(message, caller, call.getMethodDescriptor().getFullMethodName());
+        checked = check(message, caller, call.getMethodDescriptor().getFullMethodName(), adminTenants);
       } catch (io.grpc.StatusRuntimeException e) {
         refused = true;
         call.close(e.getStatus(), new Metadata());

@@ -185,7 +185,7 @@ public final class TenantRegistry {
    *
    * @param tenant the name
    * @return its stored limits, or {@link TenantLimits#defaults()} for a tenant that is not registered (the
-   *     admin token may act on such tenants, e.g. ones made before registration existed)
+   *     admin token acts for the server's default tenant and its configured ones without registration)
    */
   public TenantLimits limits(String tenant) {
     TenantRecord record = snapshot.tenants().get(tenant);

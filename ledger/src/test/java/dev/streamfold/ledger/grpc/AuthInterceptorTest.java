@@ -76,7 +76,8 @@ class AuthInterceptorTest {
     server = InProcessServerBuilder.forName(name).directExecutor()
         .intercept(new AuthInterceptor(token -> token.equals(ADMIN) ? Optional.of(Caller.admin("admin1"))
             : token.equals(TOKEN_A) ? Optional.of(Caller.ofTenant("a", "ida"))
-            : token.equals(TOKEN_B) ? Optional.of(Caller.ofTenant("b", "idb")) : Optional.empty()))
+            : token.equals(TOKEN_B) ? Optional.of(Caller.ofTenant("b", "idb")) : Optional.empty(),
+            tenant -> tenant.equals("a") || tenant.equals("b") || registry.get(tenant).isPresent()))
         .addService(new StreamAdminGrpc.StreamAdminImplBase() {
           @Override
           public void listStreams(ListStreamsRequest request, StreamObserver<ListStreamsResponse> response) {
@@ -163,6 +164,21 @@ class AuthInterceptorTest {
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
     assertThat(seen).containsExactly("b");
+  }
+
+  @Test
+  void theAdminTokenDoesNotActForATenantTheServerDoesNotKnowButRegistersOne() {
+    assertThatThrownBy(() -> admin("Bearer " + ADMIN).listStreams(list("c")))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+          assertThat(e.getStatus().getDescription()).startsWith("tenant 'c' is not registered");
+        });
+    assertThat(seen).isEmpty();
+    Metadata adminHeaders = new Metadata();
+    adminHeaders.put(AuthInterceptor.AUTHORIZATION, AuthInterceptor.bearer(ADMIN));
+    TenantServiceGrpc.newBlockingStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(adminHeaders))
+        .createTenant(CreateTenantRequest.newBuilder().setTenant("c").build());
+    assertThat(admin("Bearer " + ADMIN).listStreams(list("c")).getStreams(0).getTenant()).isEqualTo("c");
   }
 
   @Test

@@ -13,8 +13,8 @@ import java.security.SecureRandom;
 /**
  * The server's admin token: generated at the first start into {@code <server data dir>/}{@value #FILE_NAME}
  * (created with mode 600, readable by the server's user only) and read from there on every later start, by
- * the local stack and the CLI too. The admin token may act for any tenant and is the only credential that
- * creates tenants. Delete the file and restart the server to replace it.
+ * the local stack and the CLI too. The admin token acts for the tenants the server knows (registered,
+ * configured, its default) and is the only credential that creates tenants. Delete the file and restart the server to replace it.
  */
 public final class AdminToken {
   /** File name of the admin token in the server's data directory. */

@@ -104,7 +104,7 @@ public final class StreamfoldServer implements AutoCloseable {
     viewReads = new ViewGrpcService(views);
     builder.maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES);
     grpc = builder
-        .intercept(new AuthInterceptor(this::verify))
+        .intercept(new AuthInterceptor(this::verify, this::adminActsFor))
         // below every interceptor: it also counts the calls AuthInterceptor or the transport refuses
         .addStreamTracerFactory(metrics.grpcCallCounter())
         .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime), metrics.ingest())
@@ -175,10 +175,21 @@ public final class StreamfoldServer implements AutoCloseable {
   private Optional<String> respTenant(String user, String token) {
     return verify(token).flatMap(caller -> {
       if (caller.isAdmin()) {
-        return user.equals("default") || !isTenantName(user) ? Optional.empty() : Optional.of(user);
+        return user.equals("default") || !isTenantName(user) || !adminActsFor(user) ? Optional.empty()
+            : Optional.of(user);
       }
       return user.equals("default") || user.equals(caller.tenant()) ? Optional.of(caller.tenant()) : Optional.empty();
     });
+  }
+
+  /**
+   * Whether the admin token acts for a tenant: a registered one, one this server is configured with
+   * ({@code --tenants}), or its default tenant. Not any name: a mistyped {@code --tenant} would otherwise
+   * provision a Pulsar tenant with its first stream, unregistered and out of {@code tenant list}.
+   */
+  private boolean adminActsFor(String tenant) {
+    return tenant.equals(options.defaultTenant()) || options.tenants().contains(tenant)
+        || tenants.get(tenant).isPresent();
   }
 
   private static boolean isTenantName(String name) {

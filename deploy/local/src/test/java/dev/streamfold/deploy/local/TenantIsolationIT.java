@@ -290,6 +290,33 @@ class TenantIsolationIT {
         .isEqualTo(Status.Code.INVALID_ARGUMENT);
   }
 
+  /**
+   * The admin token acts for registered tenants and the server's configured ones, not any name: a mistyped
+   * --tenant created the stream, and with it a Pulsar tenant that was neither registered nor listed.
+   */
+  @Test
+  void theAdminTokenDoesNotActForATenantNobodyRegistered() throws Exception {
+    String typo = A + "x";
+    io.grpc.StatusRuntimeException refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+        () -> StreamAdminGrpc.newBlockingStub(as(server.adminToken())).createStream(CreateStreamRequest.newBuilder()
+            .setTenant(typo).setName("orders").build()), io.grpc.StatusRuntimeException.class);
+    assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(refused.getStatus().getDescription()).isEqualTo("tenant '" + typo + "' is not registered (create it"
+        + " with: streamfold tenant create NAME; list them with: streamfold tenant list)");
+    assertThat(code(() -> StreamAdminGrpc.newBlockingStub(as(server.adminToken())).listStreams(
+        ListStreamsRequest.newBuilder().setTenant(typo).build()))).isEqualTo(Status.Code.NOT_FOUND);
+    try (RawRespClient resp = new RawRespClient(server.respPort())) {
+      assertThat(resp.call("AUTH", typo, server.adminToken())).startsWith("-WRONGPASS");
+    }
+    // registered, it is served at once
+    tenants(server.adminToken()).createTenant(CreateTenantRequest.newBuilder().setTenant(typo).build());
+    assertThat(StreamAdminGrpc.newBlockingStub(as(server.adminToken())).listStreams(
+        ListStreamsRequest.newBuilder().setTenant(typo).build()).getStreamsList()).isEmpty();
+    try (RawRespClient resp = new RawRespClient(server.respPort())) {
+      assertThat(resp.call("AUTH", typo, server.adminToken())).isEqualTo("+OK\r\n");
+    }
+  }
+
   /** Read commands with tenant B's names: as A they answer exactly like names that exist nowhere. */
   @Test
   void everyRespReadCommandOfTenantAAnswersTenantBsKeysAsMissing() {
