@@ -94,6 +94,12 @@ public final class ViewJobBuilder {
     for (Column column : table.getResolvedSchema().getColumns()) {
       columns.put(column.getName(), sqlType(column.getDataType().getLogicalType()));
     }
+    for (String name : columns.keySet()) {
+      if (UNNAMED_COLUMN.matcher(name).matches()) {
+        throw new TransformException.InvalidSql("result column " + (new ArrayList<>(columns.keySet()).indexOf(name) + 1)
+            + " has no name (Flink calls it " + name + "): name every computed column with AS, e.g. COUNT(*) AS n", null);
+      }
+    }
     boolean keyGiven = keyColumns != null && !keyColumns.isEmpty();
     List<String> keys = keyGiven ? List.copyOf(keyColumns) : List.of(columns.keySet().iterator().next());
     for (String key : keys) {
@@ -102,7 +108,21 @@ public final class ViewJobBuilder {
             + columns.keySet(), null);
       }
     }
+    if (new LinkedHashSet<>(keys).size() != keys.size()) {
+      throw new TransformException.InvalidSql("key " + keys + " names a column twice", null);
+    }
+    String physical = physicalPlan(explained);
+    if (EMPTY_VALUES.matcher(physical).find() && !physical.contains("Aggregate")) {
+      throw new TransformException.InvalidSql("this SQL's result is always empty (Flink plans it as no rows: e.g. a"
+          + " WHERE that is never true)", null);
+    }
+    if (LIMIT.matcher(physical).find()) {
+      throw new TransformException.InvalidSql("LIMIT without ORDER BY keeps whichever rows arrive first, so the view"
+          + " would depend on arrival order, not on the events; for the top N rows per key use ROW_NUMBER() OVER"
+          + " (PARTITION BY key ORDER BY ...) <= N (Top-N)", null);
+    }
     checkOneRowPerKey(explained, keys, keyGiven);
+    checkKeyIdentifiesOneRow(tableEnv, table, columns, keys, explained);
     checkJoinState(explained);
     if (usesEventTimeWindows(sql) && keys.stream().noneMatch(k -> k.equals("window_start") || k.equals("window_end"))) {
       throw new TransformException.InvalidSql("a windowed view keeps one row per key and window, so its key must"
@@ -219,6 +239,102 @@ public final class ViewJobBuilder {
           + " JOIN (SELECT k, SUM(x) AS m FROM s GROUP BY k) b ON a.k = b.k", null);
     }
   }
+
+  /** Flink's name for a result column without one, e.g. {@code EXPR$1} for {@code COUNT(*)} without AS. */
+  private static final Pattern UNNAMED_COLUMN = Pattern.compile("EXPR\\$\\d+");
+  /** A plan folded to no rows. */
+  private static final Pattern EMPTY_VALUES = Pattern.compile("Values\\([^\\n]*tuples=\\[\\[\\]\\]");
+  /** A streaming LIMIT without ORDER BY (Flink's {@code Limit} node; ORDER BY a time attribute is SortLimit). */
+  private static final Pattern LIMIT = Pattern.compile("(?m)^[ :|+-]*Limit\\(");
+  /** The placeholder sink {@link #checkKeyIdentifiesOneRow} plans an INSERT into. */
+  private static final String KEY_CHECK_SINK = "streamfold_key_check";
+
+  /**
+   * The view key must identify one row of the result: a key that is not a unique key of the SQL's result
+   * (a column the SQL does not group by, an aggregate such as {@code --key n}, a UNION ALL of aggregates, a
+   * Top-N without the rank) makes rows with the same key overwrite each other in the view, silently.
+   *
+   * <p>The rule is Flink's own: planned as an INSERT into a placeholder table whose PRIMARY KEY is the view
+   * key, Flink adds an upsert materializer to the sink exactly when no unique (upsert) key of the query's
+   * changelog is contained in the primary key ({@code upsertMaterialize=[true]} in the plan;
+   * {@code table.exec.sink.upsert-materialize} AUTO, the default; Flink's
+   * {@code FlinkChangelogModeInferenceProgram}). An insert-only result (event-time windows) gets no
+   * materializer, so there the key must hold every column the window aggregate groups by.
+   *
+   * @throws TransformException.InvalidSql naming the key and what the SQL groups by
+   */
+  static void checkKeyIdentifiesOneRow(StreamTableEnvironment tableEnv, Table table, Map<String, String> columns,
+      List<String> keys, String explained) {
+    org.apache.flink.table.api.Schema.Builder schema = org.apache.flink.table.api.Schema.newBuilder();
+    for (Column column : table.getResolvedSchema().getColumns()) {
+      LogicalType type = org.apache.flink.table.types.logical.utils.LogicalTypeUtils.removeTimeAttributes(
+          column.getDataType().getLogicalType());
+      // primary key columns are NOT NULL in Flink (nullable ones in the query are enforced at the sink)
+      schema.column(column.getName(), org.apache.flink.table.types.utils.TypeConversions.fromLogicalToDataType(
+          keys.contains(column.getName()) ? type.copy(false) : type));
+    }
+    schema.primaryKey(keys);
+    String plan;
+    try {
+      tableEnv.createTemporaryTable(KEY_CHECK_SINK, org.apache.flink.table.api.TableDescriptor.forConnector("blackhole")
+          .schema(schema.build()).build());
+      plan = table.insertInto(KEY_CHECK_SINK).explain();
+    } catch (RuntimeException e) {
+      return; // the view job's own planning reports what is wrong with the SQL; this check only adds a rule
+    } finally {
+      tableEnv.dropTemporaryTable(KEY_CHECK_SINK);
+    }
+    List<String> groupedBy = topGrouping(explained);
+    if (plan.contains("upsertMaterialize=[true]")) {
+      throw new TransformException.InvalidSql("the view key " + keys + " does not identify one row of this SQL's result"
+          + " (rows with the same key would overwrite each other): key it by the columns the result has one row per"
+          + (groupedBy.isEmpty() ? "" : " (the SQL groups by " + groupedBy + ")") + "; a UNION ALL of aggregates has"
+          + " no such key, and a Top-N of more than one row per key needs the rank column in the key", null);
+    }
+    // Insert-only (a window aggregate's): Flink adds no materializer, and derives no unique key once the
+    // result drops window_end, so the rule here is by name: a column the windows are grouped by that the result
+    // keeps under its name must be in the key (a renamed one is not recognized, and not checked).
+    Matcher window = WINDOW_GROUP_BY.matcher(physicalPlan(explained));
+    if (window.find()) {
+      for (String field : window.group(1).split(",")) {
+        String name = field.trim();
+        if (!name.isEmpty() && columns.containsKey(name) && !keys.contains(name)) {
+          throw new TransformException.InvalidSql("the view key " + keys + " does not identify one row of this SQL's"
+              + " result: each window has a row per " + name + " too, so the key must hold it as well as"
+              + " window_start (or window_end), e.g. --key " + name + ",window_start", null);
+        }
+      }
+    }
+  }
+
+  private static final Pattern WINDOW_GROUP_BY = Pattern.compile("WindowAggregate\\(groupBy=\\[([^\\]]*)\\]");
+
+  /** The grouping of the topmost aggregate of a plan (the first in its text, in its input's names), or empty. */
+  private static List<String> topGrouping(String explained) {
+    Matcher m = GROUP_BY.matcher(physicalPlan(explained));
+    if (!m.find()) {
+      return List.of();
+    }
+    List<String> fields = new ArrayList<>();
+    for (String f : m.group(1).split(",")) {
+      if (!f.isBlank()) {
+        fields.add(f.trim());
+      }
+    }
+    return fields;
+  }
+
+  /** The optimized physical plan of {@link Table#explain()}'s text, without its heading; "" when absent. */
+  private static String physicalPlan(String explained) {
+    int at = explained.indexOf("== Optimized Physical Plan ==");
+    if (at < 0) {
+      return "";
+    }
+    String rest = explained.substring(at + "== Optimized Physical Plan ==".length());
+    int end = rest.indexOf("== ");
+    return end < 0 ? rest : rest.substring(0, end);
+  }
+
 
   private static final Pattern GROUP_BY = Pattern.compile("groupBy=\\[([^\\]]*)\\]");
   private static final Pattern PARTITION_BY = Pattern.compile("partitionBy=\\[([^\\]]*)\\]");

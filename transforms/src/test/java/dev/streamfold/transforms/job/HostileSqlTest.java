@@ -66,4 +66,57 @@ class HostileSqlTest {
         STREAMS, List.of());
     assertThat(plan.columns()).containsOnlyKeys("origin", "n", "m");
   }
+
+  private static void refusedWithKey(String sql, List<String> key, String... fragments) {
+    var thrown = assertThatThrownBy(() -> ViewJobBuilder.plan(sql, STREAMS, key)).as(sql + " --key " + key)
+        .isInstanceOf(TransformException.InvalidSql.class);
+    for (String fragment : fragments) {
+      thrown.hasMessageContaining(fragment);
+    }
+  }
+
+  /**
+   * A key that does not identify one row of the result was accepted, and rows with the same key overwrote
+   * each other in the view, silently (a tryout: 8 rows for 9 users with --key n).
+   */
+  @Test
+  void aKeyThatIsNotAUniqueKeyOfTheResultIsRefused() {
+    refused("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin, destination",
+        "the view key [origin] does not identify one row", "groups by [origin, destination]");
+    refusedWithKey("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", List.of("n"),
+        "the view key [n] does not identify one row", "groups by [origin]");
+    refused("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin UNION ALL"
+        + " SELECT origin, MAX(delay) AS n FROM flights GROUP BY origin", "does not identify one row", "UNION ALL");
+    String top3 = "SELECT origin, destination, n, rn FROM (SELECT origin, destination, COUNT(*) AS n,"
+        + " ROW_NUMBER() OVER (PARTITION BY origin ORDER BY COUNT(*) DESC) AS rn FROM flights"
+        + " GROUP BY origin, destination) WHERE rn <= 3";
+    refused(top3, "does not identify one row", "rank column");
+    // what is allowed: the grouping itself, in any order, renamed; a superset; Top-N with its rank; Top-1
+    assertThat(ViewJobBuilder.plan("SELECT destination AS d, origin, COUNT(*) AS n FROM flights GROUP BY origin,"
+        + " destination", STREAMS, List.of("origin", "d")).keyColumns()).containsExactly("origin", "d");
+    ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", STREAMS, List.of("origin", "n"));
+    ViewJobBuilder.plan(top3, STREAMS, List.of("origin", "rn"));
+    ViewJobBuilder.plan(top3.replace("rn <= 3", "rn = 1"), STREAMS, List.of("origin"));
+  }
+
+  @Test
+  void aWindowedViewsKeyHoldsEveryColumnItGroupsBy() {
+    String perWindow = "SELECT origin, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE flights,"
+        + " DESCRIPTOR(_event_time), INTERVAL '1' MINUTE)) GROUP BY origin, window_start, window_end";
+    refusedWithKey(perWindow, List.of("window_start"), "each window has a row per origin too",
+        "--key origin,window_start");
+    ViewJobBuilder.plan(perWindow, STREAMS, List.of("origin", "window_start"));
+    ViewJobBuilder.plan(perWindow.replace("SELECT origin,", "SELECT origin AS o,"), STREAMS, List.of("o", "window_start"));
+  }
+
+  @Test
+  void limitWithoutOrderByEmptyResultsUnnamedColumnsAndRepeatedKeysAreRefused() {
+    refused("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin LIMIT 3", "LIMIT without ORDER BY",
+        "ROW_NUMBER()");
+    refused("SELECT origin, COUNT(*) AS n FROM flights WHERE 1 = 0 GROUP BY origin", "always empty");
+    refused("SELECT origin, COUNT(*) FROM flights GROUP BY origin", "result column 2 has no name", "EXPR$1",
+        "COUNT(*) AS n");
+    refusedWithKey("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", List.of("origin", "origin"),
+        "names a column twice");
+  }
 }
