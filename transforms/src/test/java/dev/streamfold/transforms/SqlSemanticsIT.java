@@ -66,8 +66,13 @@ class SqlSemanticsIT {
   }
 
   private static Appended click(StreamRef stream, String page, String time, Integer value) {
-    String payload = "{\"page\":\"" + page + "\"" + (value == null ? "" : ",\"v\":" + value) + "}";
-    return ledger.append(stream, List.of(new EventEnvelope(page, "click", at(time), payload, "", Map.of())))
+    String payload = "{\"page\":\"" + page.replace("\\", "\\\\") + "\"" + (value == null ? "" : ",\"v\":" + value) + "}";
+    return ledger.append(stream, List.of(new EventEnvelope(page.isEmpty() ? "empty" : page, "click", at(time), payload,
+        "", Map.of()))).join().get(0);
+  }
+
+  private static Appended clickRaw(StreamRef stream, String payload) {
+    return ledger.append(stream, List.of(new EventEnvelope("raw", "click", at("10:00:00"), payload, "", Map.of())))
         .join().get(0);
   }
 
@@ -115,9 +120,9 @@ class SqlSemanticsIT {
     ViewMetadata meta = awaitApplied(view, 7);
     assertThat(meta.eventsBehindWatermark()).isEqualTo(1);
     assertThat(rows(view)).isEqualTo(Map.of(
-        "a|2015-01-01T00:00", Map.of("page", "a", "window_start", "2015-01-01T00:00", "n", "2"),
-        "b|2015-01-01T00:00", Map.of("page", "b", "window_start", "2015-01-01T00:00", "n", "1"),
-        "a|2015-01-01T00:01", Map.of("page", "a", "window_start", "2015-01-01T00:01", "n", "2")));
+        "a|2015-01-01T00:00:00", Map.of("page", "a", "window_start", "2015-01-01T00:00:00", "n", "2"),
+        "b|2015-01-01T00:00:00", Map.of("page", "b", "window_start", "2015-01-01T00:00:00", "n", "1"),
+        "a|2015-01-01T00:01:00", Map.of("page", "a", "window_start", "2015-01-01T00:01:00", "n", "2")));
 
     // A replay closes exactly the windows the live view had closed at that position: the end of a replay
     // is not the end of time.
@@ -127,8 +132,8 @@ class SqlSemanticsIT {
         .map(m -> m.phase() == ViewPhase.COMPLETE || m.phase() == ViewPhase.FAILED).orElse(false));
     assertThat(manager.virtualState(tenant, state).progress().orElseThrow().phase()).isEqualTo(ViewPhase.COMPLETE);
     assertThat(views.snapshot(new ViewName(tenant, state), 1).rows()).isEqualTo(Map.of(
-        "a|2015-01-01T00:00", Map.of("page", "a", "window_start", "2015-01-01T00:00", "n", "2"),
-        "b|2015-01-01T00:00", Map.of("page", "b", "window_start", "2015-01-01T00:00", "n", "1")));
+        "a|2015-01-01T00:00:00", Map.of("page", "a", "window_start", "2015-01-01T00:00:00", "n", "2"),
+        "b|2015-01-01T00:00:00", Map.of("page", "b", "window_start", "2015-01-01T00:00:00", "n", "1")));
   }
 
   @Test
@@ -162,17 +167,33 @@ class SqlSemanticsIT {
     assertThat(views.snapshot(new ViewName(tenant, state), 1).rows()).isEqualTo(rows(new ViewName(tenant, "latest")));
   }
 
+  /**
+   * NULL, the empty string and values holding the separator are different keys and get different rows. A
+   * plain join of the parts gave NULL and "" one row (each group overwrote the other's), and ("x|y", "z")
+   * and ("x", "y|z") one row.
+   */
   @Test
-  void eventsWithANullKeyFoldIntoTheEmptyKeyRow() {
+  void everyKeyValueHasItsOwnRowNullEmptyAndSeparatorsIncluded() {
     String tenant = Testkit.uniqueName("t");
     StreamRef stream = clicks(tenant, 0);
-    manager.create(tenant, "by_v", "SELECT v, COUNT(*) AS n FROM clicks GROUP BY v", List.of());
-    click(stream, "a", "10:00:00", 1);
-    click(stream, "b", "10:00:00", null);
-    click(stream, "c", "10:00:00", null);
-    awaitApplied(new ViewName(tenant, "by_v"), 3);
-    List<String> keys = new ArrayList<>(rows(new ViewName(tenant, "by_v")).keySet());
-    assertThat(keys).containsExactlyInAnyOrder("1", "");
-    assertThat(rows(new ViewName(tenant, "by_v")).get("")).isEqualTo(Map.of("n", "2"));
+    manager.create(tenant, "by_page", "SELECT page, COUNT(*) AS n FROM clicks GROUP BY page", List.of());
+    manager.create(tenant, "by_page_v", "SELECT page, CAST(v AS STRING) AS v, COUNT(*) AS n FROM clicks"
+        + " GROUP BY page, CAST(v AS STRING)", List.of("page", "v"));
+    click(stream, "", "10:00:00", 1);
+    click(stream, "", "10:00:00", 1);
+    clickRaw(stream, "{\"v\":1}"); // page NULL
+    click(stream, "x|y", "10:00:00", null);
+    click(stream, "x", "10:00:00", null);
+    click(stream, "back\\slash", "10:00:00", null);
+    awaitApplied(new ViewName(tenant, "by_page"), 6);
+    awaitApplied(new ViewName(tenant, "by_page_v"), 6);
+    assertThat(rows(new ViewName(tenant, "by_page"))).isEqualTo(Map.of(
+        "", Map.of("page", "", "n", "2"),
+        "\\N", Map.of("n", "1"),
+        "x\\|y", Map.of("page", "x|y", "n", "1"),
+        "x", Map.of("page", "x", "n", "1"),
+        "back\\\\slash", Map.of("page", "back\\slash", "n", "1")));
+    assertThat(rows(new ViewName(tenant, "by_page_v")).keySet())
+        .containsExactlyInAnyOrder("|1", "\\N|1", "x\\|y|\\N", "x|\\N", "back\\\\slash|\\N");
   }
 }

@@ -275,6 +275,7 @@ public final class ViewJobBuilder {
     }
     schema.primaryKey(keys);
     String plan;
+    tableEnv.getConfig().set("table.exec.sink.upsert-materialize", "AUTO"); // the default, which the rule reads
     try {
       tableEnv.createTemporaryTable(KEY_CHECK_SINK, org.apache.flink.table.api.TableDescriptor.forConnector("blackhole")
           .schema(schema.build()).build());

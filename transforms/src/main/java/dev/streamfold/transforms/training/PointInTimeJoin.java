@@ -182,7 +182,7 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     for (int f = 0; f < features.size(); f++) {
       int view = plan.featureView(f);
       Object key = r.getField(TrainingSetPlan.JOINS + plan.joinIndex(f));
-      Versioned held = key == null ? null : state.get(view).get(key.toString());
+      Versioned held = key == null ? null : state.get(view).get(labelKey(view, key));
       Object value = null;
       if (held != null && (features.get(f).ttlMs() < 0
           || currentEventTimeMs - held.updatedAtMs() <= features.get(f).ttlMs())) {
@@ -192,6 +192,21 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     }
     writer.write(out);
     rows++;
+  }
+
+  /**
+   * The row key a label event's join value names in a feature view: for a view keyed by one column the value
+   * as that column's key part (escaped as the view's row keys are); for a view keyed by several, the value
+   * as text, which is then the whole row key.
+   */
+  private String labelKey(int view, Object joinValue) {
+    String text = dev.streamfold.transforms.job.ChangelogToViewChange.text(joinValue);
+    if (plan.featureKeyIndexes().get(view).length != 1) {
+      return text;
+    }
+    StringBuilder key = new StringBuilder();
+    dev.streamfold.views.ViewSchema.appendKeyPart(key, text);
+    return key.toString();
   }
 
   /** Inputs 2..: a feature view's changelog, applied after the rows of the event that caused it. */
@@ -208,7 +223,9 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
         key.append(dev.streamfold.views.ViewSchema.KEY_SEPARATOR);
       }
       Object part = r.getField(keys[i]);
-      key.append(part == null ? "" : part instanceof java.math.BigDecimal d ? d.toPlainString() : part.toString());
+      // as the view job writes the row's key (ChangelogToViewChange)
+      dev.streamfold.views.ViewSchema.appendKeyPart(key, part == null ? null
+          : dev.streamfold.transforms.job.ChangelogToViewChange.text(part));
     }
     RowKind kind = r.getKind();
     if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
