@@ -170,7 +170,8 @@ final class TransformCommand {
               + " in progress (replaced by " + (s.hasUpdate() ? "version " + u.getVersion() : "nothing") + "); version "
               + s.getServedVersion() + " is served");
         }
-        if (u.getPhase().equals("FAILED") || !u.getError().isEmpty()) {
+        // an error with another phase is a restart in progress ("restart N of 5 after: ..."): keep waiting
+        if (u.getPhase().equals("FAILED")) {
           throw new CliException("the update of " + tenant + "/" + name + " to version " + version + " FAILED: "
               + u.getError() + "; version " + s.getServedVersion() + " is still served, untouched");
         }

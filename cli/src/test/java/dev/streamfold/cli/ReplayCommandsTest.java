@@ -47,8 +47,11 @@ class ReplayCommandsTest {
   private volatile String rollbackRefusal;
   /** The update's phase and error that Status reports. */
   private volatile String updateError = "";
+  /** When set, the update reports this error while BACKFILLING (a restart in progress) before it is served. */
+  private volatile String restartError = "";
   private Server server;
   private String target;
+  private final Transforms transforms = new Transforms();
 
   private final class Replays extends ReplayServiceGrpc.ReplayServiceImplBase {
     @Override
@@ -122,7 +125,7 @@ class ReplayCommandsTest {
         s.setVersion(2).setServedVersion(2); // the update was swapped in
       } else if (statusCalls >= 2) {
         s.setUpdate(ViewUpdate.newBuilder().setVersion(2).setPhase(updateError.isEmpty() ? "BACKFILLING" : "FAILED")
-            .setEventsApplied(5).setBackfillTargetEvents(10).setError(updateError));
+            .setEventsApplied(5).setBackfillTargetEvents(10).setError(updateError.isEmpty() ? restartError : updateError));
       }
       response.onNext(s.build());
       response.onCompleted();
@@ -132,7 +135,7 @@ class ReplayCommandsTest {
   @BeforeEach
   void start() throws Exception {
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(new Replays()).addService(new Transforms()).build().start();
+        .addService(new Replays()).addService(transforms).build().start();
     target = "127.0.0.1:" + server.getPort();
   }
 
@@ -233,7 +236,16 @@ class ReplayCommandsTest {
     assertThat(r[1]).contains("Started version 2 of demo/delays (key origin, columns origin,n) beside the served version 1")
         .contains("delays now serves version 2");
 
+    // a restart in progress (error set, phase not FAILED) is waited out, not reported as a failure
+    restartError = "restart 1 of 5 after: boom";
+    transforms.statusCalls = 0;
+    String[] restarted = run("transform", "update", "delays", "--sql", "SELECT origin, COUNT(*) AS n FROM f GROUP BY origin");
+    assertThat(restarted[0]).as(restarted[2]).isEqualTo("0");
+    assertThat(restarted[1]).contains("delays now serves version 2");
+    restartError = "";
+
     updateError = "job failed: boom";
+    transforms.statusCalls = 0;
     String[] failed = run("transform", "update", "delays2", "--sql", "SELECT 1");
     assertThat(failed[0]).isEqualTo("1");
     assertThat(failed[2]).startsWith("error: the update of demo/delays2 to version 2 FAILED: job failed: boom; version 1"
