@@ -100,6 +100,11 @@ final class ConnectionCommands {
     }
     if (user != null) {
       authenticate(session, user, password);
+    } else if (authenticator != null && session.tenant() == null) {
+      // Redis with requirepass: no server map (nor protocol switch) for a connection that has not authenticated
+      throw new RespException("NOAUTH HELLO must be called with the client already authenticated, otherwise the"
+          + " HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP"
+          + " protocol version at the same time");
     }
     if (name != null) {
       session.clientName(name);
@@ -179,7 +184,8 @@ final class ConnectionCommands {
 
   private RedisMessage clientInfo(Session session, Request request) {
     String line = "id=" + session.id() + " addr=" + session.remoteAddress() + " laddr=" + session.localAddress()
-        + " name=" + nullToEmpty(session.clientName()) + " db=0 cmd=client|info user=default"
+        + " name=" + nullToEmpty(session.clientName()) + " db=0 cmd=client|info user="
+        + (session.authUser() == null ? "default" : session.authUser())
         + " lib-name=" + nullToEmpty(session.libName()) + " lib-ver=" + nullToEmpty(session.libVersion())
         + " resp=" + session.protocol() + " tenant=" + session.tenant() + "\n";
     return session.replies().verbatim(line);

@@ -44,7 +44,10 @@ class RespAuthTest {
   void beforeAuthOnlyPingHelloAuthAndQuitRun() {
     try (RawRespClient c = new RawRespClient(server.port())) {
       assertThat(c.call("PING")).isEqualTo("+PONG\r\n");
-      assertThat(c.call("HELLO", "2")).startsWith("*14\r\n");
+      // like Redis with requirepass: HELLO answers the server map only to an authenticated connection
+      assertThat(c.call("HELLO", "3")).startsWith("-NOAUTH HELLO must be called with the client already authenticated");
+      assertThat(c.call("HELLO")).startsWith("-NOAUTH HELLO must be called");
+      assertThat(c.call("PING")).as("still RESP2").isEqualTo("+PONG\r\n");
       for (String[] command : List.of(new String[] {"GET", "v_a:x"}, new String[] {"HGETALL", "v_a:x"},
           new String[] {"SCAN", "0"}, new String[] {"DBSIZE"}, new String[] {"VIEW.LIST"}, new String[] {"ECHO", "x"},
           new String[] {"CLIENT", "INFO"}, new String[] {"INFO"})) {
@@ -85,6 +88,8 @@ class RespAuthTest {
       assertThat(c.call("HELLO", "3", "AUTH", "b", "sf_bad")).startsWith("-WRONGPASS");
       assertThat(c.call("HELLO", "3", "AUTH", "b", TOKEN_B)).startsWith("%7\r\n");
       assertThat(c.call("HGET", "v_b:x", "n")).isEqualTo("$1\r\n2\r\n");
+      assertThat(c.call("HELLO", "3")).as("authenticated: the map").startsWith("%7\r\n");
+      assertThat(c.call("CLIENT", "INFO")).contains(" user=b ");
       assertThat(c.call("RESET")).isEqualTo("+RESET\r\n");
       assertThat(c.call("HGET", "v_b:x", "n")).startsWith("-NOAUTH");
     }
