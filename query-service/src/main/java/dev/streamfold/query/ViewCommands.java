@@ -48,6 +48,16 @@ final class ViewCommands {
         read("exists", -2, READ_FAST, 1, -1, this::exists),
         read("type", 2, READ_FAST, 1, 1,
             (s, r) -> row(s, r.string(1)).thenApply(row -> Replies.simple(row.isPresent() ? "hash" : "none"))),
+        // rows never expire: -1 for a row, -2 for no row (Redis's answers; GUIs such as RedisInsight ask)
+        read("ttl", 2, READ_FAST, 1, 1,
+            (s, r) -> row(s, r.string(1)).thenApply(row -> Replies.integer(row.isPresent() ? -1 : -2))),
+        read("pttl", 2, READ_FAST, 1, 1,
+            (s, r) -> row(s, r.string(1)).thenApply(row -> Replies.integer(row.isPresent() ? -1 : -2))),
+        read("hstrlen", 3, READ_FAST, 1, 1, (s, r) -> {
+          String field = r.string(2);
+          return row(s, r.string(1)).thenApply(row -> Replies.integer(row.map(x -> x.get(field))
+              .map(v -> (long) v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).orElse(0L)));
+        }),
         Command.of("scan", -2, READ, new ScanCommand(reader)::run),
         Command.of("dbsize", 1, READ_FAST, (s, r) -> Replies.integer(keyCount(s))));
   }

@@ -443,6 +443,10 @@ class RespContractIT {
       requests.add(List.of("HVALS", key));
       requests.add(List.of("TYPE", key));
       requests.add(List.of("EXISTS", key, key));
+      requests.add(List.of("TTL", key));
+      requests.add(List.of("PTTL", key));
+      requests.add(List.of("HSTRLEN", key, "note"));
+      requests.add(List.of("HSTRLEN", key, "nope"));
     }
     requests.addAll(List.of(List.of("PING"), List.of("ping", "hi"), List.of("ECHO", ""), List.of("hget", "x"),
         List.of("Foo", "a", "b"), List.of("CLIENT", "nope"), List.of("CLIENT", "SETNAME"),
