@@ -47,7 +47,7 @@ final class TransformCommand {
     @Mixin
     FoldOptions fold = new FoldOptions();
 
-    @Option(names = "--key", paramLabel = "COLUMN", split = ",",
+    @Option(names = "--key", paramLabel = "COLUMN", split = "\\s*,\\s*",
         description = "Row key columns (default: the first result column).")
     List<String> keyColumns = new ArrayList<>();
 
@@ -103,7 +103,7 @@ final class TransformCommand {
     @Mixin
     FoldOptions fold = new FoldOptions();
 
-    @Option(names = "--key", paramLabel = "COLUMN", split = ",",
+    @Option(names = "--key", paramLabel = "COLUMN", split = "\\s*,\\s*",
         description = "Row key columns (default: the first result column).")
     List<String> keyColumns = new ArrayList<>();
 

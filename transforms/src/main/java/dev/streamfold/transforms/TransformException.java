@@ -49,8 +49,14 @@ public class TransformException extends RuntimeException {
   /** A virtual state name already taken (by a virtual state or a view). */
   public static final class VirtualStateExists extends TransformException {
     public VirtualStateExists(String tenant, String name) {
-      super("'" + name + "' already exists in tenant '" + tenant + "' (drop it first: streamfold view drop " + name
-          + ", or name the new state with --as)");
+      this(tenant, name, "drop it first: streamfold view drop " + name + ", or name the new state with --as");
+    }
+
+    /**
+     * @param hint what to do instead, for the operation refused (e.g. "choose another view name")
+     */
+    public VirtualStateExists(String tenant, String name, String hint) {
+      super("'" + name + "' already exists in tenant '" + tenant + "' (" + hint + ")");
     }
   }
 

@@ -297,7 +297,8 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException.AlreadyExists(tenant, name);
     }
     if (views.virtualState(viewName).isPresent()) {
-      throw new TransformException.VirtualStateExists(tenant, name);
+      throw new TransformException.VirtualStateExists(tenant, name, "a virtual state: drop it first with streamfold"
+          + " view drop " + name + ", or choose another view name");
     }
   }
 
@@ -888,7 +889,8 @@ public final class TransformManager implements AutoCloseable {
     }
     if (views.virtualState(target).isPresent() || views.schema(target).isPresent()
         || catalog.get(tenant, name).isPresent()) {
-      throw new TransformException.VirtualStateExists(tenant, name);
+      throw views.virtualState(target).isPresent() ? new TransformException.VirtualStateExists(tenant, name)
+          : new TransformException.VirtualStateExists(tenant, name, "a view: name the new state with --as");
     }
     // Events the replay must apply: exact for message-ID cursors (sequence ids are ordinals), else an upper bound.
     long first = start.map(StoredEvent::sequence).orElse(0L);
@@ -1040,7 +1042,8 @@ public final class TransformManager implements AutoCloseable {
     }
     if (views.virtualState(target).isPresent() || views.schema(target).isPresent()
         || catalog.get(tenant, name).isPresent()) {
-      throw new TransformException.VirtualStateExists(tenant, name);
+      throw views.virtualState(target).isPresent() ? new TransformException.VirtualStateExists(tenant, name)
+          : new TransformException.VirtualStateExists(tenant, name, "a view: name the new state with --as");
     }
     boolean messageStop = to.kind() != ReplayCursor.Kind.EVENT_TIME;
     List<MessageIdText> readThrough = messageStop ? stops : info.latestPositions();
