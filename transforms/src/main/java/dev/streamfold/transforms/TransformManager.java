@@ -777,25 +777,31 @@ public final class TransformManager implements AutoCloseable {
     TransformDefinition definition = current.served();
     ViewName viewName = viewName(definition);
     JobKey key = new JobKey(viewName, definition.version());
-    String error = failures.getOrDefault(key, restarting.getOrDefault(key,
-        views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse("")));
+    // each job's restart cause read once, for both its state and its error: read apart, a restart scheduled in
+    // between showed RESTARTING with no error
+    String restartCause = restarting.get(key);
+    String error = failures.getOrDefault(key, restartCause != null ? restartCause
+        : views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse(""));
     Optional<ViewStatus.Update> update = current.pending().map(next -> {
       JobKey nextKey = new JobKey(viewName, next.version());
+      String nextRestartCause = restarting.get(nextKey);
       Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
-      String nextError = failures.getOrDefault(nextKey, restarting.getOrDefault(nextKey,
-          progress.map(ViewMetadata::error).orElse("")));
-      return new ViewStatus.Update(next, progress, jobState(nextKey), nextError == null ? "" : nextError);
+      String nextError = failures.getOrDefault(nextKey, nextRestartCause != null ? nextRestartCause
+          : progress.map(ViewMetadata::error).orElse(""));
+      return new ViewStatus.Update(next, progress, jobState(nextKey, nextRestartCause),
+          nextError == null ? "" : nextError);
     });
     return new ViewStatus(definition, views.metadata(viewName, definition.version()), views.servedVersion(viewName),
-        jobState(key), error == null ? "" : error, update, views.rollbackTarget(viewName).map(ViewName::view));
+        jobState(key, restartCause), error == null ? "" : error, update,
+        views.rollbackTarget(viewName).map(ViewName::view));
   }
 
-  private String jobState(JobKey key) {
+  private String jobState(JobKey key, String restartCause) {
     JobID id = jobs.get(key);
     if (id == null) {
       return "NOT_RUNNING";
     }
-    if (restarting.containsKey(key)) {
+    if (restartCause != null) {
       return "RESTARTING"; // the failed job waits for its restart from the latest checkpoint: not FAILED yet
     }
     String state;
