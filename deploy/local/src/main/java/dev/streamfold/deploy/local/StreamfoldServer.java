@@ -188,7 +188,8 @@ public final class StreamfoldServer implements AutoCloseable {
    * provision a Pulsar tenant with its first stream, unregistered and out of {@code tenant list}.
    */
   private boolean adminActsFor(String tenant) {
-    return tenant.equals(options.defaultTenant()) || options.tenants().contains(tenant)
+    // a malformed name goes on to the service, whose INVALID_ARGUMENT says what is wrong with it
+    return !isTenantName(tenant) || tenant.equals(options.defaultTenant()) || options.tenants().contains(tenant)
         || tenants.get(tenant).isPresent();
   }
 
