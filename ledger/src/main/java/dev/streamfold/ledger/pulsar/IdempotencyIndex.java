@@ -20,16 +20,18 @@ import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 
 /**
- * Which client idempotency keys a stream already holds, and at which message ID. Kept in memory and,
- * durably, in the compacted topic {@code persistent://<tenant>/system/idempotency.<stream>} (entries
- * {@code k:<key>} → message ID text, and a high-water mark {@code hwm}: every keyed event of the stream
- * up to that position is in the index; for a partitioned stream the position is a vector, one message ID
- * per partition, joined by ',').
+ * Which client idempotency keys a stream already holds, at which message ID, and for which event (its
+ * {@linkplain #fingerprint fingerprint}). Kept in memory and, durably, in the compacted topic
+ * {@code persistent://<tenant>/system/idempotency.<stream>} (entries {@code k:<key>} → {@code <message ID>
+ * <fingerprint>}, the fingerprint missing for events stored before fingerprints existed, and a high-water
+ * mark {@code hwm}: every keyed event of the stream up to that position is in the index; for a partitioned
+ * stream the position is a vector, one message ID per partition, joined by ',').
  *
  * <p>An index entry is written after the event is acknowledged by Pulsar, so a crash can lose the
  * entries of the last moments; {@link #open} therefore also reads the stream itself after the
- * high-water mark and indexes the keys it finds in the events' {@code sf.idempotency-key} property.
- * The event is the truth; the index is a cache of it that always catches up before an append.
+ * high-water mark and indexes the keys it finds in the events' {@code sf.idempotency-key} property, with
+ * their {@code sf.fingerprint}. The event is the truth; the index is a cache of it that always catches up
+ * before an append.
  */
 final class IdempotencyIndex implements AutoCloseable {
   static final String ENTRY_PREFIX = "k:";
@@ -37,11 +39,67 @@ final class IdempotencyIndex implements AutoCloseable {
 
   private final StreamRef stream;
   private final Producer<byte[]> producer;
-  private final Map<String, CompletableFuture<MessageIdText>> byKey = new ConcurrentHashMap<>();
+  private final Map<String, Known> byKey = new ConcurrentHashMap<>();
   private final AtomicInteger pendingWrites = new AtomicInteger();
   private final Map<Integer, MessageIdText> lastAcked = new ConcurrentHashMap<>();
   private final Map<Integer, MessageIdText> indexedUpTo = new ConcurrentHashMap<>();
   private final Map<Integer, MessageIdText> writtenHwm = new java.util.TreeMap<>();
+
+  /**
+   * An idempotency key the stream holds or is appending.
+   *
+   * @param messageId the message ID of its event (pending while the append runs)
+   * @param fingerprint its event's {@link #fingerprint}; null for an event stored before fingerprints existed
+   */
+  record Known(CompletableFuture<MessageIdText> messageId, String fingerprint) {
+    /**
+     * Tell whether an event with this key and {@code fingerprint} is another event than the one stored.
+     *
+     * @param fingerprint the new event's fingerprint
+     * @return true when both fingerprints are known and differ
+     */
+    boolean conflictsWith(String fingerprint) {
+      return this.fingerprint != null && !this.fingerprint.equals(fingerprint);
+    }
+  }
+
+  /**
+   * What identifies an event as its client sent it: SHA-256 over its key, type, event time (0 when the client
+   * left it to the append time), payload bytes and headers (sorted by name), each length-prefixed; the first
+   * 16 bytes, as 32 hex digits. Two sends of one event give the same fingerprint; a retry that changes any of
+   * them does not.
+   *
+   * @param event the event
+   * @param payload its payload as UTF-8 (what is stored)
+   * @return the fingerprint
+   */
+  static String fingerprint(EventEnvelope event, byte[] payload) {
+    java.security.MessageDigest sha;
+    try {
+      sha = java.security.MessageDigest.getInstance("SHA-256");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+    java.nio.ByteBuffer number = java.nio.ByteBuffer.allocate(8);
+    digestText(sha, number, event.key());
+    digestText(sha, number, event.type());
+    sha.update(number.clear().putLong(event.eventTimeMs()).array());
+    sha.update(number.clear().putLong(payload.length).array());
+    sha.update(payload);
+    java.util.SortedMap<String, String> headers = new java.util.TreeMap<>(event.headers());
+    sha.update(number.clear().putLong(headers.size()).array());
+    for (Map.Entry<String, String> header : headers.entrySet()) {
+      digestText(sha, number, header.getKey());
+      digestText(sha, number, header.getValue());
+    }
+    return java.util.HexFormat.of().formatHex(sha.digest(), 0, 16);
+  }
+
+  private static void digestText(java.security.MessageDigest sha, java.nio.ByteBuffer number, String text) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    sha.update(number.clear().putLong(bytes.length).array());
+    sha.update(bytes);
+  }
 
   private IdempotencyIndex(StreamRef stream, Producer<byte[]> producer) {
     this.stream = stream;
@@ -83,8 +141,10 @@ final class IdempotencyIndex implements AutoCloseable {
               hwm.put(parsed.partition(), parsed);
             }
           } else if (m.getKey().startsWith(ENTRY_PREFIX)) {
-            index.byKey.put(m.getKey().substring(ENTRY_PREFIX.length()),
-                CompletableFuture.completedFuture(MessageIdText.parse(value)));
+            int space = value.indexOf(' '); // "<message ID> <fingerprint>", or the message ID alone (older entries)
+            index.byKey.put(m.getKey().substring(ENTRY_PREFIX.length()), new Known(
+                CompletableFuture.completedFuture(MessageIdText.parse(space < 0 ? value : value.substring(0, space))),
+                space < 0 ? null : value.substring(space + 1)));
           }
         }
       }
@@ -121,8 +181,9 @@ final class IdempotencyIndex implements AutoCloseable {
         last = PulsarMessageIds.toText(m.getMessageId(), partition);
         String key = m.getProperty(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY);
         if (key != null && !byKey.containsKey(key)) {
-          byKey.put(key, CompletableFuture.completedFuture(last));
-          writeEntry(key, last);
+          String fingerprint = m.getProperty(EventEnvelope.FINGERPRINT_PROPERTY);
+          byKey.put(key, new Known(CompletableFuture.completedFuture(last), fingerprint));
+          writeEntry(key, last, fingerprint);
         }
       }
     }
@@ -133,9 +194,9 @@ final class IdempotencyIndex implements AutoCloseable {
    * Return the append of an idempotency key already stored or under way.
    *
    * @param key the key
-   * @return its (possibly pending) message ID, or null when the key is new
+   * @return its (possibly pending) message ID and its event's fingerprint, or null when the key is new
    */
-  CompletableFuture<MessageIdText> lookup(String key) {
+  Known lookup(String key) {
     return byKey.get(key);
   }
 
@@ -144,18 +205,20 @@ final class IdempotencyIndex implements AutoCloseable {
    * append forgets the key, so a retry appends it.
    *
    * @param key the key
+   * @param fingerprint the event's {@link #fingerprint}
    * @param append the event's append
    */
-  void register(String key, CompletableFuture<MessageIdText> append) {
-    byKey.put(key, append);
+  void register(String key, String fingerprint, CompletableFuture<MessageIdText> append) {
+    Known known = new Known(append, fingerprint);
+    byKey.put(key, known);
     pendingWrites.incrementAndGet();
     append.whenComplete((id, error) -> {
       if (error != null) {
-        byKey.remove(key, append);
+        byKey.remove(key, known);
         pendingWrites.decrementAndGet();
         return;
       }
-      writeEntry(key, id).whenComplete((ok, writeError) -> {
+      writeEntry(key, id, fingerprint).whenComplete((ok, writeError) -> {
         if (writeError == null) {
           indexedUpTo.put(id.partition(), id);
         }
@@ -189,9 +252,9 @@ final class IdempotencyIndex implements AutoCloseable {
     }
   }
 
-  private CompletableFuture<MessageId> writeEntry(String key, MessageIdText id) {
-    return producer.newMessage().key(ENTRY_PREFIX + key).value(id.toString().getBytes(StandardCharsets.UTF_8))
-        .sendAsync();
+  private CompletableFuture<MessageId> writeEntry(String key, MessageIdText id, String fingerprint) {
+    String value = fingerprint == null ? id.toString() : id + " " + fingerprint;
+    return producer.newMessage().key(ENTRY_PREFIX + key).value(value.getBytes(StandardCharsets.UTF_8)).sendAsync();
   }
 
   private synchronized CompletableFuture<MessageId> writeHwm(Map<Integer, MessageIdText> position) {

@@ -884,6 +884,7 @@ public final class PulsarLedger implements Ledger {
     Map<String, String> headers = new java.util.TreeMap<>(m.getProperties());
     String type = headers.remove(EventEnvelope.TYPE_PROPERTY);
     String idempotencyKey = headers.remove(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY);
+    headers.remove(EventEnvelope.FINGERPRINT_PROPERTY);
     return new EventEnvelope(m.hasKey() ? m.getKey() : "", type == null ? "" : type, m.getEventTime(),
         new String(m.getValue(), StandardCharsets.UTF_8), idempotencyKey == null ? "" : idempotencyKey, headers);
   }

@@ -71,12 +71,18 @@ final class StreamAppender {
   }
 
   /**
-   * Append validated events in order.
+   * Append validated events in order. An event whose idempotency key the stream holds for another event (a
+   * different {@linkplain IdempotencyIndex#fingerprint fingerprint}: key, type, event time, payload or
+   * headers), or that an earlier event of the same request uses for another event, is refused with the whole
+   * request: answering it as a repeat would acknowledge an event that is never stored (the IETF
+   * Idempotency-Key draft, section 2.7, and Stripe refuse such a reuse likewise).
    *
    * @param events the events
    * @param payloads per event, its payload as UTF-8 (what was validated)
    * @return per event its message ID (the original one for a repeated idempotency key) and whether it
    *     was such a repeat, completed once every new event is durable
+   * @throws LedgerException.InvalidEvent (field {@code idempotency_key}) if a key is reused for another event;
+   *     nothing of the request is appended
    * @throws LedgerException.Unavailable if the producer or the index cannot be opened
    */
   synchronized CompletableFuture<List<Appended>> append(List<EventEnvelope> events, byte[][] payloads) {
@@ -97,21 +103,23 @@ final class StreamAppender {
     CompletableFuture<MessageIdText>[] repeated = new CompletableFuture[n];
     int lastSent = -1;
     long now = System.currentTimeMillis();
+    String[] fingerprints = fingerprints(events, payloads);
     try {
       for (int i = 0; i < n; i++) {
         EventEnvelope event = events.get(i);
         String key = event.idempotencyKey();
         if (!key.isEmpty()) {
-          CompletableFuture<MessageIdText> earlier = index.lookup(key);
+          IdempotencyIndex.Known earlier = index.lookup(key);
           if (earlier != null) {
-            repeated[i] = earlier;
+            repeated[i] = earlier.messageId();
             continue;
           }
         }
-        sent[i] = send(event, payloads[i], now);
+        sent[i] = send(event, payloads[i], fingerprints == null ? null : fingerprints[i], now);
         lastSent = i;
         if (!key.isEmpty()) {
-          index.register(key, sent[i].thenApply(PulsarMessageIds::toText)); // only keyed events pay for a chain
+          // only keyed events pay for a chain
+          index.register(key, fingerprints[i], sent[i].thenApply(PulsarMessageIds::toText));
         }
       }
     } catch (LedgerException e) {
@@ -142,7 +150,51 @@ final class StreamAppender {
     });
   }
 
-  private CompletableFuture<org.apache.pulsar.client.api.MessageId> send(EventEnvelope event, byte[] payload, long now) {
+  /**
+   * The fingerprints of the request's keyed events (null entries for the others; null when no event has a
+   * key), after checking that no key is reused for another event, against the index and within the request.
+   */
+  private String[] fingerprints(List<EventEnvelope> events, byte[][] payloads) {
+    String[] fingerprints = null;
+    java.util.Map<String, Integer> firstInRequest = null;
+    List<LedgerException.InvalidEvent> reused = new java.util.ArrayList<>();
+    int reusedEvents = 0;
+    for (int i = 0; i < events.size(); i++) {
+      String key = events.get(i).idempotencyKey();
+      if (key.isEmpty()) {
+        continue;
+      }
+      if (fingerprints == null) {
+        fingerprints = new String[events.size()];
+        firstInRequest = new java.util.HashMap<>();
+      }
+      fingerprints[i] = IdempotencyIndex.fingerprint(events.get(i), payloads[i]);
+      IdempotencyIndex.Known stored = index.lookup(key);
+      Integer first = firstInRequest.putIfAbsent(key, i);
+      String reason = null;
+      if (stored != null && stored.conflictsWith(fingerprints[i])) {
+        MessageIdText at = stored.messageId().getNow(null);
+        reason = "was already used for another event" + (at == null ? " (being appended now)" : " at message ID " + at);
+      } else if (stored == null && first != null && !fingerprints[first].equals(fingerprints[i])) {
+        reason = "is used by event " + first + " of this request for another event";
+      }
+      if (reason != null) {
+        reusedEvents++;
+        if (reused.size() < LedgerException.InvalidEvent.MAX_LISTED) {
+          reused.add(new LedgerException.InvalidEvent(i, "idempotency_key", reason
+              + ": its key, type, event time, payload or headers differ; a retry must resend the same event, and a"
+              + " new event needs a new key"));
+        }
+      }
+    }
+    if (!reused.isEmpty()) {
+      throw LedgerException.InvalidEvent.ofRequest(reused, reusedEvents, events.size());
+    }
+    return fingerprints;
+  }
+
+  private CompletableFuture<org.apache.pulsar.client.api.MessageId> send(EventEnvelope event, byte[] payload,
+      String fingerprint, long now) {
     TypedMessageBuilder<byte[]> message = producer.newMessage()
         .key(event.key())
         .eventTime(event.eventTimeMs() > 0 ? event.eventTimeMs() : now)
@@ -156,6 +208,7 @@ final class StreamAppender {
     }
     if (!event.idempotencyKey().isEmpty()) {
       message.property(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY, event.idempotencyKey());
+      message.property(EventEnvelope.FINGERPRINT_PROPERTY, fingerprint);
     }
     return message.sendAsync();
   }

@@ -163,4 +163,74 @@ class PulsarLedgerIT {
     assertThat(stored).hasSize(1_003);
     assertThat(new HashSet<>(stored)).hasSize(1_003); // payloads n=0..1002, each stored once
   }
+
+  /**
+   * An idempotency key reused for another event was answered as a repeat: the client got an acknowledgement
+   * and the first event's message ID for an event that was never stored. It is refused now, with the whole
+   * request, by comparing fingerprints; also after the index was rebuilt from the events, and within one request.
+   * Events stored before fingerprints existed keep the old rule (the key alone decides).
+   */
+  @Test
+  void anIdempotencyKeyReusedForAnotherEventIsRefusedWithItsRequest() throws Exception {
+    StreamRef stream = new StreamRef(Testkit.uniqueName("t"), "payments");
+    MessageIdText firstId;
+    try (PulsarLedger ledger = connect()) {
+      ledger.createStream(stream, COLUMNS);
+      EventEnvelope first = new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of("h", "1"));
+      firstId = ledger.append(stream, List.of(first)).join().get(0).messageId();
+      // the same event again, its headers in another order too: a repeat
+      assertThat(ledger.append(stream, List.of(new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1",
+          new java.util.TreeMap<>(Map.of("h", "1"))))).join()).containsExactly(new Appended(firstId, true));
+      // each field changed in turn: refused, nothing of the request stored
+      List<EventEnvelope> others = List.of(
+          new EventEnvelope("other", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of("h", "1")),
+          new EventEnvelope("k", "refunded", 5_000, "{\"n\":1}", "pay-1", Map.of("h", "1")),
+          new EventEnvelope("k", "paid", 5_001, "{\"n\":1}", "pay-1", Map.of("h", "1")),
+          new EventEnvelope("k", "paid", 5_000, "{\"n\":2}", "pay-1", Map.of("h", "1")),
+          new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of("h", "2")),
+          new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of()));
+      for (EventEnvelope other : others) {
+        assertThatThrownBy(() -> ledger.append(stream, List.of(event(10, "pay-10"), other)).join())
+            .hasRootCauseInstanceOf(LedgerException.InvalidEvent.class)
+            .rootCause().hasMessageStartingWith("event 1: field 'idempotency_key' was already used for another event"
+                + " at message ID " + firstId).hasMessageContaining("nothing of the request's 2 events was stored");
+      }
+      // one key for two different events of one request
+      assertThatThrownBy(() -> ledger.append(stream, List.of(event(11, "pay-11"), event(12, "pay-11"))).join())
+          .rootCause().isInstanceOf(LedgerException.InvalidEvent.class)
+          .hasMessageStartingWith("event 1: field 'idempotency_key' is used by event 0 of this request for another event");
+      assertThat(readAll(stream)).containsExactly("{\"n\":1}");
+      // the stored event's headers do not show the fingerprint
+      assertThat(ledger.read(stream, java.util.Optional.empty(), 10, 10_000).get(0).event().headers())
+          .isEqualTo(Map.of("h", "1"));
+    }
+
+    // An event stored before fingerprints existed (no sf.fingerprint property), and the index rebuilt from
+    // the events: the fingerprint of pay-1 comes back from its event; pay-old has none, so the key alone decides.
+    try (PulsarClient client = PulsarClient.builder().serviceUrl(Testkit.pulsar().serviceUrl()).build();
+         org.apache.pulsar.client.api.Producer<byte[]> old = client.newProducer(Schema.BYTES).topic(stream.topic()).create()) {
+      old.newMessage().key("k").value("{\"n\":3}".getBytes()).property(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY, "pay-old")
+          .send();
+    }
+    try (PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(Testkit.pulsar().adminUrl()).build()) {
+      admin.topics().delete(IdempotencyIndex.topic(stream), true);
+    }
+    try (PulsarLedger restarted = connect()) {
+      assertThatThrownBy(() -> restarted.append(stream, List.of(
+          new EventEnvelope("k", "paid", 5_000, "{\"n\":9}", "pay-1", Map.of("h", "1")))).join())
+          .rootCause().isInstanceOf(LedgerException.InvalidEvent.class).hasMessageContaining("at message ID " + firstId);
+      List<Appended> again = restarted.append(stream, List.of(
+          new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of("h", "1")),
+          new EventEnvelope("k", "", 0, "{\"n\":4}", "pay-old", Map.of()))).join();
+      assertThat(again.get(0)).isEqualTo(new Appended(firstId, true));
+      assertThat(again.get(1).repeat()).isTrue();
+    }
+    // a restart with the index intact (entries "<message ID> <fingerprint>") still refuses a reuse
+    try (PulsarLedger restarted = connect()) {
+      assertThatThrownBy(() -> restarted.append(stream, List.of(
+          new EventEnvelope("k", "paid", 5_000, "{\"n\":9}", "pay-1", Map.of("h", "1")))).join())
+          .rootCause().isInstanceOf(LedgerException.InvalidEvent.class).hasMessageContaining("at message ID " + firstId);
+    }
+    assertThat(readAll(stream)).containsExactly("{\"n\":1}", "{\"n\":3}");
+  }
 }
