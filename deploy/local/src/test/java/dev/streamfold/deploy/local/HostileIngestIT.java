@@ -307,7 +307,7 @@ class HostileIngestIT {
   }
 
   @Test
-  void oddButLegalEventsAreStoredExactly() {
+  void oddButLegalEventsAreStoredExactly() throws Exception {
     StreamRef odd = new StreamRef(TENANT, "odd");
     long start = info("odd").getEventCount();
     List<String> keys = List.of("nul\0key", "emoji \uD83D\uDE00 \uD83C\uDDE9\uD83C\uDDEA", "crlf\r\nkey", "Zürich");
@@ -315,9 +315,9 @@ class HostileIngestIT {
     for (String key : keys) {
       request.addEvents(event(key, "{\"n\":1}").toBuilder().setEventTimeMs(1).putHeaders("h\0", "v\uD83D\uDE00"));
     }
-    // duplicate idempotency keys inside one batch: the second is answered with the first's message ID
+    // one event twice in one batch, with its idempotency key: the second is answered with the first's message ID
     request.addEvents(event("dup", "{\"n\":1}").toBuilder().setIdempotencyKey("once"));
-    request.addEvents(event("dup", "{\"n\":2}").toBuilder().setIdempotencyKey("once"));
+    request.addEvents(event("dup", "{\"n\":1}").toBuilder().setIdempotencyKey("once"));
     AppendResponse response = ingest().append(request.build());
     assertThat(response.getRepeatList()).containsExactly(false, false, false, false, false, true);
     assertThat(response.getMessageIds(5)).isEqualTo(response.getMessageIds(4));
@@ -330,6 +330,22 @@ class HostileIngestIT {
       assertThat(mine.get(i).event().headers()).containsEntry("h\0", "v\uD83D\uDE00");
     }
     assertThat(mine.get(4).event().payloadJson()).isEqualTo("{\"n\":1}");
+
+    // the key reused for another event (it was answered as a repeat, and the event dropped): refused, with the
+    // stored event's message ID and a field violation naming the key; nothing of the request stored
+    AppendRequest reuse = AppendRequest.newBuilder().setTenant(TENANT).setStream("odd")
+        .addEvents(event("new", "{\"n\":3}"))
+        .addEvents(event("dup", "{\"n\":2}").toBuilder().setIdempotencyKey("once")).build();
+    assertStatus(() -> ingest().append(reuse), Status.Code.INVALID_ARGUMENT,
+        "event 1: field 'idempotency_key' was already used for another event at message ID " + response.getMessageIds(4),
+        "a new event needs a new key", "nothing of the request's 2 events was stored");
+    StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+        () -> ingest().append(reuse));
+    com.google.rpc.BadRequest violations = io.grpc.protobuf.StatusProto.fromThrowable(refused).getDetails(0)
+        .unpack(com.google.rpc.BadRequest.class);
+    assertThat(violations.getFieldViolationsList()).singleElement()
+        .satisfies(v -> assertThat(v.getField()).isEqualTo("events[1].idempotency_key"));
+    assertThat(info("odd").getEventCount()).isEqualTo(start + 5);
   }
 
   @Test
