@@ -251,6 +251,67 @@ class DeployManifestsTest {
     }
   }
 
+  /**
+   * Remote Flink writes each job's checkpoints under the server's data directory (the default
+   * {@code --checkpoints-uri}), and replays and training sets write there from the TaskManagers; the server lists and
+   * reads them. The compose Flink services once had no such volume (checkpoints went to a path inside each
+   * container, so no view ever committed): every Flink process must mount the server's data volume at the server's
+   * data directory, on Kubernetes through a ReadWriteMany claim, as the server's uid.
+   */
+  @Test
+  void flinkProcessesShareTheServersDataDirectory() throws Exception {
+    Map<String, Map<String, String>> settings = streamfoldSettings();
+    String composeDir = settings.get("compose").get(StreamfoldServerMain.envName("data-dir"));
+    Map<String, Object> services = map(compose().get("services"));
+    List<Object> serverVolumes = list(map(services.get("streamfold")).get("volumes"));
+    String shared = serverVolumes.stream().map(String::valueOf).filter(v -> v.endsWith(":" + composeDir)).findFirst()
+        .orElseThrow(() -> new AssertionError("compose: the server's data directory " + composeDir + " is a volume"));
+    for (String name : List.of("flink-jobmanager", "flink-taskmanager")) {
+      assertThat(list(map(services.get(name)).get("volumes"))).as("compose service " + name + " mounts " + shared)
+          .contains(shared);
+    }
+
+    List<Map<String, Object>> resources = k8sResources();
+    String k8sDir = settings.get("k8s").get(StreamfoldServerMain.envName("data-dir"));
+    Map<String, Object> server = ofKind(resources, "StatefulSet").stream()
+        .filter(w -> containers(w).stream().anyMatch(c -> string(c.get("image")).startsWith("streamfold-server:")))
+        .findFirst().orElseThrow();
+    Map<String, Object> serverPod = map(map(map(server.get("spec")).get("template")).get("spec"));
+    String claim = claimMountedAt(serverPod, k8sDir);
+    assertThat(claim).as("k8s: the server's data directory " + k8sDir + " is a PersistentVolumeClaim").isNotNull();
+    List<Map<String, Object>> claims = ofKind(resources, "PersistentVolumeClaim").stream()
+        .filter(c -> claim.equals(map(c.get("metadata")).get("name"))).toList();
+    assertThat(claims).as("PersistentVolumeClaim " + claim).hasSize(1);
+    assertThat(list(map(claims.get(0).get("spec")).get("accessModes"))).as("claim " + claim).contains("ReadWriteMany");
+    for (Map<String, Object> flink : ofKind(resources, "FlinkDeployment")) {
+      Map<String, Object> pod = map(map(map(flink.get("spec")).get("podTemplate")).get("spec"));
+      assertThat(claimMountedAt(pod, k8sDir)).as("FlinkDeployment pods mount claim " + claim + " at " + k8sDir)
+          .isEqualTo(claim);
+      assertThat(map(pod.get("securityContext")).get("runAsUser")).as("FlinkDeployment pods run as the server's uid")
+          .isEqualTo(map(serverPod.get("securityContext")).get("runAsUser"));
+    }
+
+    Matcher serverUid = Pattern.compile("useradd [^\\n]*--uid (\\d+)").matcher(Files.readString(DOCKERFILE));
+    Matcher flinkUid = Pattern.compile("usermod --uid (\\d+)[^\\n]* flink").matcher(Files.readString(FLINK_DOCKERFILE));
+    assertThat(serverUid.find() && flinkUid.find()).as("uids set in both Dockerfiles").isTrue();
+    assertThat(flinkUid.group(1)).as("the Flink image's flink user has the server's uid").isEqualTo(serverUid.group(1));
+  }
+
+  /** The claim of the volume a pod's first container mounts at {@code path}, or null. */
+  static String claimMountedAt(Map<String, Object> pod, String path) {
+    Map<String, Object> container = map(list(pod.get("containers")).get(0));
+    for (Object mount : list(container.get("volumeMounts"))) {
+      if (path.equals(map(mount).get("mountPath"))) {
+        for (Object volume : list(pod.get("volumes"))) {
+          if (map(volume).get("name").equals(map(mount).get("name"))) {
+            return string(map(map(volume).get("persistentVolumeClaim")).get("claimName"));
+          }
+        }
+      }
+    }
+    return null;
+  }
+
   @Test
   void pendingFlagsAreUsedButNotAcceptedYet() throws IOException {
     Set<String> known = new LinkedHashSet<>(StreamfoldServerMain.REQUIRED_FLAGS);
