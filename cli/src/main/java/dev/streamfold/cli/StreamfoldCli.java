@@ -10,7 +10,9 @@ import picocli.CommandLine.Spec;
  * The {@code streamfold} command line: the local stack, the demo, streams, ingestion, transformations,
  * views, replay into virtual states, rollback and resume, training sets. Errors print as one line ({@code error: ...}) with exit code 1; usage errors exit with 2.
  */
-@Command(name = "streamfold", mixinStandardHelpOptions = true, version = "streamfold 0.1.0-SNAPSHOT",
+// scope INHERIT: every subcommand gets --help and --version (before, most answered --help with a usage error).
+@Command(name = "streamfold", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT,
+    version = "streamfold 0.1.0-SNAPSHOT",
     description = "Streamfold: the ledger is the truth; every view is a fold of a ledger prefix.",
     subcommands = {DemoCommand.class, LocalCommand.class, StreamCommand.class, IngestCommand.class,
         TransformCommand.class, ViewCommand.class, ReplayCommand.class, RollbackCommand.class,

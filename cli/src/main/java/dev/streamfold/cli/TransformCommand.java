@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code streamfold transform create|update|list|status|delete}. */
-@Command(name = "transform", mixinStandardHelpOptions = true, description = "Manage transformations (Flink SQL over a stream) and their"
+@Command(name = "transform", mixinStandardHelpOptions = true, description = "Manage transformations (Flink SQL or a Java fold over a stream) and their"
     + " materialized views.",
     subcommands = {TransformCommand.Create.class, TransformCommand.Update.class, TransformCommand.ListTransforms.class,
         TransformCommand.Status.class, TransformCommand.Delete.class})
@@ -129,7 +129,8 @@ final class TransformCommand {
         Transform t = client.transforms().update(request.build());
         System.out.println("Started version " + t.getVersion() + " of " + t.getTenant() + "/" + t.getName()
             + " (key " + String.join(",", t.getKeyColumnsList()) + ", columns " + String.join(",", t.getColumnsList())
-            + ") beside the served version " + before.getServedVersion() + "; it is served once LIVE.");
+            + ") " + (before.getServedVersion() > 0 ? "beside the served version " + before.getServedVersion()
+                : "(no version is served yet)") + "; it is served once LIVE.");
         if (noWait) {
           System.out.println("Follow it with: streamfold transform status " + name);
           return 0;
@@ -152,6 +153,12 @@ final class TransformCommand {
    * @throws CliException if the update FAILED or was replaced (the served version is untouched), or the
    *     timeout passes
    */
+  /** What a view serves, in words: "version N is served", or that none is (its first version never went LIVE). */
+  static String served(ViewStatus s) {
+    return s.getServedVersion() > 0 ? "version " + s.getServedVersion() + " is served"
+        : "no version of it is served (none finished its first backfill)";
+  }
+
   static ViewStatus awaitServed(StreamfoldClient client, String tenant, String name, int version, Duration timeout)
       throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -167,13 +174,14 @@ final class TransformCommand {
         ViewUpdate u = s.getUpdate();
         if (!s.hasUpdate() || u.getVersion() != version) {
           throw new CliException("the update of " + tenant + "/" + name + " to version " + version + " is no longer"
-              + " in progress (replaced by " + (s.hasUpdate() ? "version " + u.getVersion() : "nothing") + "); version "
-              + s.getServedVersion() + " is served");
+              + " in progress (replaced by " + (s.hasUpdate() ? "version " + u.getVersion() : "nothing") + "); "
+              + served(s));
         }
         // an error with another phase is a restart in progress ("restart N of 5 after: ..."): keep waiting
         if (u.getPhase().equals("FAILED")) {
           throw new CliException("the update of " + tenant + "/" + name + " to version " + version + " FAILED: "
-              + u.getError() + "; version " + s.getServedVersion() + " is still served, untouched");
+              + u.getError() + "; " + (s.getServedVersion() > 0
+                  ? "version " + s.getServedVersion() + " is still served, untouched" : served(s)));
         }
         bar.maxHint(Math.max(1, Math.max(u.getBackfillTargetEvents(), u.getEventsApplied())));
         bar.stepTo(u.getEventsApplied());
@@ -282,7 +290,7 @@ final class TransformCommand {
       }
       if (java && (jar == null || className == null || stream == null)) {
         throw new CliException("a Java transformation needs --jar, --class and --stream; missing: "
-            + (jar == null ? "--jar " : "") + (className == null ? "--class " : "") + (stream == null ? "--stream" : "")
+            + ((jar == null ? "--jar " : "") + (className == null ? "--class " : "") + (stream == null ? "--stream" : ""))
             .trim());
       }
       return java;

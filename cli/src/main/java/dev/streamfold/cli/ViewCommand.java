@@ -39,7 +39,8 @@ final class ViewCommand {
         + " (e.g. delays@12:5:-1:4).")
     String view;
 
-    @Parameters(index = "1", paramLabel = "KEY", description = "Row key (multi-column keys joined with '|').")
+    @Parameters(index = "1", paramLabel = "KEY", description = "Row key as stored: the key columns' values joined"
+        + " with '|', each value with '\\' written '\\\\' and '|' written '\\|', SQL NULL as '\\N' (README, \"Row keys\").")
     String key;
 
     @Override
@@ -52,8 +53,12 @@ final class ViewCommand {
           } catch (io.lettuce.core.RedisCommandExecutionException noView) {
             throw new CliException(noView.getMessage());
           }
-          throw new CliException("no row " + view + ":" + key + " (no such key in the view; list keys with: redis-cli -p "
-              + server.respAddress(resp)[1] + " -a <token> SCAN 0 MATCH " + view + ":* COUNT 1000)");
+          String escaping = key.contains("|") || key.contains("\\")
+              ? "; a row key escapes each key value: '\\' as '\\\\', '|' as '\\|', NULL as '\\N', so the one-column"
+                  + " value a|b is the key a\\|b and the two values (a, b) the key a|b" : "";
+          throw new CliException("no row " + view + ":" + key + " (no such key in the view" + escaping
+              + "; list keys with: redis-cli -p " + server.respAddress(resp)[1] + " --user " + server.tenant
+              + " -a <token> SCAN 0 MATCH '" + view + ":*' COUNT 1000)");
         }
         System.out.println(view + ":" + key);
         int width = row.keySet().stream().mapToInt(String::length).max().orElse(0);

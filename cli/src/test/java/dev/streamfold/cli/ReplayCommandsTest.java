@@ -47,6 +47,8 @@ class ReplayCommandsTest {
   private volatile String rollbackRefusal;
   /** The update's phase and error that Status reports. */
   private volatile String updateError = "";
+  /** The version served before an update: 0 when the first version failed before it was served. */
+  private volatile int servedBefore = 1;
   /** When set, the update reports this error while BACKFILLING (a restart in progress) before it is served. */
   private volatile String restartError = "";
   private Server server;
@@ -120,7 +122,7 @@ class ReplayCommandsTest {
     public synchronized void status(GetTransformRequest request, StreamObserver<ViewStatus> response) {
       statusCalls++;
       ViewStatus.Builder s = ViewStatus.newBuilder().setTenant("demo").setView(request.getName()).setPhase("LIVE")
-          .setVersion(1).setServedVersion(1).setEventsApplied(10).setBackfillTargetEvents(10);
+          .setVersion(1).setServedVersion(servedBefore).setEventsApplied(10).setBackfillTargetEvents(10);
       if (updateError.isEmpty() && statusCalls >= 3) {
         s.setVersion(2).setServedVersion(2); // the update was swapped in
       } else if (statusCalls >= 2) {
@@ -210,7 +212,7 @@ class ReplayCommandsTest {
 
     // an existing state the server refuses (replayed with earlier SQL): no "reused", and how to get past it
     received.clear();
-    rollbackRefusal = "virtual state 'delays@1:2:-1:3' was replayed with other SQL (transformation version 1)";
+    rollbackRefusal = "virtual state 'delays@1:2:-1:3' was replayed with another transformation (version 1: other SQL or Java fold)";
     try {
       r = run("rollback", "delays", "--to", "1:2:-1:3");
     } finally {
@@ -218,7 +220,7 @@ class ReplayCommandsTest {
     }
     assertThat(r[0]).isEqualTo("1");
     assertThat(r[1]).doesNotContain("Reused");
-    assertThat(r[2]).contains("replayed with other SQL").contains("`streamfold view drop delays@1:2:-1:3`")
+    assertThat(r[2]).contains("replayed with another transformation").contains("`streamfold view drop delays@1:2:-1:3`")
         .contains("--as NAME");
   }
 
@@ -250,5 +252,14 @@ class ReplayCommandsTest {
     assertThat(failed[0]).isEqualTo("1");
     assertThat(failed[2]).startsWith("error: the update of demo/delays2 to version 2 FAILED: job failed: boom; version 1"
         + " is still served, untouched");
+
+    // the first version failed before it was served: no "version 0 is still served"
+    servedBefore = 0;
+    transforms.statusCalls = 0;
+    String[] neverServed = run("transform", "update", "delays3", "--sql", "SELECT 1");
+    assertThat(neverServed[1]).contains("(no version is served yet); it is served once LIVE");
+    assertThat(neverServed[2]).startsWith("error: the update of demo/delays3 to version 2 FAILED: job failed: boom;"
+        + " no version of it is served (none finished its first backfill)");
+    servedBefore = 1;
   }
 }

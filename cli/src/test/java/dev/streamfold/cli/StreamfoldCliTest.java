@@ -27,6 +27,39 @@ class StreamfoldCliTest {
     return type.cast(result.commandSpec().userObject());
   }
 
+  /** Every command answers --help with its usage on stdout and exit code 0 (most gave a usage error, code 2). */
+  @Test
+  void everyCommandAnswersHelp() {
+    List<List<String>> paths = new java.util.ArrayList<>();
+    collect(StreamfoldCli.commandLine(), new java.util.ArrayList<>(), paths);
+    assertThat(paths).hasSizeGreaterThan(30);
+    for (List<String> path : paths) {
+      CommandLine cli = StreamfoldCli.commandLine();
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      cli.setOut(new PrintWriter(out));
+      cli.setErr(new PrintWriter(err));
+      List<String> args = new java.util.ArrayList<>(path);
+      args.add("--help");
+      int code = cli.execute(args.toArray(String[]::new));
+      assertThat(code).as(String.join(" ", args) + ": " + err).isZero();
+      assertThat(out.toString()).as(String.join(" ", args)).startsWith("Usage: streamfold " + String.join(" ", path));
+      assertThat(err.toString()).as(String.join(" ", args)).isEmpty();
+    }
+  }
+
+  private static void collect(CommandLine command, List<String> path, List<List<String>> into) {
+    for (Map.Entry<String, CommandLine> sub : command.getSubcommands().entrySet()) {
+      if (sub.getKey().equals("help")) {
+        continue; // picocli's own help command takes a command name, not --help
+      }
+      List<String> next = new java.util.ArrayList<>(path);
+      next.add(sub.getKey());
+      into.add(next);
+      collect(sub.getValue(), next, into);
+    }
+  }
+
   @Test
   void ingestOptions() {
     IngestCommand c = parse(IngestCommand.class, "ingest", "flights", "data/f.parquet", "--key", "origin",

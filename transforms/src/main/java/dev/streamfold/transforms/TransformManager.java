@@ -1230,9 +1230,9 @@ public final class TransformManager implements AutoCloseable {
           + ", not at the earliest event: it is not the view as of any position");
     }
     if (!status.state().sql().equals(definition.logic())) {
-      throw new TransformException.Conflict("virtual state '" + state + "' was replayed with other SQL (transformation"
-          + " version " + status.state().transformVersion() + ") than view '" + view + "' serves now (version "
-          + definition.version() + "); replay it with the current SQL under another name"
+      throw new TransformException.Conflict("virtual state '" + state + "' was replayed with another transformation"
+          + " (version " + status.state().transformVersion() + ": other SQL or Java fold) than view '" + view
+          + "' serves now (version " + definition.version() + "); replay it with the current one under another name"
           + " (streamfold replay " + view + " --to <message ID> --as NAME) and roll back to that");
     }
     ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);

@@ -67,6 +67,12 @@ public final class FoldClasses {
     if (!Files.isRegularFile(jar)) {
       throw new TransformException.InvalidFold("jar " + jar + " does not exist", null);
     }
+    try (java.util.jar.JarFile ignored = new java.util.jar.JarFile(jar.toFile())) {
+      // a jar is a zip file: anything else would only show as "class ... is not in the jar"
+    } catch (IOException e) {
+      throw new TransformException.InvalidFold("jar " + jar.getFileName() + " is not a jar (zip) file: "
+          + e.getMessage(), e);
+    }
     try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
         FoldClasses.class.getClassLoader())) {
       Transformation<Object> fold = instantiate(loader, className);

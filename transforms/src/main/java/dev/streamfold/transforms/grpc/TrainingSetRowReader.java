@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Iterator;
 import java.util.List;
-import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 import org.apache.parquet.column.page.PageReadStore;
@@ -32,8 +31,8 @@ import org.apache.parquet.schema.MessageType;
  * Parquet with Parquet's own reader (one row group buffered as pages), CSV with Commons CSV, JSON Lines
  * with Jackson. Every format gives the same {@link TrainingSetValue}s for the same rows: STRING and
  * DECIMAL as text, INT and BIGINT as int64, DOUBLE as double, BOOLEAN as bool, TIMESTAMP as epoch
- * milliseconds (UTC), DATE as days since 1970-01-01, SQL NULL as {@code is_null} (in CSV an empty
- * field is null, as the writer writes it). Not thread-safe.
+ * milliseconds (UTC), DATE as days since 1970-01-01, SQL NULL as {@code is_null} (in CSV an empty unquoted
+ * field is null and a quoted {@code ""} the empty string, as the writer writes them). Not thread-safe.
  */
 abstract class TrainingSetRowReader implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -83,7 +82,7 @@ abstract class TrainingSetRowReader implements AutoCloseable {
    * Convert a value written as text (CSV, or a JSON string) to its wire form.
    *
    * @param type the column's SQL type
-   * @param text the text; null or "" (CSV's null) for SQL NULL, except that JSON keeps "" for STRING
+   * @param text the text; null for SQL NULL (CSV's empty unquoted field, JSON's null); "" only for STRING
    * @return the value
    * @throws IllegalArgumentException if the text does not parse as the type
    */
@@ -180,7 +179,8 @@ abstract class TrainingSetRowReader implements AutoCloseable {
       super(names, types);
       Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
       parser = CSVParser.builder().setReader(in)
-          .setFormat(CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).get()).get();
+          .setFormat(dev.streamfold.transforms.training.TrainingSetWriter.CSV_FORMAT.builder().setHeader()
+              .setSkipHeaderRecord(true).get()).get();
       if (!parser.getHeaderNames().equals(names)) {
         parser.close();
         throw new IOException(file + " has the header " + parser.getHeaderNames() + ", expected " + names);
@@ -196,9 +196,12 @@ abstract class TrainingSetRowReader implements AutoCloseable {
       CSVRecord record = records.next();
       TrainingSetRow.Builder out = TrainingSetRow.newBuilder();
       for (int i = 0; i < names.size(); i++) {
-        String text = i < record.size() ? record.get(i) : "";
+        // an empty unquoted field is null (NON_NUMERIC mode); "" is the empty string. Files written before
+        // this dialect had both unquoted, so their empty strings read as null, as they did then.
+        String text = i < record.size() ? record.get(i) : null;
         try {
-          out.addValues(fromText(types.get(i), text.isEmpty() ? null : text));
+          out.addValues(fromText(types.get(i), text == null || (text.isEmpty() && !types.get(i).equals("STRING"))
+              ? null : text));
         } catch (RuntimeException e) {
           throw unreadable("CSV line " + record.getRecordNumber(), i, e);
         }

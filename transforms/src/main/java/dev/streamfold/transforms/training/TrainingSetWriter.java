@@ -97,6 +97,13 @@ public abstract class TrainingSetWriter implements AutoCloseable {
     };
   }
 
+  /**
+   * The CSV dialect of training sets: RFC 4180, numbers unquoted and every other value quoted
+   * ({@link org.apache.commons.csv.QuoteMode#NON_NUMERIC}), SQL NULL an empty unquoted field.
+   */
+  public static final CSVFormat CSV_FORMAT = CSVFormat.RFC4180.builder()
+      .setQuoteMode(org.apache.commons.csv.QuoteMode.NON_NUMERIC).get();
+
   /** Text of a normalized value for CSV (ISO-8601 for timestamps and dates). */
   static String text(String type, Object value) {
     return switch (type) {
@@ -172,7 +179,9 @@ public abstract class TrainingSetWriter implements AutoCloseable {
     Csv(Path file, TrainingSetColumns columns) throws IOException {
       super(columns);
       BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
-      printer = new CSVPrinter(out, CSVFormat.RFC4180.builder()
+      // NON_NUMERIC: every value but a number is quoted, so SQL NULL (an empty field) and the empty string ("")
+      // stay apart, as in PostgreSQL's CSV format; Commons CSV's parser in the same mode reads them back apart.
+      printer = new CSVPrinter(out, CSV_FORMAT.builder()
           .setHeader(columns.names().toArray(new String[0])).setRecordSeparator("\n").get());
     }
 
@@ -180,7 +189,9 @@ public abstract class TrainingSetWriter implements AutoCloseable {
     public void write(Object[] row) throws IOException {
       Object[] texts = new Object[row.length];
       for (int i = 0; i < row.length; i++) {
-        texts[i] = row[i] == null ? null : text(columns.types().get(i), row[i]);
+        String type = columns.types().get(i);
+        boolean number = type.equals("INT") || type.equals("BIGINT") || type.equals("DOUBLE");
+        texts[i] = row[i] == null || number ? row[i] : text(type, row[i]); // a Number is written unquoted
       }
       printer.printRecord(texts);
     }

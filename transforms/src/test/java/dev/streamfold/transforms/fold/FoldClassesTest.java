@@ -42,7 +42,7 @@ class FoldClassesTest {
   }
 
   @Test
-  void refusesMissingClassesWrongTypesAndBadShapes() {
+  void refusesMissingClassesWrongTypesAndBadShapes() throws Exception {
     assertThatThrownBy(() -> FoldClasses.inspect(jar, "com.acme.Missing"))
         .isInstanceOf(TransformException.InvalidFold.class).hasMessage("class com.acme.Missing is not in the jar");
     assertThatThrownBy(() -> FoldClasses.inspect(jar, TestFolds.class.getName()))
@@ -57,6 +57,10 @@ class FoldClassesTest {
         .hasMessageContaining("does not exist");
     assertThatThrownBy(() -> FoldClasses.inspect(jar, " "))
         .hasMessageContaining("no class given");
+    java.nio.file.Path text = dir.resolve("text.jar");
+    java.nio.file.Files.writeString(text, "not a jar\n");
+    assertThatThrownBy(() -> FoldClasses.inspect(text, TestFolds.Sum.class.getName()))
+        .isInstanceOf(TransformException.InvalidFold.class).hasMessageStartingWith("jar text.jar is not a jar (zip) file");
   }
 
   @Test

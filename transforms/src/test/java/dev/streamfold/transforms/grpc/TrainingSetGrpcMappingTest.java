@@ -156,6 +156,9 @@ class TrainingSetGrpcMappingTest {
       writer.write(new Object[] {"1:0:-1:-1", t, "ATL", true, 3L, 7, 12.5, "a, \"quoted\" text", false, 16_437,
           "1.50"});
       writer.write(new Object[] {"1:1:-1:-1", t + 1, "LAS", false, null, null, null, null, null, null, null});
+      // the empty string, apart from null (CSV wrote both as an empty field; tryout 14)
+      writer.write(new Object[] {"1:2:-1:-1", t + 2, "", false, null, null, null, "", null, null, null});
+      writer.write(new Object[] {"1:3:-1:-1", t + 3, null, false, null, null, null, "", null, null, null});
     }
     List<TrainingSetRow> rows = new ArrayList<>();
     try (TrainingSetRowReader reader = TrainingSetRowReader.open(path, columns.names(), columns.types())) {
@@ -164,7 +167,11 @@ class TrainingSetGrpcMappingTest {
         rows.add(row);
       }
     }
-    assertThat(rows).hasSize(2);
+    assertThat(rows).hasSize(4);
+    assertThat(rows.get(2).getValues(2)).as(file + ": empty entity").isEqualTo(str(""));
+    assertThat(rows.get(2).getValues(7)).as(file + ": empty string feature").isEqualTo(str(""));
+    assertThat(rows.get(2).getValues(4).getIsNull()).as(file + ": null feature").isTrue();
+    assertThat(rows.get(3).getValues(2).getIsNull()).as(file + ": null entity").isTrue();
     assertThat(rows.get(0).getValuesList()).containsExactly(str("1:0:-1:-1"), i64(t), str("ATL"), bool(true), i64(3),
         i64(7), TrainingSetValue.newBuilder().setDoubleValue(12.5).build(), str("a, \"quoted\" text"), bool(false),
         i64(16_437), str("1.50"));
