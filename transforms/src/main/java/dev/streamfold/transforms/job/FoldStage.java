@@ -219,7 +219,8 @@ public final class FoldStage {
           row.setField(index, convert(types.get(index), entry.getValue()));
         } catch (RuntimeException e) {
           throw new FoldFailure(className + ".row returned " + describe(entry.getValue()) + " for column '"
-              + entry.getKey() + "' (" + types.get(index) + ") at event " + messageId, e);
+              + entry.getKey() + "' (" + types.get(index) + ")" + (e instanceof IllegalArgumentException
+              || e instanceof ArithmeticException ? ", " + e.getMessage() : "") + " at event " + messageId, e);
         }
       }
       return row;
@@ -247,11 +248,13 @@ public final class FoldStage {
       case "STRING":
         return value.toString();
       case "TIMESTAMP":
-        if (value instanceof LocalDateTime t) {
-          return t;
+        LocalDateTime t = value instanceof LocalDateTime given ? given : LocalDateTime.ofInstant(
+            value instanceof Instant i ? i : Instant.ofEpochMilli(((Number) value).longValue()), ZoneOffset.UTC);
+        if (t.getYear() < 0 || t.getYear() > 9999) {
+          // SQL TIMESTAMP's range, as for ingested TIMESTAMP values: beyond it readers (JSON, Parquet) break
+          throw new IllegalArgumentException("out of range: a TIMESTAMP is in the years 0000..9999");
         }
-        long ms = value instanceof Instant i ? i.toEpochMilli() : ((Number) value).longValue();
-        return LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC);
+        return t;
       default:
         return jsonArray(Column.elementType(type), value);
     }

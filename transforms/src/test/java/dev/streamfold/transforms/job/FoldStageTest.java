@@ -107,5 +107,15 @@ class FoldStageTest {
     assertThat(FoldStage.convert("ARRAY<STRING>", new String[] {"a\"b", null})).isEqualTo("[\"a\\\"b\",null]");
     assertThatThrownBy(() -> FoldStage.convert("BIGINT", "12")).isInstanceOf(ClassCastException.class);
     assertThatThrownBy(() -> FoldStage.convert("INT", 1L << 40)).isInstanceOf(ArithmeticException.class);
+    // TIMESTAMP keeps SQL's years 0000..9999 (Long.MAX_VALUE ms rendered as "+292278994-08-17T07:12:55.807" in GET
+    // and broke Parquet readers; tryout 14)
+    assertThat(FoldStage.convert("TIMESTAMP", 0L)).isEqualTo(java.time.LocalDateTime.of(1970, 1, 1, 0, 0));
+    assertThat(FoldStage.convert("TIMESTAMP", java.time.Instant.parse("9999-12-31T23:59:59Z")))
+        .isEqualTo(java.time.LocalDateTime.of(9999, 12, 31, 23, 59, 59));
+    for (Object far : new Object[] {Long.MAX_VALUE, Long.MIN_VALUE, java.time.Instant.parse("+10000-01-01T00:00:00Z"),
+        java.time.LocalDateTime.of(-1, 1, 1, 0, 0)}) {
+      assertThatThrownBy(() -> FoldStage.convert("TIMESTAMP", far)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("out of range: a TIMESTAMP is in the years 0000..9999");
+    }
   }
 }
