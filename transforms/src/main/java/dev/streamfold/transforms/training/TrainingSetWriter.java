@@ -181,8 +181,10 @@ public abstract class TrainingSetWriter implements AutoCloseable {
       BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
       // NON_NUMERIC: every value but a number is quoted, so SQL NULL (an empty field) and the empty string ("")
       // stay apart, as in PostgreSQL's CSV format; Commons CSV's parser in the same mode reads them back apart.
-      printer = new CSVPrinter(out, CSV_FORMAT.builder()
-          .setHeader(columns.names().toArray(new String[0])).setRecordSeparator("\n").get());
+      // The header line is quoted only where RFC 4180 needs it: column names are not values.
+      out.write(CSVFormat.RFC4180.format(columns.names().toArray()));
+      out.write('\n');
+      printer = new CSVPrinter(out, CSV_FORMAT.builder().setRecordSeparator("\n").get());
     }
 
     @Override

@@ -168,6 +168,11 @@ class TrainingSetGrpcMappingTest {
       }
     }
     assertThat(rows).hasSize(4);
+    if (file.endsWith(".csv")) {
+      assertThat(Files.readAllLines(path)).as("header unquoted; strings, dates and booleans quoted; null empty")
+          .startsWith(String.join(",", columns.names()),
+              "\"1:0:-1:-1\",\"2015-01-02T10:00:00Z\",\"ATL\",\"true\",3,7,12.5,\"a, \"\"quoted\"\" text\",\"false\",\"2015-01-02\",\"1.50\"");
+    }
     assertThat(rows.get(2).getValues(2)).as(file + ": empty entity").isEqualTo(str(""));
     assertThat(rows.get(2).getValues(7)).as(file + ": empty string feature").isEqualTo(str(""));
     assertThat(rows.get(2).getValues(4).getIsNull()).as(file + ": null feature").isTrue();
