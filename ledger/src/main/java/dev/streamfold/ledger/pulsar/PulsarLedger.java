@@ -340,6 +340,9 @@ public final class PulsarLedger implements Ledger {
       Map<String, String> props = properties(stream).orElseThrow(() -> new LedgerException.StreamNotFound(stream));
       List<StreamColumn> old = columns(props);
       String problem = StreamSchemas.incompatibility(old, columns);
+      if (problem == null) {
+        problem = earlierDefinitionProblem(stream, old, columns);
+      }
       if (problem != null) {
         throw new LedgerException.IncompatibleSchema(stream, problem);
       }
@@ -361,6 +364,70 @@ public final class PulsarLedger implements Ledger {
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot update the schema of stream " + stream, e);
     }
+  }
+
+  /**
+   * Check columns that come back after being removed against every earlier version of the stream's schema in
+   * Pulsar's registry: stored events were read with the column's earlier type and DEFAULT, so it may return only
+   * with both unchanged. Comparing with the current schema alone let a type or DEFAULT change through in two
+   * updates (remove, then add back), and replays then disagreed with the views built before.
+   *
+   * @return what is incompatible, or null
+   * @throws PulsarAdminException if the registry cannot be read
+   */
+  private String earlierDefinitionProblem(StreamRef stream, List<StreamColumn> current, List<StreamColumn> next)
+      throws PulsarAdminException {
+    java.util.Set<String> present = new java.util.HashSet<>();
+    current.forEach(c -> present.add(c.name().toLowerCase(java.util.Locale.ROOT)));
+    List<StreamColumn> returning = next.stream()
+        .filter(c -> !present.contains(c.name().toLowerCase(java.util.Locale.ROOT))).toList();
+    if (returning.isEmpty()) {
+      return null;
+    }
+    List<org.apache.pulsar.common.schema.SchemaInfo> versions;
+    try {
+      versions = admin.schemas().getAllSchemas(stream.topic());
+    } catch (PulsarAdminException.NotFoundException none) {
+      return null; // no schema registered yet (a stream created without columns)
+    }
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    for (StreamColumn column : returning) {
+      for (org.apache.pulsar.common.schema.SchemaInfo version : versions) {
+        com.fasterxml.jackson.databind.JsonNode fields;
+        try {
+          fields = json.readTree(new String(version.getSchema(), StandardCharsets.UTF_8)).path("fields");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException unreadable) {
+          continue; // not one of ours
+        }
+        for (com.fasterxml.jackson.databind.JsonNode field : fields) {
+          if (!field.path("name").asText().equalsIgnoreCase(column.name())) {
+            continue;
+          }
+          String type = field.path("sqlType").asText();
+          String earlierDefault = defaultText(field.get("default"));
+          String nextDefault;
+          try {
+            nextDefault = column.defaultJson() == null ? null : defaultText(json.readTree(column.defaultJson()));
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e); // a StreamColumn's DEFAULT is valid JSON
+          }
+          if (!type.equals(column.type()) || !java.util.Objects.equals(earlierDefault, nextDefault)) {
+            return "column '" + column.name() + "' was " + type + (earlierDefault == null ? " without a DEFAULT"
+                : " DEFAULT " + earlierDefault) + " in an earlier schema of the stream, and stored events were read"
+                + " with that: it can come back only as it was (a removed column keeps its meaning), so use a new name";
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  /** A DEFAULT as comparable text: a JSON string's value, other JSON as written; null for none. */
+  private static String defaultText(com.fasterxml.jackson.databind.JsonNode value) {
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    return value.isTextual() ? value.asText() : value.toString();
   }
 
   private Optional<Map<String, String>> properties(StreamRef stream) throws PulsarAdminException {

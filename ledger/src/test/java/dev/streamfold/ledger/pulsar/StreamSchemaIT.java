@@ -98,6 +98,25 @@ class StreamSchemaIT {
           .isInstanceOf(LedgerException.IncompatibleSchema.class).hasMessageContaining("new column 'gate'");
       assertThat(admin.schemas().getAllSchemas(stream.topic())).hasSize(2);
       assertThat(ledger.describe(stream).columns()).isEqualTo(v2);
+
+      // Removed, then added back with another DEFAULT or type: the same change in two steps was accepted, and
+      // stored events were then read differently by new views and replays (tryout 14). It may come back as it was.
+      List<StreamColumn> v3 = List.of(v1.get(0), v1.get(1), v2.get(3));
+      assertThat(ledger.updateSchema(stream, v3).columns()).isEqualTo(v3);
+      for (String changed : List.of("carrier:STRING DEFAULT \"UA\"", "carrier:STRING", "carrier:INT DEFAULT 1")) {
+        assertThatThrownBy(() -> ledger.updateSchema(stream, List.of(v1.get(0), v1.get(1), v2.get(3),
+            StreamColumn.parse(changed))))
+            .isInstanceOf(LedgerException.IncompatibleSchema.class)
+            .hasMessageContaining("column 'carrier' was STRING DEFAULT AA in an earlier schema of the stream");
+      }
+      assertThat(ledger.updateSchema(stream, v2).columns()).as("back as it was").isEqualTo(v2);
+      List<StreamColumn> v5 = List.of(v1.get(0), v2.get(2), v2.get(3));
+      assertThat(ledger.updateSchema(stream, v5).columns()).isEqualTo(v5);
+      assertThatThrownBy(() -> ledger.updateSchema(stream, List.of(v1.get(0), v2.get(2), v2.get(3),
+          StreamColumn.parse("origin:BOOLEAN"))))
+          .isInstanceOf(LedgerException.IncompatibleSchema.class)
+          .hasMessageContaining("column 'origin' was STRING without a DEFAULT in an earlier schema");
+      assertThat(ledger.updateSchema(stream, v2).columns()).isEqualTo(v2);
     }
     // a restarted server reads the schema back from the topic
     try (PulsarLedger restarted = connect()) {
