@@ -142,12 +142,17 @@ public final class EventValidator {
       for (StreamColumn column : columns) {
         anyRequired |= column.required();
       }
-      // Per declared column, whether the payload holds a non-null value for it (only when one is required).
+      // Per declared column, whether the payload holds a non-null value for it, and whether it holds the field at
+      // all (only when one is required): a NOT NULL column's DEFAULT stands in for a missing field, not for null.
       boolean[] present = anyRequired ? new boolean[columns.size()] : null;
+      boolean[] given = anyRequired ? new boolean[columns.size()] : null;
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String field = parser.currentName();
         JsonToken value = parser.nextToken();
         int column = columnOf(columns, field);
+        if (column >= 0 && given != null) {
+          given[column] = true;
+        }
         if (column >= 0 && value != JsonToken.VALUE_NULL) {
           if (present != null) {
             present[column] = true;
@@ -166,7 +171,7 @@ public final class EventValidator {
       if (present != null) {
         for (int c = 0; c < columns.size(); c++) {
           StreamColumn column = columns.get(c);
-          if (column.required() && !present[c]) {
+          if (column.required() && !present[c] && (given[c] || column.defaultJson() == null)) {
             throw new LedgerException.InvalidEvent(index, "payload_json." + column.name(), "is missing or null, but"
                 + " the stream's schema requires it (column " + column.describe() + ")");
           }

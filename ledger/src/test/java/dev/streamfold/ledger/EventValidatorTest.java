@@ -158,6 +158,20 @@ class EventValidatorTest {
         .hasMessage("event 1: field 'payload_json.delay' must be a 32-bit integer (column type INT), got '\u00e9'");
   }
 
+  /**
+   * A NOT NULL column with a DEFAULT: a missing field is read with the DEFAULT (stored events were; new ones were
+   * refused, tryout 14), an explicit null is still refused.
+   */
+  @Test
+  void aNotNullColumnsDefaultStandsInForAMissingFieldNotForNull() {
+    List<StreamColumn> columns = List.of(StreamColumn.parse("w:INT NOT NULL DEFAULT 5"));
+    assertThatCode(() -> EventValidator.check(0, event("k", "{\"other\":1}"), columns)).doesNotThrowAnyException();
+    assertThatCode(() -> EventValidator.check(0, event("k", "{\"w\":7}"), columns)).doesNotThrowAnyException();
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"w\":null}"), columns))
+        .hasMessage("event 0: field 'payload_json.w' is missing or null, but the stream's schema requires it"
+            + " (column w INT NOT NULL DEFAULT 5)");
+  }
+
   @Test
   void timestampColumnsHoldSqlTimestampYearsAndLongValuesAreShortened() {
     assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"date\":9223372036854775807}"), COLUMNS))
