@@ -925,9 +925,10 @@ public final class TransformManager implements AutoCloseable {
     String run = java.util.UUID.randomUUID().toString();
     String subscription = "streamfold-replay-" + run;
     Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
-    JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), 0, ledger.serviceUrl(),
-        ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(), options.checkpointInterval(),
-        options.parallelism(), target, subscription, bound, List.of(readThrough), targetEvents, info.watermarkDelayMs());
+    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(definition,
+        info.columns(), stream.topic(), 0, ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(),
+        scratch.toUri().toString(), options.checkpointInterval(), options.parallelism(), target, subscription, bound,
+        List.of(readThrough), targetEvents, info.watermarkDelayMs()));
     long built = System.nanoTime();
     long expected = exact ? targetEvents : -1;
     VirtualStateStatus status = runReplay(tenant, name, target, definition, graph, stream, subscription, scratch,
@@ -942,6 +943,39 @@ public final class TransformManager implements AutoCloseable {
         (submitted - t0) / 1_000_000, (described - t0) / 1_000_000, (located - described) / 1_000_000,
         (defined - located) / 1_000_000, (built - defined) / 1_000_000, (submitted - built) / 1_000_000);
     return status;
+  }
+
+  /**
+   * Plan a replay's job. The view's SQL is planned against the stream's current columns, so it fails when a
+   * column the view uses was removed since (or came back otherwise). Then the virtual state just defined is
+   * removed again (it stayed BACKFILLING with nothing running, and blocked its name) and the caller gets a
+   * FAILED_PRECONDITION naming the cause instead of an internal error.
+   *
+   * @throws TransformException.Conflict if the SQL no longer plans against the stream
+   */
+  private JobGraph plannedReplay(ViewName target, TransformDefinition definition, StreamRef stream,
+      java.util.function.Supplier<JobGraph> build) {
+    try {
+      return build.get();
+    } catch (RuntimeException e) {
+      try {
+        views.drop(target);
+      } catch (RuntimeException dropFailed) {
+        LOG.warn("cannot remove virtual state {} after its replay failed to plan", target, dropFailed);
+      }
+      throw new TransformException.Conflict("view '" + definition.name() + "' (version " + definition.version()
+          + ") cannot be replayed: its transformation does not plan against the current columns of stream '"
+          + stream.stream() + "' (" + dev.streamfold.ledger.Names.shorten(rootMessage(e)) + "); if a column it"
+          + " uses was removed since, bring it back as it was (stream schema update)");
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage());
   }
 
   /**
@@ -1077,10 +1111,10 @@ public final class TransformManager implements AutoCloseable {
     String run = java.util.UUID.randomUUID().toString();
     String subscription = "streamfold-replay-" + run;
     Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
-    JobGraph graph = ViewJobBuilder.buildReplay(definition, info.columns(), stream.topic(), info.partitions(),
-        ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(), scratch.toUri().toString(),
-        options.checkpointInterval(), options.parallelism(), target, subscription, bound, readThrough,
-        info.eventCount(), info.watermarkDelayMs());
+    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(definition,
+        info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(),
+        scratch.toUri().toString(), options.checkpointInterval(), options.parallelism(), target, subscription, bound,
+        readThrough, info.eventCount(), info.watermarkDelayMs()));
     boolean exact = messageStop && to.inclusive() && from.isEmpty();
     java.util.Set<String> expected = new java.util.HashSet<>(stops.stream().map(Object::toString).toList());
     return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, done -> {

@@ -146,6 +146,40 @@ class ReplayIT {
   }
 
   /**
+   * A replay plans the view's SQL against the stream's current columns. After a column the view uses was removed,
+   * the replay failed with an internal error and left its virtual state BACKFILLING for good, its name taken
+   * (tryout 14). Now: FAILED_PRECONDITION naming the cause, nothing left behind, and the same replay works once the
+   * column is back as it was.
+   */
+  @Test
+  void aReplayThatNoLongerPlansIsRefusedAndLeavesNothingBehind() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = flightsStream(tenant);
+    List<StreamColumn> columns = ledger.columns(stream);
+    append(stream, List.of(flight("ATL", "2015-01-01T00:00:00"), flight("ATL", "2015-01-01T00:01:00")));
+    manager.create(tenant, "delays", "SELECT origin, SUM(distance) AS d FROM flights GROUP BY origin", List.of());
+    try {
+      awaitLive(new ViewName(tenant, "delays"), 2);
+      ledger.updateSchema(stream, columns.stream().filter(c -> !c.name().equals("distance")).toList());
+      for (int attempt = 0; attempt < 2; attempt++) {
+        assertThatThrownBy(() -> manager.replay(tenant, "delays", Optional.empty(), ReplayCursor.latest(),
+            Optional.of("now")))
+            .isInstanceOf(TransformException.Conflict.class)
+            .hasMessageStartingWith("view 'delays' (version 1) cannot be replayed: its transformation does not plan"
+                + " against the current columns of stream 'flights'")
+            .hasMessageContaining("distance");
+        assertThat(views.virtualState(new ViewName(tenant, "now"))).as("nothing left behind").isEmpty();
+      }
+      ledger.updateSchema(stream, columns);
+      manager.replay(tenant, "delays", Optional.empty(), ReplayCursor.latest(), Optional.of("now"));
+      awaitComplete(tenant, "now");
+      assertThat(rows(tenant, "now").get("ATL")).containsEntry("d", "200");
+    } finally {
+      manager.delete(tenant, "delays");
+    }
+  }
+
+  /**
    * Proof 1: replay to every position the live view was seen at gives exactly the rows it had then; for a
    * SQL transformation and for a Java one (a fold from an uploaded jar).
    */
