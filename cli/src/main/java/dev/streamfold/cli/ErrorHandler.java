@@ -64,7 +64,13 @@ final class ErrorHandler implements IExecutionExceptionHandler {
       return t.getMessage() == null ? t.toString() : t.getMessage();
     }
     if (t instanceof RedisConnectionException) {
-      return "cannot reach the query-service over RESP: " + rootMessage(t)
+      String root = rootMessage(t);
+      if (root != null && root.startsWith("WRONGPASS")) {
+        // reached, and refused: the token does not act for the --tenant named (it defaults to demo)
+        return "the query-service refused the token: " + root + " (a tenant's token acts only for its tenant: name"
+            + " it with --tenant or STREAMFOLD_TENANT; the admin token acts for registered tenants)";
+      }
+      return "cannot reach the query-service over RESP: " + root
           + " (is the local stack running? `streamfold local status`)";
     }
     if (t instanceof RedisCommandExecutionException) {

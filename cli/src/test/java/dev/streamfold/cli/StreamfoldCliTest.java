@@ -249,6 +249,14 @@ class StreamfoldCliTest {
     assertThat(err.toString().lines().count()).isEqualTo(1);
     assertThat(ErrorHandler.describe(Status.NOT_FOUND.withDescription("stream 'x' does not exist").asRuntimeException()))
         .isEqualTo("NOT_FOUND: stream 'x' does not exist");
+    // a refused AUTH is not an unreachable server (a tenant token without --tenant asked "is the stack running?")
+    io.lettuce.core.RedisConnectionException refused = new io.lettuce.core.RedisConnectionException(
+        "Unable to connect to 127.0.0.1:6380", new io.lettuce.core.RedisCommandExecutionException(
+            "WRONGPASS invalid username-password pair or user is disabled."));
+    assertThat(ErrorHandler.describe(refused)).startsWith("the query-service refused the token: WRONGPASS")
+        .contains("--tenant").doesNotContain("is the local stack running");
+    assertThat(ErrorHandler.describe(new io.lettuce.core.RedisConnectionException("Connection refused")))
+        .contains("is the local stack running");
   }
 
   @Test
