@@ -36,20 +36,35 @@ final class TenantCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "Tenant name: lowercase letters, digits, '_', '-'.")
     String name;
 
-    @Option(names = "--max-event-bytes", paramLabel = "N", defaultValue = "0",
-        description = "Largest event, bytes (default 1,048,576).")
-    long maxEventBytes;
+    // Unset (null) means the server's default; the request carries 0 for that (proto3), so a given 0 is refused
+    // here rather than silently becoming the default (--ingest-rate 0 gave 1,000,000 events/s).
+    @Option(names = "--max-event-bytes", paramLabel = "N",
+        description = "Largest event, bytes, at least 1 (default 1,048,576).")
+    Long maxEventBytes;
 
-    @Option(names = "--max-batch", paramLabel = "N", defaultValue = "0",
-        description = "Most events per append request (default and maximum 10,000).")
-    int maxBatch;
+    @Option(names = "--max-batch", paramLabel = "N",
+        description = "Most events per append request, 1..10,000 (default 10,000).")
+    Integer maxBatch;
 
-    @Option(names = "--ingest-rate", paramLabel = "EVENTS_PER_S", defaultValue = "0",
-        description = "Ingest rate limit of the tenant, events/s (default 1,000,000).")
-    long ingestRate;
+    @Option(names = "--ingest-rate", paramLabel = "EVENTS_PER_S",
+        description = "Ingest rate limit of the tenant, events/s, at least 1 (default 1,000,000).")
+    Long ingestRate;
+
+    private static long atLeastOne(String option, Number value) {
+      if (value == null) {
+        return 0;
+      }
+      if (value.longValue() < 1) {
+        throw new CliException(option + " must be at least 1, got " + value + " (leave it out for the default)");
+      }
+      return value.longValue();
+    }
 
     @Override
     public Integer call() {
+      long maxEventBytes = atLeastOne("--max-event-bytes", this.maxEventBytes);
+      int maxBatch = (int) atLeastOne("--max-batch", this.maxBatch);
+      long ingestRate = atLeastOne("--ingest-rate", this.ingestRate);
       try (StreamfoldClient client = server.connect()) {
         CreateTenantResponse created = client.tenants().createTenant(CreateTenantRequest.newBuilder().setTenant(name)
             .setLimits(TenantLimits.newBuilder().setMaxEventBytes(maxEventBytes).setMaxEventsPerBatch(maxBatch)

@@ -89,10 +89,13 @@ class TenantCommandTest {
 
   private String[] run(String... args) {
     PrintStream stdout = System.out;
+    PrintStream stderr = System.err;
     ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
     try {
       System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
       String[] all = java.util.Arrays.copyOf(args, args.length + 4);
       all[args.length] = "--server";
       all[args.length + 1] = target;
@@ -101,8 +104,9 @@ class TenantCommandTest {
       code = StreamfoldCli.commandLine().execute(all);
     } finally {
       System.setOut(stdout);
+      System.setErr(stderr);
     }
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8)};
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
   }
 
   @Test
@@ -118,6 +122,20 @@ class TenantCommandTest {
     });
     assertThat(r[1]).contains("Created tenant acme (max event 1,000 bytes, max batch 10 events, ingest 5 events/s)")
         .contains("\nsf_new-token\n").doesNotContain(TOKEN);
+  }
+
+  /** 0 is refused, not sent: the request's 0 means "the default", so --ingest-rate 0 gave 1,000,000 events/s. */
+  @Test
+  void zeroLimitsAreRefusedAndLeftOutLimitsAreTheDefaults() {
+    for (String option : java.util.List.of("--max-event-bytes", "--max-batch", "--ingest-rate")) {
+      String[] r = run("tenant", "create", "acme", option, "0");
+      assertThat(r[0]).as(option).isEqualTo("1");
+      assertThat(r[2]).contains(option + " must be at least 1, got 0 (leave it out for the default)");
+    }
+    assertThat(received).as("nothing sent").isEmpty();
+    assertThat(run("tenant", "create", "acme")[0]).isEqualTo("0");
+    assertThat(received).singleElement().isInstanceOfSatisfying(CreateTenantRequest.class,
+        q -> assertThat(q.getLimits()).isEqualTo(dev.streamfold.api.v1.TenantLimits.getDefaultInstance()));
   }
 
   @Test
