@@ -76,7 +76,11 @@ final class ViewInfoCommands {
     if (state.isPresent()) {
       return virtualStateInfo(session, state.get());
     }
-    ViewMetadata m = reader.metadata(name).orElseThrow(() -> noSuchView(name));
+    ViewMetadata m = reader.metadata(name).orElseThrow(() -> reader.schema(name).isPresent()
+        // registered, but no version served yet: not "no such view" (VIEW.LIST lists it)
+        ? RespException.err("view '" + name.view() + "' serves no version yet: its first version is still"
+            + " backfilling, or failed (streamfold transform status " + name.view() + " shows its progress and error)")
+        : noSuchView(name));
     Optional<ViewName> rolledBackTo = reader.rollbackTarget(name);
     ViewMetadata live = rolledBackTo.isEmpty() ? m : reader.liveMetadata(name).orElse(null);
     long now = clock.millis();

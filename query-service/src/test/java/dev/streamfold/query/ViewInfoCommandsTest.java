@@ -42,9 +42,13 @@ class ViewInfoCommandsTest {
       return Optional.empty();
     }
 
+    /** A view registered but serving nothing yet (its first version backfilling or failed). */
+    static final ViewName UNSERVED = new ViewName("acme", "building");
+
     @Override
     public Optional<ViewSchema> schema(ViewName name) {
-      return Optional.empty();
+      return name.equals(UNSERVED) ? Optional.of(new ViewSchema(Map.of("k", "STRING", "n", "BIGINT"), List.of("k")))
+          : Optional.empty();
     }
 
     @Override
@@ -133,6 +137,9 @@ class ViewInfoCommandsTest {
   @Test
   void unknownViewsAndBadIdsAreErrors() {
     assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "nope")).startsWith("-ERR no such view 'nope'");
+    // a view that exists but serves no version yet was "no such view" too, while VIEW.LIST listed it (tryout 14)
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "building"))
+        .startsWith("-ERR view 'building' serves no version yet: its first version is still backfilling, or failed");
     assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "totals", "1:2", "10")).startsWith("-ERR invalid message ID '1:2'");
     assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO")).startsWith("-ERR wrong number of arguments for 'view.info'");
   }
