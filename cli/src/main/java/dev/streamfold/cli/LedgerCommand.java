@@ -93,8 +93,14 @@ final class LedgerCommand {
         if (status.getState().equals("ERROR")) {
           throw new CliException("offload of " + stream + " failed: " + status.getError());
         }
-        System.out.println("Offloaded; first message still local: " + status.getFirstNotOffloaded());
-        print(client.admin().describeStorage(request(server, stream)));
+        StreamStorage storage = client.admin().describeStorage(request(server, stream));
+        boolean closed = storage.getSegmentsList().stream().anyMatch(segment -> !segment.getOpen());
+        // Pulsar offloads closed segments only; with none, its SUCCESS means nothing was moved
+        System.out.println(closed ? "Offloaded every closed segment; the first message not offloaded is "
+            + status.getFirstNotOffloaded() + " (events after it are in the open segment, or arrive later)"
+            : "Nothing to offload: every event is in the open segment, which Pulsar does not offload (a segment"
+                + " closes when it reaches the broker's size or age limit, or at a broker restart)");
+        print(storage);
       }
       return 0;
     }
