@@ -57,6 +57,10 @@ public record StreamColumn(String name, String type, boolean required, String de
       throw new IllegalArgumentException("column '" + name + "' has unsupported type " + Names.quote(type)
           + "; supported: STRING, BOOLEAN, INT, BIGINT, DOUBLE, TIMESTAMP");
     }
+    if (required && defaultJson != null && defaultJson.trim().equals("null")) {
+      // it was dropped silently, leaving a NOT NULL column without the DEFAULT the user wrote
+      throw new IllegalArgumentException("column '" + name + "' is NOT NULL, so its DEFAULT cannot be null");
+    }
     if (defaultJson != null && (defaultJson.isBlank() || defaultJson.trim().equals("null"))) {
       defaultJson = null;
     }

@@ -15,6 +15,8 @@ class StreamSchemasTest {
     assertThat(StreamColumn.parse("carrier:string DEFAULT \"AA\"")).isEqualTo(new StreamColumn("carrier", "STRING", false, "\"AA\""));
     assertThat(StreamColumn.parse(" seats : int not null default 150 ").describe()).isEqualTo("seats INT NOT NULL DEFAULT 150");
     assertThat(StreamColumn.parse("x:BIGINT DEFAULT null")).isEqualTo(new StreamColumn("x", "BIGINT"));
+    assertThatThrownBy(() -> StreamColumn.parse("x:INT NOT NULL DEFAULT null")).as("was dropped silently")
+        .hasMessage("column 'x' is NOT NULL, so its DEFAULT cannot be null");
     assertThatThrownBy(() -> StreamColumn.parse("seats:INT DEFAULT \"many\""))
         .hasMessageStartingWith("column 'seats' DEFAULT \"many\" must be a 32-bit integer");
     assertThatThrownBy(() -> StreamColumn.parse("carrier:STRING DEFAULT AA")).hasMessageContaining("a text needs quotes");
