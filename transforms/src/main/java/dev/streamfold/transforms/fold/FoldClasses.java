@@ -70,8 +70,8 @@ public final class FoldClasses {
     try (java.util.jar.JarFile ignored = new java.util.jar.JarFile(jar.toFile())) {
       // a jar is a zip file: anything else would only show as "class ... is not in the jar"
     } catch (IOException e) {
-      throw new TransformException.InvalidFold("jar " + jar.getFileName() + " is not a jar (zip) file: "
-          + e.getMessage(), e);
+      // no file name: an uploaded jar is a temporary file on the server, not the name the client gave
+      throw new TransformException.InvalidFold("the jar given is not a jar (zip) file: " + e.getMessage(), e);
     }
     try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
         FoldClasses.class.getClassLoader())) {

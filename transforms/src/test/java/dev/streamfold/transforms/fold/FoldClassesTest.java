@@ -60,7 +60,7 @@ class FoldClassesTest {
     java.nio.file.Path text = dir.resolve("text.jar");
     java.nio.file.Files.writeString(text, "not a jar\n");
     assertThatThrownBy(() -> FoldClasses.inspect(text, TestFolds.Sum.class.getName()))
-        .isInstanceOf(TransformException.InvalidFold.class).hasMessageStartingWith("jar text.jar is not a jar (zip) file");
+        .isInstanceOf(TransformException.InvalidFold.class).hasMessageStartingWith("the jar given is not a jar (zip) file");
   }
 
   @Test

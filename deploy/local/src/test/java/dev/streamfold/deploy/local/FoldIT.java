@@ -211,7 +211,7 @@ class FoldIT {
     assertStatus(() -> transforms().create(fold("bad", jar, "dev.streamfold.examples.Nope", "flights")),
         Status.Code.INVALID_ARGUMENT, "class dev.streamfold.examples.Nope is not in the jar");
     assertStatus(() -> transforms().create(fold("bad", "not a jar".getBytes(), STREAKS, "flights")),
-        Status.Code.INVALID_ARGUMENT, "is not in the jar");
+        Status.Code.INVALID_ARGUMENT, "the jar given is not a jar (zip) file");
     assertStatus(() -> transforms().create(fold("bad", jar, STREAKS, "nope")), Status.Code.NOT_FOUND, "nope");
     assertStatus(() -> transforms().create(fold("bad", jar, STREAKS, "flights").toBuilder().setSql("SELECT 1").build()),
         Status.Code.INVALID_ARGUMENT, "either sql or fold");
