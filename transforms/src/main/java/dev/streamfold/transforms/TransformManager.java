@@ -709,8 +709,10 @@ public final class TransformManager implements AutoCloseable {
    *
    * @param served the definition readers see (or being built, before the first version is LIVE)
    * @param pending the next version, built beside {@code served}; empty when none or once it is served
+   * @param servedVersion the version served in Redis, read once with the decision between the two (0 when none yet):
+   *     read again later, a swap in between reported the old version as served version 2
    */
-  private record Current(TransformDefinition served, Optional<TransformDefinition> pending) {}
+  private record Current(TransformDefinition served, Optional<TransformDefinition> pending, int servedVersion) {}
 
   /**
    * Resolve which definition is served. An update's job serves its version in Redis the moment it is
@@ -725,13 +727,14 @@ public final class TransformManager implements AutoCloseable {
     Optional<TransformDefinition> update = updates.get(tenant, name);
     TransformDefinition definition = catalog.get(tenant, name)
         .orElseThrow(() -> new TransformException.NotFound(tenant, name));
+    int servedVersion = views.servedVersion(viewName(definition));
     if (update.isEmpty() || update.get().version() <= definition.version()) {
-      return new Current(definition, Optional.empty());
+      return new Current(definition, Optional.empty(), servedVersion);
     }
-    if (views.servedVersion(viewName(definition)) >= update.get().version()) {
-      return new Current(update.get(), Optional.empty());
+    if (servedVersion >= update.get().version()) {
+      return new Current(update.get(), Optional.empty(), servedVersion);
     }
-    return new Current(definition, update);
+    return new Current(definition, update, servedVersion);
   }
 
   /**
@@ -791,7 +794,7 @@ public final class TransformManager implements AutoCloseable {
       return new ViewStatus.Update(next, progress, jobState(nextKey, nextRestartCause),
           nextError == null ? "" : nextError);
     });
-    return new ViewStatus(definition, views.metadata(viewName, definition.version()), views.servedVersion(viewName),
+    return new ViewStatus(definition, views.metadata(viewName, definition.version()), current.servedVersion(),
         jobState(key, restartCause), error == null ? "" : error, update,
         views.rollbackTarget(viewName).map(ViewName::view));
   }
