@@ -162,6 +162,7 @@ final class TransformCommand {
   static ViewStatus awaitServed(StreamfoldClient client, String tenant, String name, int version, Duration timeout)
       throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
+    boolean stalled = false;
     try (ProgressBar bar = Progress.bar("update " + name + " v" + version, 1)) {
       while (true) {
         ViewStatus s = client.transforms().status(request(tenant, name));
@@ -185,6 +186,7 @@ final class TransformCommand {
         }
         bar.maxHint(Math.max(1, Math.max(u.getBackfillTargetEvents(), u.getEventsApplied())));
         bar.stepTo(u.getEventsApplied());
+        stalled = warnOnStall(name + " v" + version, stalled, u.getStalled());
         if (System.nanoTime() - deadline > 0) {
           throw new CliException("version " + version + " of " + tenant + "/" + name + " not served after "
               + timeout.toSeconds() + " s (" + u.getPhase() + ", " + u.getEventsApplied() + " of "
@@ -193,6 +195,26 @@ final class TransformCommand {
         Thread.sleep(POLL_INTERVAL.toMillis());
       }
     }
+  }
+
+  /**
+   * Print a stall once, when it begins, on stderr (the progress bar's line is too short for its cause); print
+   * again when the backfill moves and stalls anew.
+   *
+   * @param view the view (and version) waited for, for the line
+   * @param warned whether this stall was printed already
+   * @param stall the status's stall text, "" while the backfill makes progress
+   * @return whether a stall is now printed
+   */
+  static boolean warnOnStall(String view, boolean warned, String stall) {
+    if (stall.isEmpty()) {
+      return false;
+    }
+    if (!warned) {
+      System.err.println();
+      System.err.println("backfill of " + view + " STALLED: " + stall + " (still waiting)");
+    }
+    return true;
   }
 
   @Command(name = "list", description = "List the transformations of a tenant.")
@@ -338,6 +360,9 @@ final class TransformCommand {
     if (!s.getError().isEmpty()) {
       text.append("\n  error: ").append(s.getError());
     }
+    if (!s.getStalled().isEmpty()) {
+      text.append("\n  STALLED: ").append(s.getStalled());
+    }
     if (s.getVersion() > 0 && (s.hasUpdate() || s.getServedVersion() != s.getVersion())) {
       text.append("\n  version ").append(s.getVersion())
           .append(s.getServedVersion() == 0 ? " (not served yet: first backfill)"
@@ -353,6 +378,9 @@ final class TransformCommand {
           .append(String.format(", %,d rows, job %s; served once LIVE", u.getRows(), u.getJobState()));
       if (!u.getError().isEmpty()) {
         text.append("\n    error: ").append(u.getError()).append(" (the served version is untouched)");
+      }
+      if (!u.getStalled().isEmpty()) {
+        text.append("\n    STALLED: ").append(u.getStalled()).append(" (the served version is untouched)");
       }
     }
     if (!s.getRolledBackTo().isEmpty()) {
@@ -391,6 +419,7 @@ final class TransformCommand {
       String task, long target, LongPredicate reached, String phase) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     ViewStatus s = client.transforms().status(request(tenant, name));
+    boolean stalled = false;
     try (ProgressBar bar = Progress.bar(task, target > 0 ? target : Math.max(s.getBackfillTargetEvents(), 1))) {
       while (true) {
         if (s.getPhase().equals("FAILED")) {
@@ -400,6 +429,7 @@ final class TransformCommand {
           bar.maxHint(s.getBackfillTargetEvents());
         }
         bar.stepTo(s.getEventsApplied());
+        stalled = warnOnStall(name, stalled, s.getStalled());
         boolean live = s.getPhase().equals("LIVE");
         if (phase != null ? live : live && reached.test(s.getEventsApplied())) {
           if (target <= 0) {

@@ -232,6 +232,35 @@ class StreamfoldCliTest {
   }
 
   @Test
+  void statusShowsAStalledBackfillAndWhy() {
+    String why = "no event applied for 64 s, with 2,000 of 2,000 backfill events still to apply; the next events are in"
+        + " segment 12, offloaded to S3 bucket b and deleted locally: is the S3 endpoint reachable?";
+    var s = dev.streamfold.api.v1.ViewStatus.newBuilder().setTenant("demo").setView("delays").setPhase("BACKFILLING")
+        .setBackfillTargetEvents(2_000).setVersion(1).setJobState("RUNNING").setStalled(why)
+        .setUpdate(dev.streamfold.api.v1.ViewUpdate.newBuilder().setVersion(2).setPhase("BACKFILLING")
+            .setStalled("no event applied for 70 s")).build();
+    assertThat(TransformCommand.describe(s)).contains("\n  STALLED: " + why)
+        .contains("\n    STALLED: no event applied for 70 s (the served version is untouched)");
+    assertThat(TransformCommand.describe(s.toBuilder().clearStalled().clearUpdate().build())).doesNotContain("STALLED");
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      // printed once when the stall begins, again only after progress
+      boolean warned = TransformCommand.warnOnStall("delays", false, why);
+      warned = TransformCommand.warnOnStall("delays", warned, why.replace("64 s", "65 s"));
+      warned = TransformCommand.warnOnStall("delays", warned, "");
+      assertThat(warned).isFalse();
+      TransformCommand.warnOnStall("delays", warned, why);
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8).lines().filter(l -> !l.isEmpty()))
+        .containsExactly("backfill of delays STALLED: " + why + " (still waiting)",
+            "backfill of delays STALLED: " + why + " (still waiting)");
+  }
+
+  @Test
   void badAddressIsAUserError() {
     IngestCommand c = parse(IngestCommand.class, "ingest", "s", "f.csv", "--key", "k", "--server", "nohost");
     assertThatThrownBy(c.server::grpcTarget).isInstanceOf(CliException.class).hasMessageContaining("HOST:PORT");

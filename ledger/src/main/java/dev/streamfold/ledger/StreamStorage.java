@@ -11,4 +11,37 @@ import java.util.List;
  *     yet deleted locally)
  * @param offloadedBytes bytes of segments offloaded to tiered storage
  */
-public record StreamStorage(StreamRef stream, List<LedgerSegment> segments, long localBytes, long offloadedBytes) {}
+public record StreamStorage(StreamRef stream, List<LedgerSegment> segments, long localBytes, long offloadedBytes) {
+
+  /**
+   * Find the segment that holds the events after a message ID: the first segment of its partition whose ledger
+   * id is not below the message ID's (the same segment when more entries follow in it, else the next one).
+   *
+   * @param after the last event read; empty for the stream's earliest event (the first segment of any partition)
+   * @return the segment, or empty when the stream has none at or after {@code after}
+   */
+  public java.util.Optional<LedgerSegment> segmentAfter(java.util.Optional<MessageIdText> after) {
+    for (LedgerSegment segment : segments) {
+      if (after.isEmpty() || segment.partition() == after.get().partition()
+          && segment.ledgerId() >= after.get().ledgerId()) {
+        return java.util.Optional.of(segment);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * Say in words where the events after a message ID are stored, for an error message: the segment, and
+   * whether reading it needs the S3 endpoint (offloaded and deleted locally) or BookKeeper.
+   *
+   * @param after the last event read; empty for the stream's earliest event
+   * @return e.g. "the next events are in segment 12, offloaded to S3 bucket b and deleted locally: is the S3
+   *     endpoint reachable?"
+   */
+  public String whereAfter(java.util.Optional<MessageIdText> after) {
+    return segmentAfter(after).map(segment -> "the next events are in segment " + segment.ledgerId()
+        + (segment.offloaded() && segment.localDeleted()
+            ? ", offloaded to " + segment.location() + " and deleted locally: is the S3 endpoint reachable?"
+            : ", held by BookKeeper")).orElse("no segment found");
+  }
+}

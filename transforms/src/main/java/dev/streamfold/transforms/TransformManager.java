@@ -73,6 +73,8 @@ public final class TransformManager implements AutoCloseable {
   private final TransformCatalog updates;
   /** Running view jobs by view version: the served version's, and an update's beside it. */
   private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
+  /** When each running view job was submitted, epoch ms: a stall counts from it or from the last commit. */
+  private final Map<JobKey, Long> submittedAtMs = new ConcurrentHashMap<>();
   private final Map<JobKey, String> failures = new ConcurrentHashMap<>();
   /** Running replay jobs by virtual state. */
   private final Map<ViewName, JobID> replays = new ConcurrentHashMap<>();
@@ -503,6 +505,7 @@ public final class TransformManager implements AutoCloseable {
 
   private void cancel(JobKey key) {
     JobID id = jobs.remove(key);
+    submittedAtMs.remove(key);
     if (id == null) {
       return;
     }
@@ -608,6 +611,7 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException("cannot submit the job of view " + name + ": " + e.getMessage(), e);
     }
     jobs.put(key, id);
+    submittedAtMs.put(key, System.currentTimeMillis());
     failures.remove(key);
     restarting.remove(key);
     cluster.requestJobResult(id).whenComplete((result, error) -> {
@@ -791,12 +795,58 @@ public final class TransformManager implements AutoCloseable {
       Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
       String nextError = failures.getOrDefault(nextKey, nextRestartCause != null ? nextRestartCause
           : progress.map(ViewMetadata::error).orElse(""));
-      return new ViewStatus.Update(next, progress, jobState(nextKey, nextRestartCause),
-          nextError == null ? "" : nextError);
+      String nextState = jobState(nextKey, nextRestartCause);
+      return new ViewStatus.Update(next, progress, nextState, nextError == null ? "" : nextError,
+          stalled(nextKey, next, progress, nextState));
     });
-    return new ViewStatus(definition, views.metadata(viewName, definition.version()), current.servedVersion(),
-        jobState(key, restartCause), error == null ? "" : error, update,
-        views.rollbackTarget(viewName).map(ViewName::view));
+    Optional<ViewMetadata> building = views.metadata(viewName, definition.version());
+    String state = jobState(key, restartCause);
+    return new ViewStatus(definition, building, current.servedVersion(), state, error == null ? "" : error, update,
+        views.rollbackTarget(viewName).map(ViewName::view), stalled(key, definition, building, state));
+  }
+
+  /**
+   * Say why a backfill looks stuck, or "" when it does not: its job is RUNNING, it has events left to apply, and
+   * its last commit and its job's submission are older than {@link TransformOptions#stallAfter} (a backfill
+   * commits at every checkpoint in which it made progress). The cause is named from where the next events are stored: a segment
+   * offloaded to S3 and deleted locally points at the S3 endpoint, whose reads the broker retries while the
+   * job's consumer waits without an error.
+   *
+   * @param key the version's job
+   * @param definition the version's definition (its source stream)
+   * @param metadata the version's metadata, empty before its first commit
+   * @param jobState the version's Flink job state
+   * @return the stall in words, "" when none
+   */
+  private String stalled(JobKey key, TransformDefinition definition, Optional<ViewMetadata> metadata,
+      String jobState) {
+    if (!"RUNNING".equals(jobState) || metadata.isEmpty()) {
+      return "";
+    }
+    ViewMetadata m = metadata.get();
+    long idleMs = System.currentTimeMillis() - Math.max(m.updatedAtMs(), submittedAtMs.getOrDefault(key, 0L));
+    if (m.phase() != ViewPhase.BACKFILLING || m.updatedAtMs() <= 0 || m.eventsApplied() >= m.backfillTargetEvents()
+        || idleMs < options.stallAfter().toMillis()) {
+      return "";
+    }
+    String where;
+    try {
+      dev.streamfold.ledger.StreamStorage storage = ledger.storage(new StreamRef(definition.tenant(),
+          definition.sourceStream()));
+      List<Optional<MessageIdText>> after = new ArrayList<>();
+      m.position().forEach(p -> after.add(Optional.of(MessageIdText.parse(p))));
+      if (after.isEmpty()) {
+        after.add(Optional.empty());
+      }
+      // the partition whose next events need S3 is the likely cause; else the first partition's
+      Optional<MessageIdText> stuck = after.stream().filter(a -> storage.segmentAfter(a)
+          .map(s -> s.offloaded() && s.localDeleted()).orElse(false)).findFirst().orElse(after.get(0));
+      where = storage.whereAfter(stuck);
+    } catch (RuntimeException e) {
+      where = "the ledger cannot say where they are stored (" + e.getMessage() + ")";
+    }
+    return String.format("no event applied for %d s, with %,d of %,d backfill events still to apply; %s",
+        idleMs / 1000, m.backfillTargetEvents() - m.eventsApplied(), m.backfillTargetEvents(), where);
   }
 
   private String jobState(JobKey key, String restartCause) {

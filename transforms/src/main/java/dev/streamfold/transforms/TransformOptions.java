@@ -24,9 +24,15 @@ import java.util.Objects;
  * @param checkpointsUri base URI of the views' retained checkpoints, e.g. {@code s3://bucket/checkpoints}
  *     (through Flink's S3 file system plugin, on the server and the cluster) or {@code file:///...}; null for
  *     {@code <dataDir>/checkpoints}. A remote cluster must be able to write it and the server to list it
+ * @param stallAfter how long a backfilling view's job may run without a commit, with events still to apply,
+ *     before its status says it is stalled and where the events it waits for are stored; null for
+ *     {@link #defaultStallAfter} of the checkpoint interval. A backfill commits at every checkpoint it makes
+ *     progress in, so a silence of many intervals means the job's source reads nothing (e.g. offloaded
+ *     segments while the S3 endpoint is down: the broker retries such reads and the consumer just waits)
  */
 public record TransformOptions(String redisUri, Path dataDir, Duration checkpointInterval, int parallelism,
-    int taskSlots, java.util.Set<String> tenants, String flinkRestAddress, String checkpointsUri) {
+    int taskSlots, java.util.Set<String> tenants, String flinkRestAddress, String checkpointsUri,
+    Duration stallAfter) {
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_PARALLELISM = 1;
   public static final int DEFAULT_TASK_SLOTS = 32;
@@ -54,12 +60,35 @@ public record TransformOptions(String redisUri, Path dataDir, Duration checkpoin
       throw new IllegalArgumentException("parallelism and task slots must be >= 1, got "
           + parallelism + " and " + taskSlots);
     }
+    stallAfter = stallAfter == null ? defaultStallAfter(checkpointInterval) : stallAfter;
+    if (stallAfter.isNegative() || stallAfter.isZero()) {
+      throw new IllegalArgumentException("stall time must be positive, got " + stallAfter.toMillis() + " ms");
+    }
+  }
+
+  /**
+   * The default stall time for a checkpoint interval: 30 intervals, at least 60 s (a checkpoint of a large
+   * state under backpressure can take many intervals without anything being wrong).
+   *
+   * @param checkpointInterval the checkpoint interval
+   * @return the stall time
+   */
+  public static Duration defaultStallAfter(Duration checkpointInterval) {
+    Duration thirty = checkpointInterval.multipliedBy(30);
+    return thirty.compareTo(Duration.ofSeconds(60)) > 0 ? thirty : Duration.ofSeconds(60);
+  }
+
+  /** Options with the default stall time. */
+  public TransformOptions(String redisUri, Path dataDir, Duration checkpointInterval, int parallelism, int taskSlots,
+      java.util.Set<String> tenants, String flinkRestAddress, String checkpointsUri) {
+    this(redisUri, dataDir, checkpointInterval, parallelism, taskSlots, tenants, flinkRestAddress, checkpointsUri,
+        null);
   }
 
   /** Options of an embedded MiniCluster with checkpoints under the data directory. */
   public TransformOptions(String redisUri, Path dataDir, Duration checkpointInterval, int parallelism, int taskSlots,
       java.util.Set<String> tenants) {
-    this(redisUri, dataDir, checkpointInterval, parallelism, taskSlots, tenants, null, null);
+    this(redisUri, dataDir, checkpointInterval, parallelism, taskSlots, tenants, null, null, null);
   }
 
   /**
@@ -70,7 +99,19 @@ public record TransformOptions(String redisUri, Path dataDir, Duration checkpoin
    */
   public TransformOptions withFlinkRestAddress(String address) {
     return new TransformOptions(redisUri, dataDir, checkpointInterval, parallelism, taskSlots, tenants, address,
-        checkpointsUri);
+        checkpointsUri, stallAfter);
+  }
+
+  /**
+   * Return a copy with another stall time.
+   *
+   * @param after the stall time, positive; null for the default
+   * @return the copy
+   * @throws IllegalArgumentException if {@code after} is zero or negative
+   */
+  public TransformOptions withStallAfter(Duration after) {
+    return new TransformOptions(redisUri, dataDir, checkpointInterval, parallelism, taskSlots, tenants,
+        flinkRestAddress, checkpointsUri, after);
   }
 
   /** Options with defaults for everything but Redis and the data directory. */

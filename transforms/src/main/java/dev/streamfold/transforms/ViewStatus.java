@@ -15,9 +15,12 @@ import java.util.Optional;
  * @param update an update in progress: the next version, built beside the served one and swapped in
  *     atomically once LIVE; empty when none or once it is served
  * @param rolledBackTo the virtual state reads of the view return instead of its own state, or empty
+ * @param stalled why the backfill of {@code definition}'s version looks stuck: its job runs but committed nothing
+ *     for {@link TransformOptions#stallAfter} with events still to apply, and where those events are stored;
+ *     "" when it makes progress (or is not backfilling)
  */
 public record ViewStatus(TransformDefinition definition, Optional<ViewMetadata> building, int servedVersion,
-    String jobState, String error, Optional<Update> update, Optional<String> rolledBackTo) {
+    String jobState, String error, Optional<Update> update, Optional<String> rolledBackTo, String stalled) {
 
   /**
    * A transformation update being built.
@@ -26,7 +29,8 @@ public record ViewStatus(TransformDefinition definition, Optional<ViewMetadata> 
    * @param progress its metadata (phase, events applied, backfill target), empty before its first commit
    * @param jobState its Flink job state, or "NOT_RUNNING"
    * @param error its failure cause, "" when none; a failed update never disturbs the served version
+   * @param stalled why its backfill looks stuck (as {@link ViewStatus#stalled}), "" when it makes progress
    */
   public record Update(TransformDefinition definition, Optional<ViewMetadata> progress, String jobState,
-      String error) {}
+      String error, String stalled) {}
 }

@@ -934,14 +934,7 @@ public final class PulsarLedger implements Ledger {
   /** Name the segment after {@code at} and where it is stored, for an error message. */
   private String whereStored(StreamRef stream, String topic, Optional<MessageIdText> at) {
     try {
-      for (LedgerSegment segment : storage(stream, topic).segments()) {
-        if (at.isEmpty() || segment.ledgerId() >= at.get().ledgerId()) {
-          return "the next events are in segment " + segment.ledgerId() + (segment.offloaded() && segment.localDeleted()
-              ? ", offloaded to " + segment.location() + " and deleted locally: is the S3 endpoint reachable?"
-              : ", held by BookKeeper");
-        }
-      }
-      return "no segment found";
+      return storage(stream, topic).whereAfter(at);
     } catch (RuntimeException e) {
       return "the broker does not answer (" + e.getMessage() + ")";
     }

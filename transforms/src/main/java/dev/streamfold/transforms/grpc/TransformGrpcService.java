@@ -128,7 +128,7 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
     dev.streamfold.api.v1.ViewStatus.Builder b = dev.streamfold.api.v1.ViewStatus.newBuilder()
         .setTenant(s.definition().tenant()).setView(s.definition().name()).setError(s.error())
         .setVersion(s.definition().version()).setServedVersion(s.servedVersion()).setJobState(s.jobState())
-        .setRolledBackTo(s.rolledBackTo().orElse(""));
+        .setRolledBackTo(s.rolledBackTo().orElse("")).setStalled(s.stalled());
     s.update().ifPresent(u -> b.setUpdate(proto(u)));
     b.setPhase(phase(s.building(), s.jobState()));
     if (s.building().isEmpty()) {
@@ -148,7 +148,7 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
     ViewUpdate.Builder b = ViewUpdate.newBuilder().setVersion(u.definition().version())
         .setSql(u.definition().logic())
         .addAllKeyColumns(u.definition().keyColumns()).addAllColumns(u.definition().columns().keySet())
-        .setJobState(u.jobState()).setError(u.error()).setPhase(phase(u.progress(), u.jobState()));
+        .setJobState(u.jobState()).setError(u.error()).setStalled(u.stalled()).setPhase(phase(u.progress(), u.jobState()));
     u.progress().ifPresent(m -> b.setEventsApplied(m.eventsApplied()).setBackfillTargetEvents(m.backfillTargetEvents())
         .addAllPosition(m.position()).setRows(m.rows()));
     return b.build();

@@ -94,7 +94,8 @@ class ReplayGrpcMappingTest {
     ViewMetadata live = new ViewMetadata(1, ViewPhase.LIVE, 10, 10, "1:9:-1:-1", List.of("1:9:-1:-1"), 3, 5, "");
     ViewMetadata building = new ViewMetadata(2, ViewPhase.BACKFILLING, 4, 10, "1:9:-1:-1", List.of("1:3:-1:-1"), 2, 6, "");
     ViewStatus status = new ViewStatus(v1, Optional.of(live), 1, "RUNNING", "",
-        Optional.of(new ViewStatus.Update(v2, Optional.of(building), "RUNNING", "")), Optional.of("delays@1:5:-1:-1"));
+        Optional.of(new ViewStatus.Update(v2, Optional.of(building), "RUNNING", "", "no event applied for 61 s")),
+        Optional.of("delays@1:5:-1:-1"), "");
     dev.streamfold.api.v1.ViewStatus p = TransformGrpcService.proto(status);
     assertThat(p.getPhase()).isEqualTo("LIVE");
     assertThat(p.getVersion()).isEqualTo(1);
@@ -106,9 +107,11 @@ class ReplayGrpcMappingTest {
     assertThat(u.getEventsApplied()).isEqualTo(4);
     assertThat(u.getBackfillTargetEvents()).isEqualTo(10);
     assertThat(u.getColumnsList()).containsExactly("origin", "flights");
+    assertThat(u.getStalled()).isEqualTo("no event applied for 61 s");
+    assertThat(p.getStalled()).isEmpty();
 
     dev.streamfold.api.v1.ViewStatus failed = TransformGrpcService.proto(new ViewStatus(v1, Optional.of(live), 1,
-        "RUNNING", "", Optional.of(new ViewStatus.Update(v2, Optional.empty(), "FAILED", "boom")), Optional.empty()));
+        "RUNNING", "", Optional.of(new ViewStatus.Update(v2, Optional.empty(), "FAILED", "boom", "")), Optional.empty(), ""));
     assertThat(failed.getUpdate().getPhase()).isEqualTo("FAILED");
     assertThat(failed.getUpdate().getError()).isEqualTo("boom");
     assertThat(failed.getRolledBackTo()).isEmpty();

@@ -20,6 +20,7 @@ import dev.streamfold.testkit.process.PulsarStandaloneProcess;
 import dev.streamfold.testkit.process.TieredStorage;
 import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.transforms.TransformOptions;
+import dev.streamfold.transforms.ViewStatus;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -153,32 +154,46 @@ class TieredStorageIT {
       long describing = System.nanoTime();
       assertThat(ledger.describe(stream).eventCount()).isEqualTo(HISTORY);
       System.out.println("[timing] describe after the restart: " + (System.nanoTime() - describing) / 1_000_000 + " ms");
-      Testkit.s3().stop();
-      try {
-        long started = System.nanoTime();
-        assertThatThrownBy(() -> ledger.read(stream, Optional.empty(), 10, 5_000))
-            .isInstanceOf(LedgerException.Unavailable.class)
-            .hasMessageContaining("offloaded to S3");
-        Duration failedAfter = Duration.ofNanos(System.nanoTime() - started);
-        System.out.println("[timing] a read of offloaded history with S3 down failed after " + failedAfter.toMillis() + " ms");
-        // the read's own 5 s timeout bounds it, not the Pulsar client's 30 s operation timeout
-        assertThat(failedAfter).isLessThan(Duration.ofSeconds(25));
-      } finally {
-        Testkit.s3().restart();
-      }
-      List<StoredEvent> first = ledger.read(stream, Optional.empty(), 10, 30_000);
-      assertThat(first).hasSize(10);
-      assertThat(first.get(0).event().payloadJson()).isEqualTo(all.get(0).json());
-
-      // 1. (cont.) a new view from earliest reads the offloaded history and equals the oracle
       ViewName name = new ViewName(tenant, "delays_by_origin");
       try (ViewStore views = ViewStore.connect(Testkit.redis().uri());
            TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-               Testkit.workDir().resolve("tiered-transforms"), Duration.ofMillis(500), 1, 4, java.util.Set.of(tenant)))) {
+               Testkit.workDir().resolve("tiered-transforms"), Duration.ofMillis(500), 1, 4, java.util.Set.of(tenant))
+               .withStallAfter(Duration.ofSeconds(3)))) {
         manager.start();
-        manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+        Testkit.s3().stop();
+        try {
+          long started = System.nanoTime();
+          assertThatThrownBy(() -> ledger.read(stream, Optional.empty(), 10, 5_000))
+              .isInstanceOf(LedgerException.Unavailable.class)
+              .hasMessageContaining("offloaded to S3");
+          Duration failedAfter = Duration.ofNanos(System.nanoTime() - started);
+          System.out.println("[timing] a read of offloaded history with S3 down failed after " + failedAfter.toMillis() + " ms");
+          // the read's own 5 s timeout bounds it, not the Pulsar client's 30 s operation timeout
+          assertThat(failedAfter).isLessThan(Duration.ofSeconds(25));
+
+          // 2b. a view created while S3 is down cannot backfill: the broker retries its reads and its job waits
+          // without an error, so its status says it stalled, and where the events it waits for are
+          manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+          Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(250))
+              .until(() -> !manager.status(tenant, "delays_by_origin").stalled().isEmpty());
+          ViewStatus stalled = manager.status(tenant, "delays_by_origin");
+          System.out.println("[stall] " + stalled.stalled());
+          assertThat(stalled.jobState()).isEqualTo("RUNNING");
+          assertThat(stalled.building()).map(ViewMetadata::phase).contains(ViewPhase.BACKFILLING);
+          assertThat(stalled.stalled()).startsWith("no event applied for ")
+              .contains(String.format("of %,d backfill events still to apply", HISTORY))
+              .contains("offloaded to S3").endsWith("is the S3 endpoint reachable?");
+        } finally {
+          Testkit.s3().restart();
+        }
+        List<StoredEvent> first = ledger.read(stream, Optional.empty(), 10, 30_000);
+        assertThat(first).hasSize(10);
+        assertThat(first.get(0).event().payloadJson()).isEqualTo(all.get(0).json());
+
+        // 1. (cont.) with S3 back, the view reads the offloaded history and equals the oracle
         awaitView(views, name, HISTORY);
         assertEqualsOracle(views, name, all);
+        assertThat(manager.status(tenant, "delays_by_origin").stalled()).isEmpty();
 
         // 3. offload while the view tails and ingestion continues: nothing lost
         CompletableFuture<Void> ingest = CompletableFuture.runAsync(() -> append(ledger, stream, tail));
