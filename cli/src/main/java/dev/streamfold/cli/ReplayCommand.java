@@ -106,6 +106,7 @@ final class ReplayCommand implements Callable<Integer> {
     Iterator<ReplayProgress> progress = client.replayStream(timeout).replay(request);
     VirtualState state = null;
     ProgressBar bar = null;
+    boolean stalled = false;
     try {
       while (progress.hasNext()) {
         state = progress.next().getState();
@@ -116,6 +117,7 @@ final class ReplayCommand implements Callable<Integer> {
           bar = Progress.bar("replay " + state.getName(), Math.max(1, state.getTargetEvents()));
         }
         step(bar, state);
+        stalled = TransformCommand.warnOnStall("replay " + state.getName(), stalled, state.getStalled());
       }
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
@@ -145,6 +147,7 @@ final class ReplayCommand implements Callable<Integer> {
     long deadline = System.nanoTime() + timeout.toNanos();
     VirtualStateRequest request = VirtualStateRequest.newBuilder().setTenant(tenant).setName(name).build();
     VirtualState state = client.replays().getVirtualState(request);
+    boolean stalled = false;
     try (ProgressBar bar = Progress.bar("replay " + name, Math.max(1, state.getTargetEvents()))) {
       while (true) {
         if (state.getPhase().equals("FAILED")) {
@@ -152,6 +155,7 @@ final class ReplayCommand implements Callable<Integer> {
               + " `streamfold view drop " + name + "` and replay again)");
         }
         step(bar, state);
+        stalled = TransformCommand.warnOnStall("replay " + name, stalled, state.getStalled());
         if (state.getPhase().equals("COMPLETE")) {
           return state;
         }

@@ -186,7 +186,7 @@ final class TransformCommand {
         }
         bar.maxHint(Math.max(1, Math.max(u.getBackfillTargetEvents(), u.getEventsApplied())));
         bar.stepTo(u.getEventsApplied());
-        stalled = warnOnStall(name + " v" + version, stalled, u.getStalled());
+        stalled = warnOnStall("backfill of " + name + " v" + version, stalled, u.getStalled());
         if (System.nanoTime() - deadline > 0) {
           throw new CliException("version " + version + " of " + tenant + "/" + name + " not served after "
               + timeout.toSeconds() + " s (" + u.getPhase() + ", " + u.getEventsApplied() + " of "
@@ -201,18 +201,18 @@ final class TransformCommand {
    * Print a stall once, when it begins, on stderr (the progress bar's line is too short for its cause); print
    * again when the backfill moves and stalls anew.
    *
-   * @param view the view (and version) waited for, for the line
+   * @param work what is waited for, for the line: e.g. "backfill of delays v2", "replay delays@12:5:-1:4"
    * @param warned whether this stall was printed already
    * @param stall the status's stall text, "" while the backfill makes progress
    * @return whether a stall is now printed
    */
-  static boolean warnOnStall(String view, boolean warned, String stall) {
+  static boolean warnOnStall(String work, boolean warned, String stall) {
     if (stall.isEmpty()) {
       return false;
     }
     if (!warned) {
       System.err.println();
-      System.err.println("backfill of " + view + " STALLED: " + stall + " (still waiting)");
+      System.err.println(work + " STALLED: " + stall + " (still waiting)");
     }
     return true;
   }
@@ -429,7 +429,7 @@ final class TransformCommand {
           bar.maxHint(s.getBackfillTargetEvents());
         }
         bar.stepTo(s.getEventsApplied());
-        stalled = warnOnStall(name, stalled, s.getStalled());
+        stalled = warnOnStall("backfill of " + name, stalled, s.getStalled());
         boolean live = s.getPhase().equals("LIVE");
         if (phase != null ? live : live && reached.test(s.getEventsApplied())) {
           if (target <= 0) {

@@ -247,11 +247,11 @@ class StreamfoldCliTest {
     System.setErr(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
     try {
       // printed once when the stall begins, again only after progress
-      boolean warned = TransformCommand.warnOnStall("delays", false, why);
-      warned = TransformCommand.warnOnStall("delays", warned, why.replace("64 s", "65 s"));
-      warned = TransformCommand.warnOnStall("delays", warned, "");
+      boolean warned = TransformCommand.warnOnStall("backfill of delays", false, why);
+      warned = TransformCommand.warnOnStall("backfill of delays", warned, why.replace("64 s", "65 s"));
+      warned = TransformCommand.warnOnStall("backfill of delays", warned, "");
       assertThat(warned).isFalse();
-      TransformCommand.warnOnStall("delays", warned, why);
+      TransformCommand.warnOnStall("backfill of delays", warned, why);
     } finally {
       System.setErr(err);
     }

@@ -823,16 +823,30 @@ public final class TransformManager implements AutoCloseable {
     if (!"RUNNING".equals(jobState) || metadata.isEmpty()) {
       return "";
     }
-    ViewMetadata m = metadata.get();
-    long idleMs = System.currentTimeMillis() - Math.max(m.updatedAtMs(), submittedAtMs.getOrDefault(key, 0L));
+    return stalled(new StreamRef(definition.tenant(), definition.sourceStream()), metadata.get(),
+        submittedAtMs.getOrDefault(key, 0L), "backfill");
+  }
+
+  /**
+   * Say why a running backfill or replay looks stuck, or "" when it does not (the rule of
+   * {@link #stalled(JobKey, TransformDefinition, Optional, String)}).
+   *
+   * @param stream the stream it reads
+   * @param m its metadata: phase, events applied and target, position, last commit
+   * @param runningSinceMs when its job was submitted, epoch ms (0 when unknown): a stall counts from the later of
+   *     this and the last commit
+   * @param work what reads, for the text: "backfill" or "replay"
+   * @return the stall in words, "" when none
+   */
+  private String stalled(StreamRef stream, ViewMetadata m, long runningSinceMs, String work) {
+    long idleMs = System.currentTimeMillis() - Math.max(m.updatedAtMs(), runningSinceMs);
     if (m.phase() != ViewPhase.BACKFILLING || m.updatedAtMs() <= 0 || m.eventsApplied() >= m.backfillTargetEvents()
         || idleMs < options.stallAfter().toMillis()) {
       return "";
     }
     String where;
     try {
-      dev.streamfold.ledger.StreamStorage storage = ledger.storage(new StreamRef(definition.tenant(),
-          definition.sourceStream()));
+      dev.streamfold.ledger.StreamStorage storage = ledger.storage(stream);
       List<Optional<MessageIdText>> after = new ArrayList<>();
       m.position().forEach(p -> after.add(Optional.of(MessageIdText.parse(p))));
       if (after.isEmpty()) {
@@ -845,8 +859,9 @@ public final class TransformManager implements AutoCloseable {
     } catch (RuntimeException e) {
       where = "the ledger cannot say where they are stored (" + e.getMessage() + ")";
     }
-    return String.format("no event applied for %d s, with %,d of %,d backfill events still to apply; %s",
-        idleMs / 1000, m.backfillTargetEvents() - m.eventsApplied(), m.backfillTargetEvents(), where);
+    return String.format("no event applied for %d s, with %,d of %,d %s events still to apply; %s",
+        idleMs / 1000, m.backfillTargetEvents() - m.eventsApplied(), m.backfillTargetEvents(),
+        work, where);
   }
 
   private String jobState(JobKey key, String restartCause) {
@@ -1247,7 +1262,17 @@ public final class TransformManager implements AutoCloseable {
         rolledBack.add(definition.name());
       }
     }
-    return new VirtualStateStatus(state, views.metadata(target, 1), rolledBack);
+    Optional<ViewMetadata> progress = views.metadata(target, 1);
+    String stalled = "";
+    if (progress.isPresent() && replays.containsKey(target)) {
+      try {
+        StreamRef stream = new StreamRef(tenant, current(tenant, state.sourceView()).served().sourceStream());
+        stalled = stalled(stream, progress.get(), state.createdAtMs(), "replay");
+      } catch (TransformException.NotFound deleted) {
+        // its view is gone: nothing says which stream it reads
+      }
+    }
+    return new VirtualStateStatus(state, progress, rolledBack, stalled);
   }
 
   /** List a tenant's virtual states, by name. */

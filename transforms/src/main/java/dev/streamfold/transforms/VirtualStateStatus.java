@@ -13,6 +13,9 @@ import java.util.Optional;
  *     the replay expects to apply ({@code backfillTargetEvents}; an upper bound for event-time stops),
  *     and rows; empty before the replay's first commit
  * @param rolledBackViews views whose reads this state serves now (rollback)
+ * @param stalled why the replay looks stuck: its job runs but committed nothing for
+ *     {@link TransformOptions#stallAfter} with events still to apply, and where those events are stored; ""
+ *     when it makes progress (or is not running)
  */
 public record VirtualStateStatus(VirtualState state, Optional<ViewMetadata> progress,
-    java.util.List<String> rolledBackViews) {}
+    java.util.List<String> rolledBackViews, String stalled) {}

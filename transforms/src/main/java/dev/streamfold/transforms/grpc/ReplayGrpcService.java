@@ -330,7 +330,7 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
         .setTenant(state.name().tenant()).setName(state.name().view()).setSourceView(state.sourceView())
         .setTransformVersion(state.transformVersion()).setSql(state.sql()).setStart(state.start())
         .setStop(state.stop()).setFullHistory(state.fullHistory()).setCreatedAtMs(state.createdAtMs())
-        .addAllRolledBackViews(s.rolledBackViews())
+        .addAllRolledBackViews(s.rolledBackViews()).setStalled(s.stalled())
         .setPhase(s.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING).name());
     s.progress().ifPresent(m -> b.setEventsApplied(m.eventsApplied()).setTargetEvents(m.backfillTargetEvents())
         .addAllPosition(m.position()).setRows(m.rows()).setUpdatedAtMs(m.updatedAtMs()).setError(m.error()));

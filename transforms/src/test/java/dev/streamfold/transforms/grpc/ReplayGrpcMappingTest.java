@@ -67,12 +67,14 @@ class ReplayGrpcMappingTest {
     ViewName name = new ViewName("acme", "delays@12:5:-1:4");
     dev.streamfold.views.VirtualState state = new dev.streamfold.views.VirtualState(name, "delays", 3, "SELECT 1", "",
         "to 12:5:-1:4", 1_000);
-    VirtualState empty = ReplayGrpcService.proto(new VirtualStateStatus(state, Optional.empty(), List.of()));
+    VirtualState empty = ReplayGrpcService.proto(new VirtualStateStatus(state, Optional.empty(), List.of(),
+        "no event applied for 60 s"));
     assertThat(empty.getPhase()).isEqualTo("STARTING");
     assertThat(empty.getFullHistory()).isTrue();
     assertThat(empty.getName()).isEqualTo("delays@12:5:-1:4");
+    assertThat(empty.getStalled()).isEqualTo("no event applied for 60 s");
     VirtualState done = ReplayGrpcService.proto(new VirtualStateStatus(state, Optional.of(new ViewMetadata(1,
-        ViewPhase.COMPLETE, 5, 5, "12:5:-1:4", List.of("12:5:-1:4"), 2, 2_000, "")), List.of("delays")));
+        ViewPhase.COMPLETE, 5, 5, "12:5:-1:4", List.of("12:5:-1:4"), 2, 2_000, "")), List.of("delays"), ""));
     assertThat(done.getPhase()).isEqualTo("COMPLETE");
     assertThat(done.getEventsApplied()).isEqualTo(5);
     assertThat(done.getTargetEvents()).isEqualTo(5);

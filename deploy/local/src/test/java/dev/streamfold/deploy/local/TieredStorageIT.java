@@ -18,9 +18,11 @@ import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.PulsarStandaloneProcess;
 import dev.streamfold.testkit.process.TieredStorage;
+import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.transforms.TransformOptions;
 import dev.streamfold.transforms.ViewStatus;
+import dev.streamfold.transforms.VirtualStateStatus;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -204,6 +206,32 @@ class TieredStorageIT {
         List<Flights.Flight> everything = new ArrayList<>(all);
         everything.addAll(tail);
         assertEqualsOracle(views, name, everything);
+
+        // 5. a replay from earliest while S3 is down waits the same way, and its status says so; it completes
+        // once S3 is back. Its stop is an event appended now, held by BookKeeper (locating it needs no S3).
+        List<Flights.Flight> extra = Flights.load(Flights.FIXTURE_ROWS).subList(TAIL, TAIL + 10);
+        append(ledger, stream, extra);
+        long total = HISTORY + TAIL + extra.size();
+        Testkit.s3().stop();
+        try {
+          manager.replay(tenant, "delays_by_origin", Optional.empty(), ReplayCursor.latest(), Optional.of("while_s3_down"));
+          Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(250))
+              .until(() -> !manager.virtualState(tenant, "while_s3_down").stalled().isEmpty());
+          VirtualStateStatus replaying = manager.virtualState(tenant, "while_s3_down");
+          System.out.println("[stall] " + replaying.stalled());
+          assertThat(replaying.progress()).map(ViewMetadata::phase).contains(ViewPhase.BACKFILLING);
+          assertThat(replaying.stalled()).startsWith("no event applied for ")
+              .contains(String.format("of %,d replay events still to apply", total))
+              .contains("offloaded to S3").endsWith("is the S3 endpoint reachable?");
+        } finally {
+          Testkit.s3().restart();
+        }
+        Awaitility.await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(250)).until(() ->
+            manager.virtualState(tenant, "while_s3_down").progress().map(ViewMetadata::phase)
+                .orElse(ViewPhase.STARTING) == ViewPhase.COMPLETE);
+        VirtualStateStatus complete = manager.virtualState(tenant, "while_s3_down");
+        assertThat(complete.progress().orElseThrow().eventsApplied()).isEqualTo(total);
+        assertThat(complete.stalled()).isEmpty();
       }
     } finally {
       broker.close();
