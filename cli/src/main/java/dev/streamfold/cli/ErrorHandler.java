@@ -55,7 +55,7 @@ final class ErrorHandler implements IExecutionExceptionHandler {
       return t.getMessage();
     }
     if (t instanceof NoSuchFileException e) {
-      return "no such file: " + e.getFile();
+      return (e.getReason() != null && !e.getReason().isEmpty() ? e.getReason() : "no such file") + ": " + e.getFile();
     }
     if (t instanceof UncheckedIOException e && e.getCause() != null) {
       return e.getMessage() + (e.getCause().getMessage() == null ? "" : " (" + e.getCause().getMessage() + ")");

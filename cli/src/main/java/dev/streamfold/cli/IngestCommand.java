@@ -44,6 +44,11 @@ final class IngestCommand implements Callable<Integer> {
   @Option(names = "--limit", paramLabel = "ROWS", description = "Append at most this many rows.")
   Long limit;
 
+  @Option(names = "--from-row", paramLabel = "ROW", description = "Start at this 1-based data row (the row a"
+      + " stopped ingestion names, to go on after fixing it): the rows before it are read but not appended."
+      + " Default: 1.")
+  Long fromRow;
+
   @Option(names = "--skip-bad", description = "Skip rows that cannot become events (malformed record, missing key,"
       + " wrong type) and report how many; by default the first bad row stops the ingestion (the rows before it"
       + " are appended).")
@@ -55,6 +60,9 @@ final class IngestCommand implements Callable<Integer> {
     if (limit != null && limit < 0) {
       throw new CliException("--limit must be at least 0, got " + limit);
     }
+    if (fromRow != null && fromRow < 1) {
+      throw new CliException("--from-row must be at least 1 (the first data row), got " + fromRow);
+    }
     try (StreamfoldClient client = server.connect()) {
       StreamInfo info = findStream(client, server.tenant, stream);
       Map<String, String> types = new LinkedHashMap<>();
@@ -62,12 +70,31 @@ final class IngestCommand implements Callable<Integer> {
         types.put(c.getName(), c.getType());
       }
       try (RowReader reader = RowReader.open(file, fileFormat, types)) {
+        skipRows(reader, fromRow == null ? 0 : fromRow - 1);
         Ingestion.run(client, server.tenant, stream, reader, new EventMapper(keyField, timeField,
             dev.streamfold.ledger.grpc.Protos.columns(info.getColumnsList())),
-            limit == null ? Long.MAX_VALUE : limit, "ingest " + stream, System.out, skipBad);
+            limit == null ? Long.MAX_VALUE : limit, "ingest " + stream, System.out, skipBad, "--from-row");
       }
     }
     return 0;
+  }
+
+  /**
+   * Read past the rows before {@code --from-row}; bad ones among them do not matter (each read, good or bad,
+   * is one row).
+   *
+   * @throws CliException if the file has fewer rows
+   */
+  static void skipRows(RowReader reader, long rows) throws IOException {
+    for (long k = 0; k < rows; k++) {
+      try {
+        if (reader.next() == null) {
+          throw new CliException("--from-row " + (rows + 1) + ": the file has only " + k + " data rows");
+        }
+      } catch (dev.streamfold.cli.ingest.InputException beforeTheStart) {
+        // not appended: neither are the good rows before the start
+      }
+    }
   }
 
   /**

@@ -15,8 +15,11 @@ import me.tongfei.progressbar.ProgressBar;
  * <p>Bad rows (a malformed CSV record or JSON line, a missing key, a value of the wrong type): by default
  * the first one stops the ingestion. The rows before it are appended (the call is completed normally and
  * every acknowledgement awaited, so exactly those rows are in the ledger) and nothing from it on; the
- * error names the row and line and says how many events were appended up to which message ID. With
- * {@code skipBad}, bad rows are skipped, counted and the first {@value #SHOWN_BAD_ROWS} reported.
+ * error names the row and line, says how many events were appended up to which message ID, and how to go on
+ * from that row ({@code --from-row}) without appending the rows before it again. With {@code skipBad}, bad
+ * rows are skipped, counted and the first {@value #SHOWN_BAD_ROWS} reported; a file whose rows were all bad
+ * is an error. A line that is not UTF-8 text stops the ingestion the same way, even with {@code skipBad}
+ * (the reader cannot tell where the text resumes).
  */
 final class Ingestion {
   /**
@@ -46,7 +49,7 @@ final class Ingestion {
 
   static StreamIngester.Result run(StreamfoldClient client, String tenant, String stream, RowReader reader,
       EventMapper mapper, long maxRows, String task, PrintStream out) throws IOException {
-    return run(client, tenant, stream, reader, mapper, maxRows, task, out, false);
+    return run(client, tenant, stream, reader, mapper, maxRows, task, out, false, null);
   }
 
   /**
@@ -61,13 +64,16 @@ final class Ingestion {
    * @param task progress bar label
    * @param out where the summary line goes
    * @param skipBad skip bad rows (counted and reported) instead of stopping at the first
+   * @param fromRowOption the command's option that starts at a row (e.g. {@code --from-row}), named in the error
+   *     at a bad row to go on from it; null when the command has none
    * @return what was appended
-   * @throws IOException if the input cannot be read
-   * @throws CliException at the first bad row unless {@code skipBad}: the row, the problem, and what was
-   *     appended before it
+   * @throws IOException if the input cannot be opened
+   * @throws CliException at the first bad row unless {@code skipBad}, or at a line that cannot be read: the row,
+   *     the problem, what was appended before it and how to go on; when every row was bad
    */
   static StreamIngester.Result run(StreamfoldClient client, String tenant, String stream, RowReader reader,
-      EventMapper mapper, long maxRows, String task, PrintStream out, boolean skipBad) throws IOException {
+      EventMapper mapper, long maxRows, String task, PrintStream out, boolean skipBad, String fromRowOption)
+      throws IOException {
     long total = reader.totalRows() >= 0 ? Math.min(reader.totalRows() - reader.rowNumber(), maxRows)
         : maxRows == Long.MAX_VALUE ? -1 : maxRows;
     StreamIngester ingester = new StreamIngester(client.ingest(), tenant, stream,
@@ -75,7 +81,8 @@ final class Ingestion {
     long[] read = {0};
     long[] skipped = {0};
     java.util.List<String> shown = new java.util.ArrayList<>();
-    InputException[] stoppedAt = {null};
+    Exception[] stoppedAt = {null};
+    long[] stoppedRow = {0};
     // where the events not yet acknowledged came from, by ordinal (the server may refuse one of them)
     int remembered = StreamIngester.DEFAULT_BATCH_EVENTS * (StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS + 2);
     String[] wheres = new String[remembered];
@@ -97,12 +104,18 @@ final class Ingestion {
             read[0]++;
             if (!skipBad) {
               stoppedAt[0] = bad;
+              stoppedRow[0] = bad.row() > 0 ? bad.row() : reader.rowNumber() + 1;
               return null; // the rows before it are sent and acknowledged; nothing after it
             }
             skipped[0]++;
             if (shown.size() < SHOWN_BAD_ROWS) {
               shown.add(bad.getMessage());
             }
+          } catch (IOException unreadable) {
+            // e.g. a line that is not UTF-8: the rows before it are sent and acknowledged, as for a bad row
+            stoppedAt[0] = unreadable;
+            stoppedRow[0] = reader.rowNumber() + 1;
+            return null;
           }
         }
         return null;
@@ -110,10 +123,22 @@ final class Ingestion {
           : "event " + (n + 1) + " of the input");
     }
     if (stoppedAt[0] != null) {
-      throw new CliException(stoppedAt[0].getMessage() + "; stopped there: the " + String.format("%,d", result.events())
-          + " events before it were appended to " + tenant + "/" + stream
-          + (result.events() == 0 ? "" : " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + ")")
-          + ", nothing from that row on; fix the row, or re-run with --skip-bad to skip bad rows");
+      String appended = result.events() == 0 ? "nothing was appended"
+          : "the " + String.format("%,d", result.events()) + " events before it were appended to " + tenant + "/" + stream
+              + " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + "), nothing from that"
+              + " row on";
+      String from = fromRowOption + " " + stoppedRow[0];
+      String goOn = fromRowOption == null || result.events() == 0 && stoppedRow[0] <= 1 ? ""
+          : stoppedAt[0] instanceof InputException
+              ? "; fix the row and append the rest with " + from + ", or skip bad rows with " + from + " --skip-bad"
+                  + " (without " + fromRowOption + ", the rows before it are appended again)"
+              : "; once the file is fixed, append the rest with " + from + " (without " + fromRowOption
+                  + ", the rows before it are appended again)";
+      throw new CliException(stoppedAt[0].getMessage() + "; stopped there: " + appended + goOn, stoppedAt[0]);
+    }
+    if (skipped[0] > 0 && result.events() == 0) {
+      throw new CliException("every row read was bad (" + String.format("%,d", skipped[0]) + "), nothing was appended;"
+          + " the first: " + shown.get(0));
     }
     if (skipped[0] > 0) {
       out.printf("Skipped %,d bad row%s (--skip-bad)%s:%n", skipped[0], skipped[0] == 1 ? "" : "s",

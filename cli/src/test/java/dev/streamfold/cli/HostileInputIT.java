@@ -223,12 +223,46 @@ class HostileInputIT {
     Path latin1 = dir.resolve("latin1.csv");
     Files.write(latin1, "k,n\nZ\u00fcrich,1\n".getBytes(StandardCharsets.ISO_8859_1));
     assertThat(run("ingest", "files", latin1.toString(), "--key", "k")[2])
-        .isEqualTo("error: " + latin1 + " line 2: not UTF-8 text (a malformed byte sequence); convert the file to UTF-8");
+        .isEqualTo("error: " + latin1 + " line 2: not UTF-8 text (a malformed byte sequence); convert the file to UTF-8;"
+            + " stopped there: nothing was appended");
 
     Path jsonl = Files.writeString(dir.resolve("bad.jsonl"), "{\"k\":\"a\",\"n\":1}\n[1,2]\n{\"k\":\"b\",\"n\":2}\n");
     String[] j = run("ingest", "files", jsonl.toString(), "--key", "k");
     assertThat(j[2]).contains("bad.jsonl").contains("line 2").contains("the 1 events before it were appended");
     assertThat(ledger.describe(s).eventCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aLineThatIsNotUtf8StopsThereAfterAppendingEveryRowBeforeItAndTheRestGoesOnFromItsRow() throws Exception {
+    StreamRef s = stream("latin");
+    // a reader that decodes ahead failed thousands of rows early: 8,000 of these 10,000 rows were appended, unsaid
+    Path file = dir.resolve("latin.csv");
+    StringBuilder good = new StringBuilder("k,n\n");
+    for (int i = 1; i <= 10_000; i++) {
+      good.append("k").append(i % 10).append(',').append(i).append('\n');
+    }
+    StringBuilder after = new StringBuilder();
+    for (int i = 10_002; i <= 10_101; i++) {
+      after.append("k").append(i % 10).append(',').append(i).append('\n');
+    }
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    bytes.write(good.toString().getBytes(StandardCharsets.UTF_8));
+    bytes.write("caf\u00e9,10001\n".getBytes(StandardCharsets.ISO_8859_1));
+    bytes.write(after.toString().getBytes(StandardCharsets.UTF_8));
+    Files.write(file, bytes.toByteArray());
+    String[] r = run("ingest", "latin", file.toString(), "--key", "k");
+    assertThat(r[0]).isNotEqualTo("0");
+    assertThat(r[2]).startsWith("error: " + file + " line 10002: not UTF-8 text")
+        .contains("the 10,000 events before it were appended").contains("--from-row 10001");
+    assertThat(ledger.describe(s).eventCount()).isEqualTo(10_000);
+    // fixed, the rest goes on from the row the error named: every row once
+    Files.write(file, (good + "caf\u00e9,10001\n" + after).getBytes(StandardCharsets.UTF_8));
+    String[] rest = run("ingest", "latin", file.toString(), "--key", "k", "--from-row", "10001");
+    assertThat(rest[0]).as(rest[2]).isEqualTo("0");
+    assertThat(rest[1]).contains("Appended 101 events");
+    assertThat(ledger.describe(s).eventCount()).isEqualTo(10_101);
+    assertThat(run("ingest", "latin", file.toString(), "--key", "k", "--from-row", "20000")[2])
+        .isEqualTo("error: --from-row 20000: the file has only 10101 data rows");
   }
 
   @Test
@@ -272,12 +306,14 @@ class HostileInputIT {
         + " but the stream's schema requires it (column n BIGINT NOT NULL); stopped there: the 4,999 events before it"
         + " were appended");
     assertThat(ledger.describe(new StreamRef(TENANT, "required")).eventCount()).isEqualTo(4_999);
+    // the way on it names appends each good row once (a re-run of the whole file appended the 4,999 again)
+    assertThat(r[2]).contains("skip bad rows with --from-row 5000 --skip-bad");
 
-    String[] skipped = run("ingest", "required", file.toString(), "--key", "k", "--skip-bad");
+    String[] skipped = run("ingest", "required", file.toString(), "--key", "k", "--from-row", "5000", "--skip-bad");
     assertThat(skipped[0]).isEqualTo("0");
-    assertThat(skipped[1]).contains("Appended 9,998 events").contains("Skipped 2 bad rows (--skip-bad):")
+    assertThat(skipped[1]).contains("Appended 4,999 events").contains("Skipped 2 bad rows (--skip-bad):")
         .contains(file + " row 5003 (line 5004): field 'payload_json.n' is missing or null");
-    assertThat(ledger.describe(new StreamRef(TENANT, "required")).eventCount()).isEqualTo(4_999 + 9_998);
+    assertThat(ledger.describe(new StreamRef(TENANT, "required")).eventCount()).isEqualTo(9_998);
   }
 
   @Test

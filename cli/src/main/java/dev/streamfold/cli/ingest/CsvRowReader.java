@@ -1,10 +1,7 @@
 package dev.streamfold.cli.ingest;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,13 +11,17 @@ import java.util.Map;
 
 /**
  * Reads CSV (RFC 4180: comma separator, double-quoted fields with {@code ""} escapes and line breaks)
- * with a header row. Values are typed by the stream's declared column types: INT/BIGINT become
- * integers, DOUBLE/FLOAT numbers, BOOLEAN true/false, anything else (STRING, TIMESTAMP, undeclared
- * columns) text. An empty value is JSON null, except in STRING columns where it is "".
+ * with a header row of distinct names. A closing quote must be followed by a comma or the end of the line:
+ * anything else is a malformed record (a stray quote would otherwise swallow the rows after it into one
+ * field). Values are typed by the stream's declared column types: INT/BIGINT become integers (ASCII digits,
+ * an optional sign), DOUBLE/FLOAT finite numbers (decimal notation with an optional exponent), BOOLEAN
+ * true/false, TIMESTAMP epoch milliseconds when the value is an integer, else text (ISO-8601, checked by the
+ * server); anything else (STRING, undeclared columns) text. An empty value is JSON null, except in STRING
+ * columns where it is "".
  */
 final class CsvRowReader implements RowReader {
   private final Path file;
-  private final BufferedReader in;
+  private final Utf8Lines in;
   private final String[] header;
   private final String[] types;
   private long line;
@@ -29,14 +30,17 @@ final class CsvRowReader implements RowReader {
 
   CsvRowReader(Path file, Map<String, String> columnTypes) throws IOException {
     this.file = file;
-    this.in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-    List<String> names = record();
+    this.in = new Utf8Lines(file);
+    List<String> names;
+    try {
+      names = record();
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
     if (names == null) {
       in.close();
       throw new InputException(file.toString(), 0, "empty file: a CSV file needs a header row naming the fields");
-    }
-    if (!names.isEmpty() && names.get(0).startsWith("\uFEFF")) {
-      names.set(0, names.get(0).substring(1));
     }
     Map<String, String> upper = new HashMap<>();
     columnTypes.forEach((k, v) -> upper.put(k, v.toUpperCase(Locale.ROOT)));
@@ -46,7 +50,14 @@ final class CsvRowReader implements RowReader {
       header[i] = names.get(i).trim();
       if (header[i].isEmpty()) {
         in.close();
-        throw new InputException(file + " line 1", 0, "header field " + (i + 1) + " has no name");
+        throw new InputException(file + " line " + rowLine, 0, "header field " + (i + 1) + " has no name");
+      }
+      for (int j = 0; j < i; j++) {
+        if (header[j].equals(header[i])) {
+          in.close();
+          throw new InputException(file + " line " + rowLine, 0, "header fields " + (j + 1) + " and " + (i + 1)
+              + " are both named '" + header[i] + "': an event holds one value per field; rename one");
+        }
       }
       types[i] = upper.getOrDefault(header[i], "STRING");
     }
@@ -80,8 +91,28 @@ final class CsvRowReader implements RowReader {
     }
     try {
       switch (type) {
-        case "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT" -> node.put(name, Long.parseLong(value.trim()));
-        case "DOUBLE", "FLOAT", "REAL" -> node.put(name, Double.parseDouble(value.trim()));
+        case "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT" -> node.put(name, integer(value.trim()));
+        case "DOUBLE", "FLOAT", "REAL" -> {
+          String v = value.trim();
+          if (!DECIMAL.matcher(v).matches()) {
+            throw new NumberFormatException();
+          }
+          double d = Double.parseDouble(v);
+          if (Double.isInfinite(d)) {
+            throw new InputException(where(), row, "column '" + name + "' value '" + value + "' is beyond the range"
+                + " of type " + type + " (at most about 1.8e308)");
+          }
+          node.put(name, d);
+        }
+        case "TIMESTAMP" -> {
+          // epoch ms as a number (the server takes integers as epoch ms, text as ISO-8601)
+          String v = value.trim();
+          if (INTEGER.matcher(v).matches()) {
+            node.put(name, integer(v));
+          } else {
+            node.put(name, value);
+          }
+        }
         case "BOOLEAN" -> {
           String v = value.trim().toLowerCase(Locale.ROOT);
           if (!v.equals("true") && !v.equals("false")) {
@@ -96,11 +127,25 @@ final class CsvRowReader implements RowReader {
     }
   }
 
+  /** An integer as JSON writes it, with an optional leading + (ASCII digits only: Java also takes other scripts'). */
+  private static final java.util.regex.Pattern INTEGER = java.util.regex.Pattern.compile("[+-]?[0-9]+");
+  /** A decimal number with an optional exponent (Java's parser also takes hex, NaN, Infinity and a d/f suffix). */
+  private static final java.util.regex.Pattern DECIMAL =
+      java.util.regex.Pattern.compile("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?");
+
+  private static long integer(String value) {
+    if (!INTEGER.matcher(value).matches()) {
+      throw new NumberFormatException();
+    }
+    return Long.parseLong(value);
+  }
+
   /** Read one CSV record; null at the end of the file. Blank lines between records are skipped. */
   private List<String> record() throws IOException {
     String text = readLine();
     line++;
-    while (text != null && text.isEmpty()) {
+    // whitespace alone is a blank line, unless it can be a value (a one-column file)
+    while (text != null && (text.isEmpty() || text.isBlank() && (header == null || header.length > 1))) {
       text = readLine();
       line++;
     }
@@ -108,6 +153,7 @@ final class CsvRowReader implements RowReader {
       return null;
     }
     rowLine = line;
+    List<String> continuation = new ArrayList<>(); // the record's lines after its first
     List<String> fields = new ArrayList<>();
     StringBuilder field = new StringBuilder();
     boolean quoted = false;
@@ -118,8 +164,9 @@ final class CsvRowReader implements RowReader {
           text = readLine();
           line++;
           if (text == null) {
-            throw new InputException(file + " line " + rowLine, row + 1, "a quoted field is not closed");
+            throw malformed(continuation, "a quoted field is not closed (at the end of the file)");
           }
+          continuation.add(text);
           field.append('\n');
           i = 0;
           continue;
@@ -135,6 +182,11 @@ final class CsvRowReader implements RowReader {
             i++;
           } else {
             quoted = false;
+            if (i < text.length() && text.charAt(i) != ',') {
+              throw malformed(continuation, "a quoted field ends at '\"' followed by '" + text.charAt(i)
+                  + "' (RFC 4180: a closing quote is followed by a comma or the end of the line; a quote inside a"
+                  + " quoted field is written \"\")");
+            }
           }
         } else {
           field.append(c);
@@ -170,12 +222,29 @@ final class CsvRowReader implements RowReader {
     in.close();
   }
 
-  /** Read a line; text that is not UTF-8 stops the reading, naming its first such line (it cannot be skipped). */
-  private String readLine() throws IOException {
-    try {
-      return in.readLine();
-    } catch (java.nio.charset.CharacterCodingException e) {
-      throw Utf8Lines.notUtf8(file, e);
+  /**
+   * Report a malformed record and go on at the line after its first: the record is one bad row (its first line),
+   * and the lines a stray quote took into it are read again as records of their own, so skipping a bad row
+   * never loses the rows after it.
+   *
+   * @param continuation the record's lines after its first, in order
+   * @param problem what is wrong
+   * @return the exception to throw
+   */
+  private InputException malformed(List<String> continuation, String problem) {
+    for (int k = continuation.size() - 1; k >= 0; k--) {
+      pushedBack.addFirst(continuation.get(k));
     }
+    line = rowLine;
+    row++;
+    return new InputException(file + " row " + row + " (line " + rowLine + ")", row, problem);
+  }
+
+  /** Lines to read again before the file's next ones (after a malformed record). */
+  private final java.util.ArrayDeque<String> pushedBack = new java.util.ArrayDeque<>();
+
+  /** Read a line; text that is not UTF-8 stops the reading, naming its line (it cannot be skipped). */
+  private String readLine() throws IOException {
+    return pushedBack.isEmpty() ? in.readLine() : pushedBack.pollFirst();
   }
 }

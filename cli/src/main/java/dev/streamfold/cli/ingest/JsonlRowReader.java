@@ -3,22 +3,22 @@ package dev.streamfold.cli.ingest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Reads JSON Lines: one JSON object per line; blank lines are skipped. Values keep their JSON types. */
+/**
+ * Reads JSON Lines: one JSON object per line, nothing after it but whitespace (a second value on the line is a
+ * bad row, not dropped); blank lines are skipped. Values keep their JSON types.
+ */
 final class JsonlRowReader implements RowReader {
   private final Path file;
-  private final BufferedReader in;
+  private final Utf8Lines in;
   private long line;
   private long row;
 
   JsonlRowReader(Path file) throws IOException {
     this.file = file;
-    this.in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
+    this.in = new Utf8Lines(file);
   }
 
   @Override
@@ -32,9 +32,6 @@ final class JsonlRowReader implements RowReader {
       }
     } while (text.isBlank());
     row++;
-    if (row == 1 && text.startsWith("\uFEFF")) {
-      text = text.substring(1);
-    }
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(text);
@@ -67,12 +64,8 @@ final class JsonlRowReader implements RowReader {
     in.close();
   }
 
-  /** Read a line; text that is not UTF-8 stops the reading, naming its first such line (it cannot be skipped). */
+  /** Read a line; text that is not UTF-8 stops the reading, naming its line (it cannot be skipped). */
   private String readLine() throws IOException {
-    try {
-      return in.readLine();
-    } catch (java.nio.charset.CharacterCodingException e) {
-      throw Utf8Lines.notUtf8(file, e);
-    }
+    return in.readLine();
   }
 }

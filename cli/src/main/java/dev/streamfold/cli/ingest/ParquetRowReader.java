@@ -67,7 +67,9 @@ final class ParquetRowReader implements RowReader {
       totalRows = footer.getRecordCount();
     } catch (RuntimeException | IOException e) {
       // Parquet says "... is not a Parquet file. Expected magic number at tail ..." as a RuntimeException
-      throw new InputException(file.toString(), 0, "not a readable Parquet file (" + e.getMessage() + ")");
+      // its message names the file as Parquet's LocalInputFile@1ab6718: say the path instead
+      String why = String.valueOf(e.getMessage()).replaceAll("\\S*LocalInputFile@[0-9a-f]+", "the file");
+      throw new InputException(file.toString(), 0, "not a readable Parquet file (" + why + ")");
     }
     names = new String[schema.getFieldCount()];
     converters = new Converter[schema.getFieldCount()];

@@ -60,6 +60,9 @@ public interface RowReader extends Closeable {
    * @throws IOException if the file cannot be opened (the message names it)
    */
   static RowReader open(Path file, FileFormat format, Map<String, String> columnTypes) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new NoSuchFileException(file.toString(), null, "a directory, not a file");
+    }
     if (!Files.isRegularFile(file)) {
       throw new NoSuchFileException(file.toString(), null, "no such file");
     }

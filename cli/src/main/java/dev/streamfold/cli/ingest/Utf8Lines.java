@@ -1,66 +1,100 @@
 package dev.streamfold.cli.ingest;
 
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
-/** Finds the line of a text file that is not UTF-8 (a reader decodes ahead, so its position is not the line's). */
-final class Utf8Lines {
-  private Utf8Lines() {}
+/**
+ * Reads a UTF-8 text file line by line, decoding each line on its own: a line that is not UTF-8 fails
+ * exactly when it is read, after every line before it was returned (a {@link java.io.BufferedReader} decodes
+ * thousands of lines ahead, so its error came before rows that were fine, and those were never ingested).
+ * Lines end at {@code \n}; a {@code \r} before it is dropped (CRLF files). A UTF-8 byte order mark at the start
+ * of the file is dropped.
+ */
+final class Utf8Lines implements Closeable {
+  private final Path file;
+  private final InputStream in;
+  private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+      .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+  private final byte[] buffer = new byte[64 * 1024];
+  private int position;
+  private int limit;
+  private byte[] line = new byte[256];
+  private long number;
 
   /**
-   * Find the first line that is not valid UTF-8.
+   * Open a file.
    *
    * @param file the file
-   * @return its 1-based number, or -1 if every line is valid
-   * @throws IOException if the file cannot be read
+   * @throws IOException if it cannot be opened
    */
-  static long firstMalformedLine(Path file) throws IOException {
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
-      ByteArrayOutputStream line = new ByteArrayOutputStream();
-      long number = 1;
-      for (int b = in.read(); ; b = in.read()) {
-        if (b < 0 || b == '\n') {
-          try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(line.toByteArray()));
-          } catch (CharacterCodingException e) {
-            return number;
-          }
-          if (b < 0) {
-            return -1;
-          }
-          line.reset();
-          number++;
-        } else {
-          line.write(b);
-        }
-      }
-    }
+  Utf8Lines(Path file) throws IOException {
+    this.file = file;
+    this.in = Files.newInputStream(file);
   }
 
   /**
-   * Describe a file that is not UTF-8 text.
+   * Read the next line, without its line break.
    *
-   * @param file the file
-   * @param cause the decoder's error
-   * @return an IOException naming the file and the first malformed line
+   * @return the line, or null at the end of the file
+   * @throws IOException if the file cannot be read, or the line is not UTF-8 text (the message names the file and
+   *     the 1-based line)
    */
-  static IOException notUtf8(Path file, CharacterCodingException cause) {
-    long line;
-    try {
-      line = firstMalformedLine(file);
-    } catch (IOException e) {
-      line = -1;
+  String readLine() throws IOException {
+    int length = 0;
+    boolean any = false;
+    while (true) {
+      if (position == limit) {
+        limit = in.read(buffer, 0, buffer.length);
+        position = 0;
+        if (limit <= 0) {
+          limit = 0;
+          if (!any) {
+            return null;
+          }
+          break;
+        }
+      }
+      any = true;
+      int start = position;
+      while (position < limit && buffer[position] != '\n') {
+        position++;
+      }
+      int chunk = position - start;
+      if (length + chunk > line.length) {
+        line = Arrays.copyOf(line, Math.max(line.length * 2, length + chunk));
+      }
+      System.arraycopy(buffer, start, line, length, chunk);
+      length += chunk;
+      if (position < limit) {
+        position++; // the \n
+        break;
+      }
     }
-    return new IOException(file + (line > 0 ? " line " + line : "") + ": not UTF-8 text (a malformed byte sequence);"
-        + " convert the file to UTF-8", cause);
+    number++;
+    if (length > 0 && line[length - 1] == '\r') {
+      length--;
+    }
+    int offset = number == 1 && length >= 3 && line[0] == (byte) 0xEF && line[1] == (byte) 0xBB
+        && line[2] == (byte) 0xBF ? 3 : 0;
+    try {
+      return decoder.decode(ByteBuffer.wrap(line, offset, length - offset)).toString();
+    } catch (CharacterCodingException e) {
+      throw new IOException(file + " line " + number + ": not UTF-8 text (a malformed byte sequence); convert the"
+          + " file to UTF-8", e);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamfold.api.v1.Event;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,7 +77,112 @@ class CsvAndJsonlTest {
         .hasMessageContaining("row 1 (line 2): 3 fields, but the header has 2");
     Path open = Files.writeString(dir.resolve("open.csv"), "origin,delay\n\"ATL,12\n");
     assertThatThrownBy(() -> events(open, FileFormat.CSV, "origin", null))
-        .hasMessageContaining("line 2: a quoted field is not closed");
+        .hasMessageContaining("row 1 (line 2): a quoted field is not closed");
+  }
+
+  /** Read every row; bad rows as their messages (what --skip-bad does). */
+  List<String> rowsOrErrors(Path file, FileFormat format, Map<String, String> types) throws IOException {
+    List<String> out = new ArrayList<>();
+    try (RowReader reader = RowReader.open(file, format, types)) {
+      while (true) {
+        try {
+          ObjectNode row = reader.next();
+          if (row == null) {
+            return out;
+          }
+          out.add(reader.rowNumber() + " " + row);
+        } catch (InputException bad) {
+          out.add("bad " + bad.getMessage());
+        }
+      }
+    }
+  }
+
+  @Test
+  void aStrayQuoteIsOneBadRowAndTheRowsItWouldSwallowAreReadOnTheirOwn() throws IOException {
+    // a lenient reader took f and g into e's field: 2 rows lost, nothing reported
+    Path file = Files.writeString(dir.resolve("stray.csv"), "id,note\na,ok\ne,\"broken\nf,ok\ng,\"q\nh,last\n"
+        + "i,\"5\" screen\n");
+    List<String> rows = rowsOrErrors(file, FileFormat.CSV, Map.of());
+    assertThat(rows).hasSize(6);
+    assertThat(rows.get(0)).isEqualTo("1 {\"id\":\"a\",\"note\":\"ok\"}");
+    assertThat(rows.get(1)).startsWith("bad " + file + " row 2 (line 3): a quoted field ends at '\"' followed by 'q'");
+    assertThat(rows.get(2)).isEqualTo("3 {\"id\":\"f\",\"note\":\"ok\"}");
+    // g's quote runs on to the quote before i's 5
+    assertThat(rows.get(3)).startsWith("bad " + file + " row 4 (line 5): a quoted field ends at '\"' followed by '5'");
+    assertThat(rows.get(4)).isEqualTo("5 {\"id\":\"h\",\"note\":\"last\"}");
+    assertThat(rows.get(5)).startsWith("bad " + file + " row 6 (line 7): a quoted field ends at '\"' followed by ' '");
+  }
+
+  @Test
+  void csvWithABomAndAQuotedHeaderNamesItsFieldsWithoutQuotes() throws IOException {
+    Path file = dir.resolve("bom.csv");
+    Files.write(file, ("\uFEFF\"origin\",\"delay\"\r\nATL,1\r\n\"S\r\nFO\",2\r\n").getBytes(StandardCharsets.UTF_8));
+    List<Event> events = events(file, FileFormat.CSV, "origin", null);
+    assertThat(events).extracting(Event::getKey).containsExactly("ATL", "S\nFO");
+    assertThat(events.get(0).getPayloadJson()).isEqualTo("{\"origin\":\"ATL\",\"delay\":1}");
+  }
+
+  @Test
+  void aCsvHeaderNamingAFieldTwiceIsRefused() throws IOException {
+    Path file = Files.writeString(dir.resolve("twice.csv"), "id,n,n\nd1,1,2\n");
+    assertThatThrownBy(() -> events(file, FileFormat.CSV, "id", null)).isInstanceOf(InputException.class)
+        .hasMessage(file + " line 1: header fields 2 and 3 are both named 'n': an event holds one value per field;"
+            + " rename one");
+  }
+
+  @Test
+  void csvNumbersAreDecimalAndTimestampsMayBeEpochMilliseconds() throws IOException {
+    Path file = Files.writeString(dir.resolve("num.csv"), "origin,delay,ratio,date\n"
+        + "ATL,+3,1.5e2,978307260000\nSFO,-0,-.5,2001-01-01T00:01:00\n");
+    List<Event> events = events(file, FileFormat.CSV, "origin", "date");
+    assertThat(events.get(0).getPayloadJson()).isEqualTo("{\"origin\":\"ATL\",\"delay\":3,\"ratio\":150.0,"
+        + "\"date\":978307260000}");
+    assertThat(events).extracting(Event::getEventTimeMs).containsOnly(978_307_260_000L);
+    for (String[] bad : new String[][] {{"delay", "\u0663"}, {"delay", "0x10"}, {"ratio", "1d"}, {"ratio", "0x1p3"},
+        {"ratio", "NaN"}, {"ratio", "Infinity"}}) {
+      Path f = Files.writeString(dir.resolve("bad.csv"), "origin," + bad[0] + "\nATL," + bad[1] + "\n");
+      assertThatThrownBy(() -> events(f, FileFormat.CSV, "origin", null)).as(bad[1])
+          .hasMessageContaining("column '" + bad[0] + "' value '" + bad[1] + "' is not of type");
+    }
+    Path huge = Files.writeString(dir.resolve("huge.csv"), "origin,ratio\nATL,1.8e309\n");
+    assertThatThrownBy(() -> events(huge, FileFormat.CSV, "origin", null))
+        .hasMessageContaining("column 'ratio' value '1.8e309' is beyond the range of type DOUBLE");
+  }
+
+  @Test
+  void aLineThatIsNotUtf8FailsWhenItIsReadAfterEveryLineBeforeIt() throws IOException {
+    for (FileFormat format : List.of(FileFormat.CSV, FileFormat.JSONL)) {
+      Path file = dir.resolve("latin." + format.name().toLowerCase(java.util.Locale.ROOT));
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+      if (format == FileFormat.CSV) {
+        bytes.write("origin\n".getBytes(StandardCharsets.UTF_8));
+      }
+      for (int i = 0; i < 20_000; i++) {
+        bytes.write((format == FileFormat.CSV ? "ATL\n" : "{\"origin\":\"ATL\"}\n").getBytes(StandardCharsets.UTF_8));
+      }
+      bytes.write((format == FileFormat.CSV ? "Z\u00fcrich\n" : "{\"origin\":\"Z\u00fcrich\"}\n")
+          .getBytes(StandardCharsets.ISO_8859_1));
+      Files.write(file, bytes.toByteArray());
+      long line = format == FileFormat.CSV ? 20_002 : 20_001;
+      try (RowReader reader = RowReader.open(file, format, Map.of())) {
+        for (int i = 1; i <= 20_000; i++) {
+          assertThat(reader.next()).as(format + " row " + i).isNotNull();
+        }
+        assertThatThrownBy(reader::next).isInstanceOf(IOException.class)
+            .hasMessage(file + " line " + line + ": not UTF-8 text (a malformed byte sequence); convert the file to UTF-8");
+      }
+    }
+  }
+
+  @Test
+  void aJsonLineWithAnythingAfterItsObjectIsABadRow() throws IOException {
+    Path file = Files.writeString(dir.resolve("two.jsonl"), "{\"origin\":\"A\"} {\"origin\":\"B\"}\n"
+        + "{\"origin\":\"C\"}garbage\n{\"origin\":\"D\"}  \n");
+    List<String> rows = rowsOrErrors(file, FileFormat.JSONL, Map.of());
+    assertThat(rows.get(0)).startsWith("bad " + file + " row 1 (line 1): not valid JSON");
+    assertThat(rows.get(1)).startsWith("bad " + file + " row 2 (line 2): not valid JSON");
+    assertThat(rows.get(2)).isEqualTo("3 {\"origin\":\"D\"}");
   }
 
   @Test
