@@ -37,11 +37,29 @@ final class ServerOptions {
    * @throws CliException if none is given and the local stack has no admin token
    */
   String token() {
-    if (token != null && !token.isBlank()) {
+    return token(System.getenv("STREAMFOLD_TOKEN"));
+  }
+
+  /**
+   * Return the API token given {@code $STREAMFOLD_TOKEN}'s value. A token given empty is refused: an unset
+   * variable in a script ({@code --token "$TOK"}) must not fall back to the local admin token.
+   *
+   * @param env the variable's value, null when unset
+   * @throws CliException if {@code --token} or a set {@code $STREAMFOLD_TOKEN} is empty
+   */
+  String token(String env) {
+    if (token != null) {
+      if (token.isBlank()) {
+        throw new CliException("--token is empty: give a token, or leave the option out (then $STREAMFOLD_TOKEN,"
+            + " else the local stack's admin token is used)");
+      }
       return token.trim();
     }
-    String env = System.getenv("STREAMFOLD_TOKEN");
-    if (env != null && !env.isBlank()) {
+    if (env != null) {
+      if (env.isBlank()) {
+        throw new CliException("STREAMFOLD_TOKEN is set but empty: set it to a token, or unset it (then the local"
+            + " stack's admin token is used)");
+      }
       return env.trim();
     }
     if (server != null) {

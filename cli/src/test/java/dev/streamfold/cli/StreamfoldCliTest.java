@@ -261,6 +261,20 @@ class StreamfoldCliTest {
   }
 
   @Test
+  void anEmptyTokenIsRefusedNotReplacedByTheAdminToken() {
+    // an unset variable in a script (--token "$TOK") ran with the local admin token
+    ServerOptions options = new ServerOptions();
+    options.token = "";
+    assertThatThrownBy(() -> options.token(null)).isInstanceOf(CliException.class).hasMessageStartingWith("--token is empty");
+    options.token = null;
+    assertThatThrownBy(() -> options.token(" ")).isInstanceOf(CliException.class)
+        .hasMessageStartingWith("STREAMFOLD_TOKEN is set but empty");
+    assertThat(options.token("sf_abc ")).isEqualTo("sf_abc");
+    options.token = "sf_given";
+    assertThat(options.token("sf_env")).isEqualTo("sf_given");
+  }
+
+  @Test
   void badAddressIsAUserError() {
     IngestCommand c = parse(IngestCommand.class, "ingest", "s", "f.csv", "--key", "k", "--server", "nohost");
     assertThatThrownBy(c.server::grpcTarget).isInstanceOf(CliException.class).hasMessageContaining("HOST:PORT");
