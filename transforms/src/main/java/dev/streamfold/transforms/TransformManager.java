@@ -531,6 +531,9 @@ public final class TransformManager implements AutoCloseable {
   }
 
   private void retireSafely() {
+    if (!unrecordedFailures.isEmpty() && System.currentTimeMillis() - lastFailureRecordingMs >= 5_000) {
+      recordFailures();
+    }
     try {
       retire();
     } catch (RuntimeException e) {
@@ -626,12 +629,7 @@ public final class TransformManager implements AutoCloseable {
         if (restartLater(definition, key, id, cause)) {
           return;
         }
-        failures.put(key, cause);
-        try {
-          views.fail(name, definition.version(), cause);
-        } catch (RuntimeException e) {
-          LOG.warn("cannot record the failure of {}", name, e);
-        }
+        recordFailure(key, cause);
       }
     });
   }
@@ -640,7 +638,11 @@ public final class TransformManager implements AutoCloseable {
   static final int MAX_RESTARTS = 5;
   /** The window of {@link #MAX_RESTARTS}, ms. */
   static final long RESTART_WINDOW_MS = 10 * 60_000;
-  /** Delay before a failed view job is resubmitted, ms. */
+  /**
+   * Delay before a failed view job is resubmitted the first time, ms; it doubles with each restart in the window
+   * (3, 6, 12, 24, 48 s), so that the restarts outlast an outage of the view store or the ledger of about two
+   * minutes (each failed resubmission also waits out its own timeouts) rather than spending all five in seconds.
+   */
   static final long RESTART_DELAY_MS = 3_000;
 
   /**
@@ -656,6 +658,7 @@ public final class TransformManager implements AutoCloseable {
    */
   private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed, String cause) {
     long now = System.currentTimeMillis();
+    long delayMs;
     java.util.Deque<Long> times = restarts.computeIfAbsent(key, k -> new java.util.ArrayDeque<>());
     synchronized (times) {
       while (!times.isEmpty() && now - times.peekFirst() > RESTART_WINDOW_MS) {
@@ -666,12 +669,13 @@ public final class TransformManager implements AutoCloseable {
         return false;
       }
       times.addLast(now);
+      delayMs = RESTART_DELAY_MS << (times.size() - 1);
       restarting.put(key, "restart " + times.size() + " of " + MAX_RESTARTS + " after: " + cause);
       LOG.warn("restarting view job {} v{} from its latest checkpoint in {} ms (restart {} of {} allowed in {} min)",
-          key.name(), key.version(), RESTART_DELAY_MS, times.size(), MAX_RESTARTS, RESTART_WINDOW_MS / 60_000);
+          key.name(), key.version(), delayMs, times.size(), MAX_RESTARTS, RESTART_WINDOW_MS / 60_000);
     }
     try {
-      housekeeping.schedule(() -> restart(definition, key, failed), RESTART_DELAY_MS, TimeUnit.MILLISECONDS);
+      housekeeping.schedule(() -> restart(definition, key, failed), delayMs, TimeUnit.MILLISECONDS);
       return true;
     } catch (java.util.concurrent.RejectedExecutionException closing) {
       restarting.remove(key);
@@ -687,13 +691,45 @@ public final class TransformManager implements AutoCloseable {
     try {
       submit(definition, latestCheckpoint(definition)); // replaces the job: no longer restarting
     } catch (RuntimeException e) {
-      restarting.remove(key);
+      // e.g. the view store still down: a failed resubmission is one more failure, restarted the same way (it
+      // gave up at once, and a view stayed FAILED after an outage of a minute)
+      String cause = "cannot restart: " + (ViewStore.isRedisFailure(e)
+          ? "the view store (Redis) did not answer: " + e.getMessage() : e.getMessage());
       LOG.error("cannot restart view job {} v{}", key.name(), key.version(), e);
-      failures.put(key, "cannot restart after a failure: " + e.getMessage());
+      if (!restartLater(definition, key, failed, cause)) {
+        recordFailure(key, cause);
+      }
+    }
+  }
+
+  /**
+   * A view job's final failure: reported by {@link #status} from memory at once, and recorded in the view's
+   * metadata (what {@code VIEW.INFO}, {@code VIEW.LIST} and the metrics read) now, or by housekeeping once the
+   * view store answers again.
+   */
+  private void recordFailure(JobKey key, String cause) {
+    failures.put(key, cause);
+    unrecordedFailures.put(key, cause);
+    recordFailures();
+  }
+
+  /** Failures the view store did not take yet (it was down), by view job. */
+  private final Map<JobKey, String> unrecordedFailures = new ConcurrentHashMap<>();
+  private volatile long lastFailureRecordingMs;
+
+  /** Record the failures not recorded yet in the views' metadata; at most every 5 s while the view store is down. */
+  private void recordFailures() {
+    for (Map.Entry<JobKey, String> failure : unrecordedFailures.entrySet()) {
+      JobKey key = failure.getKey();
       try {
-        views.fail(key.name(), key.version(), "cannot restart after a failure: " + e.getMessage());
-      } catch (RuntimeException ignored) {
-        // Redis down too: the status shows the failure from memory
+        if (failure.getValue().equals(failures.get(key))) { // not restarted or cancelled meanwhile
+          views.fail(key.name(), key.version(), failure.getValue());
+        }
+        unrecordedFailures.remove(key, failure.getValue());
+      } catch (RuntimeException e) {
+        LOG.warn("cannot record the failure of view {} v{} yet: {}", key.name(), key.version(), e.getMessage());
+        lastFailureRecordingMs = System.currentTimeMillis();
+        return;
       }
     }
   }

@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code streamfold_view_rows}: rows in that version
  *   <li>{@code streamfold_view_phase{phase}}: 1 for the version's phase ({@link ViewPhase}), 0 for the others
  * </ul>
+ * and, unlabelled, {@code streamfold_view_store_up}: 1 when the views could be read at scrape time, 0 when not (the
+ * view store, Redis, did not answer): the per-view gauges are absent then, so alert on this one too.
  */
 final class ViewCollector implements MultiCollector {
   private static final Logger LOG = LoggerFactory.getLogger(ViewCollector.class);
@@ -88,6 +90,9 @@ final class ViewCollector implements MultiCollector {
             metadata.ifPresent(m -> samples.add(new ViewSample(tenant, definition.name(), m,
                 transforms.sourceEvents(tenant, definition.name()))));
           } catch (RuntimeException e) {
+            if (ViewStore.isRedisFailure(e)) {
+              throw e; // the view store is down: no view can be read (streamfold_view_store_up 0)
+            }
             LOG.debug("cannot read view {}/{} for metrics: {}", tenant, definition.name(), e.toString());
           }
         }
@@ -99,12 +104,17 @@ final class ViewCollector implements MultiCollector {
   @Override
   public MetricSnapshots collect() {
     List<ViewSample> samples;
+    boolean up = true;
     try {
       samples = source.sample();
     } catch (RuntimeException e) {
       LOG.warn("cannot read the views for metrics: {}", e.toString());
       samples = List.of();
+      up = false;
     }
+    GaugeSnapshot storeUp = gauge("streamfold_view_store_up",
+        "1 when the views could be read at scrape time, 0 when the view store (Redis) did not answer")
+        .dataPoint(point(Labels.EMPTY, up ? 1 : 0)).build();
     GaugeSnapshot.Builder applied = gauge("streamfold_view_events_applied",
         "Events folded into the version of the view that reads see");
     GaugeSnapshot.Builder target = gauge("streamfold_view_backfill_target_events",
@@ -133,12 +143,13 @@ final class ViewCollector implements MultiCollector {
             p == m.phase() ? 1 : 0));
       }
     }
-    return MetricSnapshots.of(applied.build(), target.build(), lag.build(), age.build(), rows.build(), phase.build());
+    return MetricSnapshots.of(storeUp, applied.build(), target.build(), lag.build(), age.build(), rows.build(),
+        phase.build());
   }
 
   @Override
   public List<String> getPrometheusNames() {
-    return List.of("streamfold_view_events_applied", "streamfold_view_backfill_target_events",
+    return List.of("streamfold_view_store_up", "streamfold_view_events_applied", "streamfold_view_backfill_target_events",
         "streamfold_view_lag_events", "streamfold_view_last_commit_age_seconds", "streamfold_view_rows",
         "streamfold_view_phase");
   }
