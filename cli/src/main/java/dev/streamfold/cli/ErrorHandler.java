@@ -82,13 +82,18 @@ final class ErrorHandler implements IExecutionExceptionHandler {
     return t + (debug() ? "" : " (set STREAMFOLD_DEBUG=1 for the stack trace)");
   }
 
+  /** Descriptions of UNAVAILABLE that the server gives, naming the store behind it that failed. */
+  private static final java.util.regex.Pattern DEPENDENCY =
+      java.util.regex.Pattern.compile("\\(Redis\\)|Pulsar|the ledger|the broker");
+
   static String describe(Status status) {
     String description = status.getDescription();
     if (description == null && status.getCause() != null) {
       description = rootMessage(status.getCause());
     }
     String text = status.getCode() + ": " + (description == null ? "(no description)" : description);
-    if (status.getCode() == Status.Code.UNAVAILABLE) {
+    if (status.getCode() == Status.Code.UNAVAILABLE && !DEPENDENCY.matcher(text).find()) {
+      // the server answers UNAVAILABLE itself when Redis or Pulsar does not, naming which: then it runs
       text += " (is the Streamfold server running? `streamfold local status`)";
     }
     return text;

@@ -261,6 +261,15 @@ class StreamfoldCliTest {
   }
 
   @Test
+  void unavailableBlamesTheServerOnlyWhenItDidNotNameAStoreBehindIt() {
+    assertThat(ErrorHandler.describe(io.grpc.Status.UNAVAILABLE.withDescription("io exception")))
+        .endsWith("(is the Streamfold server running? `streamfold local status`)");
+    assertThat(ErrorHandler.describe(io.grpc.Status.UNAVAILABLE.withDescription(
+        "the view store (Redis) did not answer: Command timed out after 10 second(s)")))
+        .isEqualTo("UNAVAILABLE: the view store (Redis) did not answer: Command timed out after 10 second(s)");
+  }
+
+  @Test
   void anEmptyTokenIsRefusedNotReplacedByTheAdminToken() {
     // an unset variable in a script (--token "$TOK") ran with the local admin token
     ServerOptions options = new ServerOptions();

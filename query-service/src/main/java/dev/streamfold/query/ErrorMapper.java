@@ -20,6 +20,9 @@ final class ErrorMapper {
     if (error instanceof RespException resp) {
       return new ErrorRedisMessage(oneLine(resp.getMessage()));
     }
+    if (dev.streamfold.views.ViewStore.isRedisFailure(error)) {
+      return new ErrorRedisMessage("ERR " + oneLine(dev.streamfold.views.ViewStore.describeRedisFailure(error)));
+    }
     return new ErrorRedisMessage("ERR " + oneLine(describe(error)));
   }
 

@@ -693,8 +693,8 @@ public final class TransformManager implements AutoCloseable {
     } catch (RuntimeException e) {
       // e.g. the view store still down: a failed resubmission is one more failure, restarted the same way (it
       // gave up at once, and a view stayed FAILED after an outage of a minute)
-      String cause = "cannot restart: " + (ViewStore.isRedisFailure(e)
-          ? "the view store (Redis) did not answer: " + e.getMessage() : e.getMessage());
+      String cause = "cannot restart: " + (ViewStore.isRedisFailure(e) ? ViewStore.describeRedisFailure(e)
+          : e.getMessage());
       LOG.error("cannot restart view job {} v{}", key.name(), key.version(), e);
       if (!restartLater(definition, key, failed, cause)) {
         recordFailure(key, cause);

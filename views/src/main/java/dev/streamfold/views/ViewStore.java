@@ -961,6 +961,18 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return error instanceof io.lettuce.core.RedisException;
   }
 
+  /**
+   * Say what a Redis failure means to a user: the view store did not answer, and why, without the name of the
+   * internal command it happened in (lettuce prefixes e.g. {@code EVALSHA. } to a timeout in a script call).
+   *
+   * @param error a Redis failure ({@link #isRedisFailure})
+   * @return e.g. {@code the view store (Redis) did not answer: Command timed out after 10 second(s)}
+   */
+  public static String describeRedisFailure(Throwable error) {
+    String message = String.valueOf(error.getMessage()).replaceFirst("^[A-Z]+\\. ", "");
+    return "the view store (Redis) did not answer: " + message;
+  }
+
   /** Close the connection and the client. */
   @Override
   public void close() {

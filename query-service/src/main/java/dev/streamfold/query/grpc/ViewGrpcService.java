@@ -243,7 +243,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
     } else if (e instanceof ReadYourWrites.Unreachable || e instanceof NotServed) {
       status = Status.FAILED_PRECONDITION;
     } else if (ViewStore.isRedisFailure(e)) {
-      status = Status.UNAVAILABLE;
+      return Status.UNAVAILABLE.withDescription(ViewStore.describeRedisFailure(e)).withCause(e).asRuntimeException();
     } else {
       status = Status.INTERNAL;
     }

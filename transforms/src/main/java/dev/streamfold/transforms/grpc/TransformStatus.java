@@ -36,7 +36,7 @@ final class TransformStatus {
     } else if (e instanceof TransformException.Conflict) {
       status = Status.FAILED_PRECONDITION;
     } else if (ViewStore.isRedisFailure(e)) {
-      status = Status.UNAVAILABLE;
+      return Status.UNAVAILABLE.withDescription(ViewStore.describeRedisFailure(e)).withCause(e).asRuntimeException();
     } else {
       status = Status.INTERNAL;
     }
