@@ -86,7 +86,9 @@ final class Ingestion {
     // where the events not yet acknowledged came from, by ordinal (the server may refuse one of them)
     int remembered = StreamIngester.DEFAULT_BATCH_EVENTS * (StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS + 2);
     String[] wheres = new String[remembered];
+    long[] rowNumbers = new long[remembered];
     long[] ordinal = {0};
+    long[] acked = {0};
     StreamIngester.Result result;
     try (ProgressBar bar = Progress.bar(task, total)) {
       result = ingester.ingest(() -> {
@@ -98,6 +100,7 @@ final class Ingestion {
             }
             read[0]++;
             dev.streamfold.api.v1.Event event = mapper.toEvent(row, reader.rowNumber(), reader.where());
+            rowNumbers[(int) (ordinal[0] % remembered)] = reader.rowNumber();
             wheres[(int) (ordinal[0]++ % remembered)] = reader.where();
             return event;
           } catch (InputException bad) {
@@ -119,8 +122,30 @@ final class Ingestion {
           }
         }
         return null;
-      }, bar::stepTo, n -> n >= ordinal[0] - remembered && n < ordinal[0] ? wheres[(int) (n % remembered)]
+      }, n -> {
+        acked[0] = n;
+        bar.stepTo(n);
+      }, n -> n >= ordinal[0] - remembered && n < ordinal[0] ? wheres[(int) (n % remembered)]
           : "event " + (n + 1) + " of the input");
+    } catch (io.grpc.StatusRuntimeException failed) {
+      if (!java.util.Set.of(io.grpc.Status.Code.UNAVAILABLE, io.grpc.Status.Code.DEADLINE_EXCEEDED,
+          io.grpc.Status.Code.CANCELLED, io.grpc.Status.Code.INTERNAL, io.grpc.Status.Code.UNKNOWN,
+          io.grpc.Status.Code.ABORTED, io.grpc.Status.Code.RESOURCE_EXHAUSTED).contains(failed.getStatus().getCode())) {
+        throw failed; // refused as a whole (a bad token, an unknown stream) or a refused row, named with what came before
+      }
+      // e.g. the server died: what it acknowledged is in the ledger; what it did not may be too
+      long inFlight = ordinal[0] - acked[0];
+      long firstUnacked = acked[0] >= ordinal[0] - remembered && acked[0] < ordinal[0]
+          ? rowNumbers[(int) (acked[0] % remembered)] : -1;
+      String goOn = inFlight == 0 ? "" : String.format("; %,d more were sent without an acknowledgement and may be in"
+          + " it too: compare the stream's event count (streamfold stream list) with what it held before%s", inFlight,
+          firstUnacked
+          < 0 || fromRowOption == null ? "" : "; if it holds none of them, go on with " + fromRowOption + " "
+              + firstUnacked + ", one row later for each one it holds");
+      throw new CliException(ErrorHandler.describe(failed.getStatus()) + (acked[0] == 0
+          ? "; the server acknowledged none of the events of this ingestion"
+          : "; the server acknowledged the first " + String.format("%,d", acked[0]) + " events of this ingestion, which"
+              + " are in the ledger") + goOn, failed);
     }
     if (stoppedAt[0] != null) {
       String appended = result.events() == 0 ? "nothing was appended"
