@@ -176,6 +176,31 @@ class CsvAndJsonlTest {
   }
 
   @Test
+  void anEventTimeOfEpochZeroOrBeyondALongIsRefusedNotReplaced() throws IOException {
+    // epoch 0 became the append time, silently; 99999999999999999999 wrapped to another instant
+    Path file = Files.writeString(dir.resolve("t.jsonl"), "{\"origin\":\"A\",\"t\":0}\n"
+        + "{\"origin\":\"B\",\"t\":\"1970-01-01T00:00:00Z\"}\n{\"origin\":\"C\",\"t\":99999999999999999999}\n"
+        + "{\"origin\":\"D\",\"t\":1}\n");
+    List<String> problems = new ArrayList<>();
+    List<Long> times = new ArrayList<>();
+    EventMapper mapper = new EventMapper("origin", "t");
+    try (RowReader reader = RowReader.open(file, FileFormat.JSONL, Map.of())) {
+      for (ObjectNode row = reader.next(); row != null; row = reader.next()) {
+        try {
+          times.add(mapper.toEvent(row, reader.rowNumber(), reader.where()).getEventTimeMs());
+        } catch (InputException bad) {
+          problems.add(bad.getMessage());
+        }
+      }
+    }
+    assertThat(times).containsExactly(1L);
+    assertThat(problems.get(0)).endsWith("time field 't': value '0' is 1970-01-01T00:00:00Z (epoch 0), which the"
+        + " ingestion API reads as no event time (the append time would be stored instead); give the instant 1 ms later");
+    assertThat(problems.get(1)).contains("value '1970-01-01T00:00:00Z' is 1970-01-01T00:00:00Z (epoch 0)");
+    assertThat(problems.get(2)).contains("value 99999999999999999999 is beyond epoch milliseconds' range");
+  }
+
+  @Test
   void aJsonLineWithAnythingAfterItsObjectIsABadRow() throws IOException {
     Path file = Files.writeString(dir.resolve("two.jsonl"), "{\"origin\":\"A\"} {\"origin\":\"B\"}\n"
         + "{\"origin\":\"C\"}garbage\n{\"origin\":\"D\"}  \n");
