@@ -153,7 +153,7 @@ final class CsvRowReader implements RowReader {
       return null;
     }
     rowLine = line;
-    List<String> continuation = new ArrayList<>(); // the record's lines after its first
+    List<String[]> continuation = new ArrayList<>(); // the record's lines after its first, with their breaks
     List<String> fields = new ArrayList<>();
     StringBuilder field = new StringBuilder();
     boolean quoted = false;
@@ -161,13 +161,14 @@ final class CsvRowReader implements RowReader {
     while (true) {
       if (i >= text.length()) {
         if (quoted) {
+          String lineBreak = lastBreak; // the break ending the line read last: part of the quoted field
           text = readLine();
           line++;
           if (text == null) {
             throw malformed(continuation, "a quoted field is not closed (at the end of the file)");
           }
-          continuation.add(text);
-          field.append('\n');
+          continuation.add(new String[] {text, lastBreak});
+          field.append(lineBreak);
           i = 0;
           continue;
         }
@@ -227,11 +228,11 @@ final class CsvRowReader implements RowReader {
    * and the lines a stray quote took into it are read again as records of their own, so skipping a bad row
    * never loses the rows after it.
    *
-   * @param continuation the record's lines after its first, in order
+   * @param continuation the record's lines after its first, in order, each with its line break
    * @param problem what is wrong
    * @return the exception to throw
    */
-  private InputException malformed(List<String> continuation, String problem) {
+  private InputException malformed(List<String[]> continuation, String problem) {
     for (int k = continuation.size() - 1; k >= 0; k--) {
       pushedBack.addFirst(continuation.get(k));
     }
@@ -241,10 +242,19 @@ final class CsvRowReader implements RowReader {
   }
 
   /** Lines to read again before the file's next ones (after a malformed record). */
-  private final java.util.ArrayDeque<String> pushedBack = new java.util.ArrayDeque<>();
+  private final java.util.ArrayDeque<String[]> pushedBack = new java.util.ArrayDeque<>();
+  /** The line break that ended the line read last: "\r\n", "\n", or "" at the end of the file. */
+  private String lastBreak = "";
 
   /** Read a line; text that is not UTF-8 stops the reading, naming its line (it cannot be skipped). */
   private String readLine() throws IOException {
-    return pushedBack.isEmpty() ? in.readLine() : pushedBack.pollFirst();
+    if (pushedBack.isEmpty()) {
+      String text = in.readLine();
+      lastBreak = in.lastBreak();
+      return text;
+    }
+    String[] again = pushedBack.pollFirst();
+    lastBreak = again[1];
+    return again[0];
   }
 }

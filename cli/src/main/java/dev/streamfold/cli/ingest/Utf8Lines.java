@@ -16,7 +16,7 @@ import java.util.Arrays;
  * Reads a UTF-8 text file line by line, decoding each line on its own: a line that is not UTF-8 fails
  * exactly when it is read, after every line before it was returned (a {@link java.io.BufferedReader} decodes
  * thousands of lines ahead, so its error came before rows that were fine, and those were never ingested).
- * Lines end at {@code \n}; a {@code \r} before it is dropped (CRLF files). A UTF-8 byte order mark at the start
+ * Lines end at {@code \n}; a {@code \r} before it is dropped (CRLF files) and {@link #lastBreak} says which it was. A UTF-8 byte order mark at the start
  * of the file is dropped.
  */
 final class Utf8Lines implements Closeable {
@@ -29,6 +29,7 @@ final class Utf8Lines implements Closeable {
   private int limit;
   private byte[] line = new byte[256];
   private long number;
+  private String lastBreak = "";
 
   /**
    * Open a file.
@@ -76,12 +77,15 @@ final class Utf8Lines implements Closeable {
       length += chunk;
       if (position < limit) {
         position++; // the \n
+        lastBreak = "\n";
         break;
       }
+      lastBreak = ""; // the end of the file, unless a \n follows in the next buffer
     }
     number++;
     if (length > 0 && line[length - 1] == '\r') {
       length--;
+      lastBreak = lastBreak.isEmpty() ? "" : "\r\n";
     }
     int offset = number == 1 && length >= 3 && line[0] == (byte) 0xEF && line[1] == (byte) 0xBB
         && line[2] == (byte) 0xBF ? 3 : 0;
@@ -91,6 +95,15 @@ final class Utf8Lines implements Closeable {
       throw new IOException(file + " line " + number + ": not UTF-8 text (a malformed byte sequence); convert the"
           + " file to UTF-8", e);
     }
+  }
+
+  /**
+   * The line break that ended the line read last, as it is in the file (a quoted CSV field keeps it).
+   *
+   * @return "\r\n", "\n", or "" when the line ended at the end of the file
+   */
+  String lastBreak() {
+    return lastBreak;
   }
 
   @Override
