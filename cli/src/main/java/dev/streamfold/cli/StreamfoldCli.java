@@ -43,7 +43,41 @@ public final class StreamfoldCli implements Runnable {
     cli.setExecutionExceptionHandler(new ErrorHandler());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setUsageHelpAutoWidth(true);
+    CommandLine.IParameterExceptionHandler usage = cli.getParameterExceptionHandler();
+    cli.setParameterExceptionHandler((error, args) -> {
+      String misplaced = misplacedOption(error);
+      if (misplaced == null) {
+        return usage.handleParseException(error, args);
+      }
+      error.getCommandLine().getErr().println("error: " + misplaced + " goes after the command's name, e.g."
+          + " `streamfold transform status NAME " + misplaced + " ...`: each command takes its own options");
+      return error.getCommandLine().getCommandSpec().exitCodeOnInvalidInput();
+    });
     return cli;
+  }
+
+  /** Options every command takes (the server mixin), which picocli refuses before the command's name. */
+  private static final java.util.Set<String> COMMAND_OPTIONS =
+      java.util.Set.of("--token", "--tenant", "--server", "--data-dir", "--resp");
+
+  /**
+   * Tell whether a parse error is a command's option given before the command's name ({@code streamfold --token T
+   * transform status x}), which picocli reports as an unknown option with the whole usage.
+   *
+   * @return the option, or null for any other error
+   */
+  static String misplacedOption(CommandLine.ParameterException error) {
+    if (!(error instanceof CommandLine.UnmatchedArgumentException unmatched)
+        || error.getCommandLine().getParent() != null) {
+      return null;
+    }
+    for (String argument : unmatched.getUnmatched()) {
+      String option = argument.split("=", 2)[0];
+      if (COMMAND_OPTIONS.contains(option)) {
+        return option;
+      }
+    }
+    return null;
   }
 
   /** {@code streamfold test}: handled by the {@code ./streamfold} script; here only a pointer to it. */

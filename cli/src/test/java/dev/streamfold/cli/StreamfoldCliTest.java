@@ -270,6 +270,21 @@ class StreamfoldCliTest {
   }
 
   @Test
+  void aCommandsOptionBeforeItsNameSaysWhereItGoes() {
+    // picocli answered "Unknown options" and the whole usage
+    picocli.CommandLine cli = StreamfoldCli.commandLine();
+    java.io.StringWriter err = new java.io.StringWriter();
+    cli.setErr(new java.io.PrintWriter(err, true));
+    assertThat(cli.execute("--token=sf_x", "transform", "status", "delays")).isEqualTo(2);
+    assertThat(err.toString().trim()).isEqualTo("error: --token goes after the command's name, e.g. `streamfold"
+        + " transform status NAME --token ...`: each command takes its own options");
+    java.io.StringWriter other = new java.io.StringWriter();
+    cli.setErr(new java.io.PrintWriter(other, true));
+    assertThat(cli.execute("--nope", "transform", "status", "delays")).isEqualTo(2);
+    assertThat(other.toString()).contains("Unknown option").contains("Usage:");
+  }
+
+  @Test
   void anEmptyTokenIsRefusedNotReplacedByTheAdminToken() {
     // an unset variable in a script (--token "$TOK") ran with the local admin token
     ServerOptions options = new ServerOptions();
