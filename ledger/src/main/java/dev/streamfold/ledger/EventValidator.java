@@ -173,7 +173,9 @@ public final class EventValidator {
           StreamColumn column = columns.get(c);
           if (column.required() && !present[c] && (given[c] || column.defaultJson() == null)) {
             throw new LedgerException.InvalidEvent(index, "payload_json." + column.name(), "is missing or null, but"
-                + " the stream's schema requires it (column " + column.describe() + ")");
+                + " the stream's schema requires it (column " + column.describe() + ")"
+                + (given[c] && column.defaultJson() != null ? "; its DEFAULT applies only to an event without the"
+                    + " field, and an explicit null (an empty CSV value) is a value" : ""));
           }
         }
       }

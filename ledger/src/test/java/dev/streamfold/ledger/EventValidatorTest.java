@@ -169,7 +169,8 @@ class EventValidatorTest {
     assertThatCode(() -> EventValidator.check(0, event("k", "{\"w\":7}"), columns)).doesNotThrowAnyException();
     assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"w\":null}"), columns))
         .hasMessage("event 0: field 'payload_json.w' is missing or null, but the stream's schema requires it"
-            + " (column w INT NOT NULL DEFAULT 5)");
+            + " (column w INT NOT NULL DEFAULT 5); its DEFAULT applies only to an event without the field, and an"
+            + " explicit null (an empty CSV value) is a value");
   }
 
   @Test
