@@ -93,18 +93,22 @@ final class Ingestion {
     try (ProgressBar bar = Progress.bar(task, total)) {
       result = ingester.ingest(() -> {
         while (read[0] < maxRows) {
+          boolean counted = false; // each row once against maxRows, good or bad (a bad event counted twice)
           try {
             ObjectNode row = reader.next();
             if (row == null) {
               return null;
             }
             read[0]++;
+            counted = true;
             dev.streamfold.api.v1.Event event = mapper.toEvent(row, reader.rowNumber(), reader.where());
             rowNumbers[(int) (ordinal[0] % remembered)] = reader.rowNumber();
             wheres[(int) (ordinal[0]++ % remembered)] = reader.where();
             return event;
           } catch (InputException bad) {
-            read[0]++;
+            if (!counted) {
+              read[0]++;
+            }
             if (!skipBad) {
               stoppedAt[0] = bad;
               stoppedRow[0] = bad.row() > 0 ? bad.row() : reader.rowNumber() + 1;
@@ -128,10 +132,13 @@ final class Ingestion {
       }, n -> n >= ordinal[0] - remembered && n < ordinal[0] ? wheres[(int) (n % remembered)]
           : "event " + (n + 1) + " of the input");
     } catch (io.grpc.StatusRuntimeException failed) {
-      if (!java.util.Set.of(io.grpc.Status.Code.UNAVAILABLE, io.grpc.Status.Code.DEADLINE_EXCEEDED,
-          io.grpc.Status.Code.CANCELLED, io.grpc.Status.Code.INTERNAL, io.grpc.Status.Code.UNKNOWN,
-          io.grpc.Status.Code.ABORTED, io.grpc.Status.Code.RESOURCE_EXHAUSTED).contains(failed.getStatus().getCode())) {
-        throw failed; // refused as a whole (a bad token, an unknown stream) or a refused row, named with what came before
+      if (failed.getStatus().getCode() == io.grpc.Status.Code.INVALID_ARGUMENT
+          || acked[0] == 0 && !java.util.Set.of(io.grpc.Status.Code.UNAVAILABLE, io.grpc.Status.Code.DEADLINE_EXCEEDED,
+              io.grpc.Status.Code.CANCELLED, io.grpc.Status.Code.INTERNAL, io.grpc.Status.Code.UNKNOWN,
+              io.grpc.Status.Code.ABORTED, io.grpc.Status.Code.RESOURCE_EXHAUSTED).contains(failed.getStatus().getCode())) {
+        // a refused row, named with the events appended before its request; or refused before anything was
+        // acknowledged (a bad token, an unknown stream). A token revoked mid-way is reported with what got in.
+        throw failed;
       }
       // e.g. the server died: what it acknowledged is in the ledger; what it did not may be too
       long inFlight = ordinal[0] - acked[0];
@@ -153,13 +160,18 @@ final class Ingestion {
               + " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + "), nothing from that"
               + " row on";
       String from = fromRowOption + " " + stoppedRow[0];
-      String goOn = fromRowOption == null || result.events() == 0 && stoppedRow[0] <= 1 ? ""
+      String goOn = fromRowOption == null ? ""
+          : result.events() == 0 && stoppedRow[0] <= 1 ? (stoppedAt[0] instanceof InputException
+              ? "; fix the row, or skip bad rows with --skip-bad" : "")
           : stoppedAt[0] instanceof InputException
               ? "; fix the row and append the rest with " + from + ", or skip bad rows with " + from + " --skip-bad"
                   + " (without " + fromRowOption + ", the rows before it are appended again)"
               : "; once the file is fixed, append the rest with " + from + " (without " + fromRowOption
                   + ", the rows before it are appended again)";
-      throw new CliException(stoppedAt[0].getMessage() + "; stopped there: " + appended + goOn, stoppedAt[0]);
+      String skippedBefore = skipped[0] == 0 ? "" : String.format("; before it, %,d bad row%s skipped (--skip-bad),"
+          + " the first: %s", skipped[0], skipped[0] == 1 ? " was" : "s were", shown.get(0));
+      throw new CliException(stoppedAt[0].getMessage() + "; stopped there: " + appended + skippedBefore + goOn,
+          stoppedAt[0]);
     }
     if (skipped[0] > 0 && result.events() == 0) {
       throw new CliException("every row read was bad (" + String.format("%,d", skipped[0]) + "), nothing was appended;"

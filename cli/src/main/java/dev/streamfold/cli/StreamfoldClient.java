@@ -31,7 +31,9 @@ final class StreamfoldClient implements AutoCloseable {
    */
   static StreamfoldClient connect(String target, String token) {
     NettyChannelBuilder builder = NettyChannelBuilder.forTarget(target).usePlaintext()
-        .maxInboundMessageSize(64 * 1024 * 1024);
+        .maxInboundMessageSize(64 * 1024 * 1024)
+        // a refusal's details travel in the trailers: more than gRPC's default 8 KiB of them was an HTTP/2 error
+        .maxInboundMetadataSize(1024 * 1024);
     if (token != null) {
       io.grpc.Metadata headers = new io.grpc.Metadata();
       headers.put(dev.streamfold.api.auth.AuthInterceptor.AUTHORIZATION, dev.streamfold.api.auth.AuthInterceptor.bearer(token));

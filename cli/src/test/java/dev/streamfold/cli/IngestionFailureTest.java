@@ -28,23 +28,40 @@ class IngestionFailureTest {
   @TempDir
   Path dir;
 
-  /** Acknowledges the first two requests, then fails the call as a dying server's transport would. */
+  /** Acknowledges the first {@code acks} requests (all when negative), then fails the call with {@code failure}. */
   static final class DyingIngest extends IngestServiceGrpc.IngestServiceImplBase {
+    final int acks;
+    final Status failure;
+    final java.util.List<String> keys = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    DyingIngest(int acks, Status failure) {
+      this.acks = acks;
+      this.failure = failure;
+    }
+
+    DyingIngest() {
+      this(2, Status.UNAVAILABLE.withDescription("io exception"));
+    }
+
     @Override
     public StreamObserver<AppendRequest> appendStream(StreamObserver<AppendResponse> responses) {
       AtomicInteger requests = new AtomicInteger();
       return new StreamObserver<>() {
         @Override
         public void onNext(AppendRequest request) {
-          if (requests.incrementAndGet() > 2) {
-            if (requests.get() == 3) {
-              responses.onError(Status.UNAVAILABLE.withDescription("io exception").asRuntimeException());
+          if (acks >= 0 && requests.incrementAndGet() > acks) {
+            if (requests.get() == acks + 1) {
+              responses.onError(failure.asRuntimeException());
             }
             return;
           }
+          request.getEventsList().forEach(e -> keys.add(e.getKey()));
           AppendResponse.Builder ack = AppendResponse.newBuilder().setRequestSeq(request.getRequestSeq());
           for (int i = 0; i < request.getEventsCount(); i++) {
             ack.addMessageIds("1:" + (requests.get() * 10_000 + i) + ":-1:-1");
+          }
+          if (acks < 0) {
+            requests.incrementAndGet();
           }
           responses.onNext(ack.build());
         }
@@ -53,7 +70,11 @@ class IngestionFailureTest {
         public void onError(Throwable t) {}
 
         @Override
-        public void onCompleted() {}
+        public void onCompleted() {
+          if (acks < 0) {
+            responses.onCompleted();
+          }
+        }
       };
     }
   }
@@ -78,6 +99,53 @@ class IngestionFailureTest {
           .hasMessageContaining("the server acknowledged the first 4,000 events of this ingestion, which are in the ledger;")
           .hasMessageContaining("more were sent without an acknowledgement and may be in it too")
           .hasMessageEndingWith("if it holds none of them, go on with --from-row 4001, one row later for each one it holds");
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  @Test
+  void aBadRowCountsOnceAgainstTheLimit() throws Exception {
+    // a row refused by the key check counted twice against --limit: --limit 10 --skip-bad dropped row 10 unsaid
+    StringBuilder csv = new StringBuilder("k,n\n");
+    for (int i = 1; i <= 30; i++) {
+      csv.append(i == 5 ? "" : "r" + i).append(',').append(i).append('\n');
+    }
+    Path file = Files.writeString(dir.resolve("g.csv"), csv);
+    DyingIngest all = new DyingIngest(-1, Status.OK);
+    Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(all).build().start();
+    try (StreamfoldClient client = StreamfoldClient.connect("127.0.0.1:" + server.getPort(), null);
+         RowReader reader = RowReader.open(file, FileFormat.CSV, Map.of("k", "STRING", "n", "BIGINT"))) {
+      ByteArrayOutputStream printed = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(printed, true, "UTF-8");
+      assertThat(Ingestion.run(client, "demo", "s", reader, new EventMapper("k", null), 10, "ingest s", out, true,
+          "--from-row").events()).isEqualTo(9);
+      assertThat(all.keys).containsExactly("r1", "r2", "r3", "r4", "r6", "r7", "r8", "r9", "r10");
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  @Test
+  void aTokenRevokedMidwaySaysWhatWasAcknowledged() throws Exception {
+    // it said only "UNAUTHENTICATED: invalid or revoked token" with 8,000 events in the ledger
+    StringBuilder csv = new StringBuilder("k,n\n");
+    for (int i = 1; i <= 10_000; i++) {
+      csv.append("k").append(',').append(i).append('\n');
+    }
+    Path file = Files.writeString(dir.resolve("r.csv"), csv);
+    Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(new DyingIngest(1, Status.UNAUTHENTICATED.withDescription("invalid or revoked token")))
+        .build().start();
+    try (StreamfoldClient client = StreamfoldClient.connect("127.0.0.1:" + server.getPort(), null);
+         RowReader reader = RowReader.open(file, FileFormat.CSV, Map.of("k", "STRING", "n", "BIGINT"))) {
+      PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, "UTF-8");
+      assertThatThrownBy(() -> Ingestion.run(client, "demo", "s", reader, new EventMapper("k", null), Long.MAX_VALUE,
+          "ingest s", out, false, "--from-row"))
+          .isInstanceOf(CliException.class)
+          .hasMessageStartingWith("UNAUTHENTICATED: invalid or revoked token; the server acknowledged the first 2,000"
+              + " events of this ingestion, which are in the ledger")
+          .hasMessageContaining("--from-row 2001");
     } finally {
       server.shutdownNow();
     }

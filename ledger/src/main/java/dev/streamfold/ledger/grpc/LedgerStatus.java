@@ -98,17 +98,27 @@ public final class LedgerStatus {
     return io.grpc.protobuf.StatusProto.toStatusRuntimeException(status);
   }
 
+  /** Field violations sent with a refused request, at most. */
+  static final int MAX_VIOLATIONS = 10;
+  /** Characters of a violation's description, at most. */
+  static final int MAX_VIOLATION_CHARS = 300;
+
   /**
    * INVALID_ARGUMENT with the message, and as details a {@code google.rpc.BadRequest} with one field
    * violation per invalid event listed: field {@code events[<index>].<field>} (e.g.
    * {@code events[3].payload_json.delay}), description the reason. Clients read them with
-   * {@code io.grpc.protobuf.StatusProto.fromThrowable}.
+   * {@code io.grpc.protobuf.StatusProto.fromThrowable}. At most {@link #MAX_VIOLATIONS} violations, each
+   * description at most {@link #MAX_VIOLATION_CHARS} characters: the details travel in the call's trailers, and
+   * with 100 violations they passed the 8 KiB of metadata a gRPC client accepts by default, so the client saw an
+   * HTTP/2 error instead of the refusal (the message says how many events were invalid).
    */
   private static StatusRuntimeException invalidEvents(LedgerException.InvalidEvent invalid) {
     com.google.rpc.BadRequest.Builder bad = com.google.rpc.BadRequest.newBuilder();
-    for (LedgerException.InvalidEvent e : invalid.all()) {
+    for (LedgerException.InvalidEvent e : invalid.all().subList(0, Math.min(MAX_VIOLATIONS, invalid.all().size()))) {
+      String reason = e.reason().length() > MAX_VIOLATION_CHARS
+          ? e.reason().substring(0, MAX_VIOLATION_CHARS) + "…" : e.reason();
       bad.addFieldViolations(com.google.rpc.BadRequest.FieldViolation.newBuilder()
-          .setField("events[" + e.index() + "]." + e.field()).setDescription(e.reason()));
+          .setField("events[" + e.index() + "]." + e.field()).setDescription(reason));
     }
     com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
         .setCode(Status.Code.INVALID_ARGUMENT.value()).setMessage(String.valueOf(invalid.getMessage()))
