@@ -1,7 +1,6 @@
 package dev.streamfold.query;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -42,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * water mark (the client does not read its replies).
  *
  * <p>A request that breaks the protocol or a limit ({@link RequestAssembler}) gets its error reply in order
- * after those of the requests before it, then the connection closes; so does QUIT after its {@code +OK}.
+ * after those of the requests before it, then the connection closes; so does QUIT after its {@code +OK}. The
+ * close lets the client read that last reply even while it is still sending ({@link LingeringClose}).
  * One instance per connection; all state is confined to the event loop.
  */
 final class CommandHandler extends ChannelInboundHandlerAdapter {
@@ -50,13 +50,6 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
   static final int DEFAULT_MAX_PENDING = 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
-  /**
-   * Netty's RedisDecoder message for a length over one of its caps: a declared bulk length over 512 MiB, or
-   * an inline line longer than {@link RespServer#MAX_INLINE_BYTES} (the cap is the second number).
-   */
-  private static final java.util.regex.Pattern NETTY_TOO_LONG =
-      java.util.regex.Pattern.compile("length: (\\d+) \\(expected: <= (\\d+)\\)");
-
   private final CommandDispatcher dispatcher;
   private final ServerState server;
   private final Executor blockingExecutor;
@@ -193,8 +186,8 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     if (cause instanceof ProtocolException protocol) {
       // a request over a limit (RequestAssembler), in order behind the replies to earlier requests
       failInput(ErrorMapper.toReply(protocol));
-    } else if (cause instanceof DecoderException) {
-      failInput(ErrorMapper.toReply(new ProtocolException(decoderDetail(cause))));
+    } else if (cause instanceof DecoderException) { // RequestAssembler words these; without it, outside a request
+      failInput(ErrorMapper.toReply(new ProtocolException(RequestAssembler.decoderDetail(cause, false))));
     } else if (cause instanceof IOException || cause instanceof PrematureChannelClosureException) {
       LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
       ctx.close();
@@ -372,22 +365,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     waiting.clear();
     unflushed = false;
     writeEncoded();
-    ctx.writeAndFlush(lastReply).addListener(ChannelFutureListener.CLOSE);
-  }
-
-  /** Describe a decoding failure; Netty's messages are kept, Redis's own wording is not recoverable. */
-  static String decoderDetail(Throwable cause) {
-    Throwable root = cause.getCause() != null ? cause.getCause() : cause;
-    String message = root.getMessage();
-    java.util.regex.Matcher tooLong = NETTY_TOO_LONG.matcher(message == null ? "" : message);
-    if (tooLong.matches() && tooLong.group(2).equals(Integer.toString(RespServer.MAX_INLINE_BYTES))) {
-      return "too big inline request"; // Redis's wording (networking.c, PROTO_INLINE_MAX_SIZE)
-    }
-    if (tooLong.matches()) {
-      // Netty's own cap (512 MiB, Redis's proto-max-bulk-len) on a declared bulk length, worded as Redis does
-      return "invalid bulk length (" + tooLong.group(1) + " bytes; at most " + RequestAssembler.MAX_BULK_BYTES + ")";
-    }
-    return "invalid request" + (message == null || message.isBlank() ? "" : " (" + message + ")");
+    LingeringClose.closeAfter(ctx, lastReply);
   }
 
   private static String address(SocketAddress address) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.redis.ArrayHeaderRedisMessage;
 import io.netty.handler.codec.redis.BulkStringHeaderRedisMessage;
 import io.netty.handler.codec.redis.BulkStringRedisContent;
@@ -12,6 +13,8 @@ import io.netty.handler.codec.redis.LastBulkStringRedisContent;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Builds requests from the pieces that Netty's {@code RedisDecoder} reads, and enforces the request limits on
@@ -33,10 +36,12 @@ import java.util.concurrent.TimeUnit;
  * ignores, passes nothing); any other top-level message as it came (inline commands, and a bulk string
  * outside an array, aggregated into one {@link FullBulkStringRedisMessage}), which {@link RequestParser}
  * reads as Redis reads such lines. A request over a limit, or a null bulk string in a request ({@code
- * invalid bulk length}), is an exception event with a {@link ProtocolException}: {@link CommandHandler}
- * replies {@code -ERR Protocol error: <what>} in order after the replies to the requests before it and
- * closes the connection, as Redis does; every other connection keeps being served. Nothing after the
- * offending header is buffered: the rest of the connection's input is dropped.
+ * invalid bulk length}), or a line the decoder refuses (worded as Redis words it, {@link #decoderDetail}), is an
+ * exception event with a {@link ProtocolException}: {@link CommandHandler} replies {@code -ERR Protocol error:
+ * <what>} in order after the replies to the requests before it and closes the connection, as Redis does
+ * ({@link LingeringClose}: the client reads the reply even while it is still sending); every other connection
+ * keeps being served. Nothing after the offending header is buffered: the rest of the connection's input is
+ * dropped.
  *
  * <p>One instance per connection (it keeps the request being read); confined to the connection's event loop.
  */
@@ -70,6 +75,18 @@ final class RequestAssembler extends ChannelInboundHandlerAdapter {
    * {@link #MAX_REQUEST_BYTES} per connection forever. A connection idle between requests is not limited.
    */
   static final long INCOMPLETE_REQUEST_TIMEOUT_MS = 30_000;
+
+  /**
+   * Netty's RedisDecoder message for a length over one of its caps: a declared bulk length over 512 MiB, or
+   * an inline line longer than {@link RespServer#MAX_INLINE_BYTES} (the cap is the second number).
+   */
+  private static final Pattern NETTY_TOO_LONG = Pattern.compile("length: (\\d+) \\(expected: <= (\\d+)\\)");
+  /** Netty's RedisDecoder message for a length line with more than 20 bytes and no line end yet (their count). */
+  private static final Pattern NETTY_LONG_UNTERMINATED =
+      Pattern.compile("too many characters to be a valid RESP Integer: \\d{1,10}");
+  /** Netty's RedisDecoder messages for a complete length line that is not a length of -1 or more. */
+  private static final Pattern NETTY_BAD_LENGTH = Pattern.compile(
+      "too many characters to be a valid RESP Integer: |bad byte in number: |no number to parse: |length: -\\d+ \\(expected: >=");
 
   private final long incompleteRequestTimeoutMs;
   private io.netty.util.concurrent.ScheduledFuture<?> deadline;
@@ -115,6 +132,52 @@ final class RequestAssembler extends ChannelInboundHandlerAdapter {
     if (out != null) {
       ctx.fireChannelRead(out);
     }
+  }
+
+  /**
+   * Turn a decoding failure of Netty's {@code RedisDecoder} into a protocol error in Redis's words, in order
+   * behind the requests passed on before it.
+   */
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (!(cause instanceof DecoderException)) {
+      ctx.fireExceptionCaught(cause);
+      return;
+    }
+    if (!failed) { // after the first failure the decoder reads what follows as junk: nothing more to say
+      fail(ctx, new ProtocolException(decoderDetail(cause, args != null)));
+    }
+  }
+
+  /**
+   * Describe a failure of Netty's {@code RedisDecoder} in Redis's words ({@code networking.c}) where the
+   * case is the same; other messages of the decoder are kept after {@code invalid request}.
+   *
+   * @param cause what the decoder threw
+   * @param inArray whether a request array was being read, so that a bad length line was a bulk string's
+   *     ({@code $N}) rather than an array's ({@code *N})
+   * @return the detail after {@code Protocol error: }
+   */
+  static String decoderDetail(Throwable cause, boolean inArray) {
+    Throwable root = cause.getCause() != null ? cause.getCause() : cause;
+    String message = root.getMessage() == null ? "" : root.getMessage();
+    Matcher tooLong = NETTY_TOO_LONG.matcher(message);
+    if (tooLong.matches() && tooLong.group(2).equals(Integer.toString(RespServer.MAX_INLINE_BYTES))) {
+      return "too big inline request"; // PROTO_INLINE_MAX_SIZE
+    }
+    if (tooLong.matches()) {
+      // Netty's own cap (512 MiB, Redis's proto-max-bulk-len) on a declared bulk length
+      return "invalid bulk length (" + tooLong.group(1) + " bytes; at most " + MAX_BULK_BYTES + ")";
+    }
+    if (NETTY_LONG_UNTERMINATED.matcher(message).matches()) {
+      // Redis: a length line without its line end past 64 KiB; Netty gives up after 20 bytes
+      return inArray ? "too big bulk count string" : "too big mbulk count string";
+    }
+    if (NETTY_BAD_LENGTH.matcher(message).lookingAt()) {
+      // not a number, too many digits, or below -1 (Redis ignores "*-5" and refuses "$-5"; Netty refuses both)
+      return inArray ? "invalid bulk length" : "invalid multibulk length";
+    }
+    return "invalid request" + (message.isBlank() ? "" : " (" + message + ")");
   }
 
   @Override

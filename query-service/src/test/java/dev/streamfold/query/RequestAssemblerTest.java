@@ -7,6 +7,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.redis.ArrayHeaderRedisMessage;
+import io.netty.handler.codec.redis.FixedRedisMessagePool;
+import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.BulkStringHeaderRedisMessage;
 import io.netty.handler.codec.redis.DefaultBulkStringRedisContent;
 import io.netty.handler.codec.redis.DefaultLastBulkStringRedisContent;
@@ -179,6 +181,45 @@ class RequestAssemblerTest {
     channel.writeInbound(new ArrayHeaderRedisMessage(2), new IntegerRedisMessage(1));
     assertThat(errors).singleElement().extracting(Throwable::getMessage).asString()
         .isEqualTo("ERR Protocol error: expected '$', got ':'");
+    channel.finishAndReleaseAll();
+  }
+
+  /** The error for these bytes, decoded by Netty's RedisDecoder as the server does. */
+  private String errorFor(String bytes) {
+    errors.clear();
+    EmbeddedChannel channel = channel(1_000);
+    channel.pipeline().addFirst(new RedisDecoder(RespServer.MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, true));
+    channel.writeInbound(Unpooled.copiedBuffer(bytes, StandardCharsets.US_ASCII));
+    channel.finishAndReleaseAll();
+    assertThat(errors).as(bytes).hasSize(1);
+    return errors.get(0).getMessage();
+  }
+
+  @Test
+  void aLengthLineTheDecoderRefusesIsWordedAsRedisWordsIt() {
+    // each as redis-server 7.0 answers it (networking.c, processMultibulkBuffer)
+    assertThat(errorFor("*abc\r\n")).isEqualTo("ERR Protocol error: invalid multibulk length");
+    assertThat(errorFor("*" + "9".repeat(25) + "\r\n")).isEqualTo("ERR Protocol error: invalid multibulk length");
+    assertThat(errorFor("*2\r\n$4\r\nECHO\r\n$x\r\n")).isEqualTo("ERR Protocol error: invalid bulk length");
+    assertThat(errorFor("*2\r\n$4\r\nECHO\r\n$-5\r\n")).isEqualTo("ERR Protocol error: invalid bulk length");
+    // Redis waits for a count line up to 64 KiB; Netty gives up after 20 bytes without a line end
+    assertThat(errorFor("*" + "9".repeat(70_000))).isEqualTo("ERR Protocol error: too big mbulk count string");
+    assertThat(errorFor("*2\r\n$4\r\nECHO\r\n$" + "9".repeat(70_000)))
+        .isEqualTo("ERR Protocol error: too big bulk count string");
+    assertThat(errorFor("PING " + "a".repeat(RespServer.MAX_INLINE_BYTES + 1)))
+        .isEqualTo("ERR Protocol error: too big inline request");
+    assertThat(errorFor("*1\r\n$4\r\nPINGxx\r\n")).startsWith("ERR Protocol error: invalid request (delimiter");
+  }
+
+  @Test
+  void onlyTheFirstDecoderFailureIsReported() {
+    errors.clear();
+    EmbeddedChannel channel = channel(1_000);
+    channel.pipeline().addFirst(new RedisDecoder(RespServer.MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, true));
+    channel.writeInbound(Unpooled.copiedBuffer("*abc\r\n*def\r\n", StandardCharsets.US_ASCII));
+    channel.writeInbound(Unpooled.copiedBuffer("*ghi\r\n", StandardCharsets.US_ASCII));
+    assertThat(errors).singleElement().extracting(Throwable::getMessage).asString()
+        .isEqualTo("ERR Protocol error: invalid multibulk length");
     channel.finishAndReleaseAll();
   }
 }

@@ -472,6 +472,18 @@ class RespContractIT {
       assertThat(ours.readReply()).isEqualTo(reference.readReply()).isEqualTo("-ERR Protocol error: expected '$', got 'f'\r\n");
       assertThat(ours.closedByServer()).isTrue();
     }
+    // Length lines that are not lengths: Netty's decoder refuses them, worded as Redis words them.
+    for (String garbage : List.of("*zz\r\n", "*" + "9".repeat(25) + "\r\n", "*2\r\n$4\r\nECHO\r\n$x\r\n",
+        "*2\r\n$4\r\nECHO\r\n$-7\r\n", "*1\r\n*1\r\n")) {
+      try (RawRespClient reference = new RawRespClient(redis.port());
+           RawRespClient ours = new RawRespClient(server.port())) {
+        byte[] bytes = garbage.getBytes(StandardCharsets.US_ASCII);
+        reference.send(bytes);
+        ours.send(bytes);
+        assertThat(ours.readReply()).as(garbage).isEqualTo(reference.readReply()).startsWith("-ERR Protocol error: ");
+        assertThat(ours.closedByServer()).as(garbage).isTrue();
+      }
+    }
   }
 
   @Test
