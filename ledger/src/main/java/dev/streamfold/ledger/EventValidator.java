@@ -168,6 +168,13 @@ public final class EventValidator {
       if (parser.nextToken() != null) {
         throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: content after the object");
       }
+      int lone = loneSurrogateEscape(payloadUtf8);
+      if (lone >= 0) {
+        throw new LedgerException.InvalidEvent(index, "payload_json", "holds a lone UTF-16 surrogate escape "
+            + new String(payloadUtf8, lone, 6, StandardCharsets.US_ASCII) + " at byte " + lone + ": JSON text is"
+            + " Unicode, and a surrogate escape is a high one (\\ud800-\\udbff) followed at once by a low one"
+            + " (\\udc00-\\udfff), e.g. \\ud83d\\ude00");
+      }
       if (present != null) {
         for (int c = 0; c < columns.size(); c++) {
           StreamColumn column = columns.get(c);
@@ -211,6 +218,58 @@ public final class EventValidator {
     } catch (java.io.IOException e) {
       return "is not a JSON value (a text needs quotes, e.g. \"AA\")";
     }
+  }
+
+  /**
+   * Find a UTF-16 surrogate escape that is not half of a pair in JSON text: a high one (<code>&#92;ud800</code>
+   * to <code>&#92;udbff</code>) not followed at once by a low one (<code>&#92;udc00</code> to
+   * <code>&#92;udfff</code>), or a low one alone. It stands for no character (Jackson makes it a lone
+   * surrogate, which UTF-8 cannot encode: such a payload was stored, and read back with {@code ?} for it). A
+   * surrogate cannot be written in UTF-8 itself, so escapes are all there is to check; in valid JSON every
+   * backslash is in a string, so bytes are enough.
+   *
+   * @param json valid JSON text, UTF-8
+   * @return the byte offset of the first such escape's backslash, or -1 when there is none
+   */
+  static int loneSurrogateEscape(byte[] json) {
+    for (int i = 0; i < json.length; i++) {
+      if (json[i] != '\\') {
+        continue;
+      }
+      if (i + 5 >= json.length || json[i + 1] != 'u') {
+        i++; // an escaped character such as \\ or \": not the start of another escape
+        continue;
+      }
+      int unit = hex4(json, i + 2);
+      if (unit >= 0xD800 && unit <= 0xDBFF) {
+        if (i + 11 < json.length && json[i + 6] == '\\' && json[i + 7] == 'u') {
+          int low = hex4(json, i + 8);
+          if (low >= 0xDC00 && low <= 0xDFFF) {
+            i += 11;
+            continue;
+          }
+        }
+        return i;
+      }
+      if (unit >= 0xDC00 && unit <= 0xDFFF) {
+        return i;
+      }
+      i += 5;
+    }
+    return -1;
+  }
+
+  /** The value of four hex digits from {@code at}, or -1 when they are not. */
+  private static int hex4(byte[] text, int at) {
+    int value = 0;
+    for (int i = at; i < at + 4; i++) {
+      int digit = Character.digit(text[i], 16);
+      if (digit < 0) {
+        return -1;
+      }
+      value = value * 16 + digit;
+    }
+    return value;
   }
 
   private static void checkLength(int index, String field, String value, int maxBytes) {

@@ -16,6 +16,26 @@ class EventValidatorTest {
   }
 
   @Test
+  void aLoneSurrogateEscapeIsRefusedAPairIsNot() {
+    for (String lone : List.of("{\"s\":\"\\ud800\"}", "{\"s\":\"a\\uDBFFb\"}", "{\"s\":\"\\udc00\"}",
+        "{\"s\":\"\\ude00\\ud83d\"}", "{\"\\ud800\":1}", "{\"s\":\"\\ud83d\\u0041\"}",
+        "{\"s\":\"\\ud83d\\ud83d\\ude00\"}")) {
+      assertThatThrownBy(() -> EventValidator.check(3, event("k", lone), COLUMNS)).as(lone)
+          .isInstanceOf(LedgerException.InvalidEvent.class)
+          .hasMessageStartingWith("event 3: field 'payload_json' holds a lone UTF-16 surrogate escape \\u")
+          .hasMessageContaining("e.g. \\ud83d\\ude00");
+    }
+    assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"s\":\"ab\\ud800\"}"), COLUMNS))
+        .hasMessage("event 0: field 'payload_json' holds a lone UTF-16 surrogate escape \\ud800 at byte 8: JSON text"
+            + " is Unicode, and a surrogate escape is a high one (\\ud800-\\udbff) followed at once by a low one"
+            + " (\\udc00-\\udfff), e.g. \\ud83d\\ude00");
+    for (String fine : List.of("{\"s\":\"\\ud83d\\ude00\"}", "{\"s\":\"\\\\ud800\"}", "{\"s\":\"\\u00e9\\\"\"}",
+        "{\"s\":\"\\uD83D\\uDE00 \\uE000\"}", "{\"s\":\"\uD83D\uDE00\"}")) {
+      assertThatCode(() -> EventValidator.check(0, event("k", fine), COLUMNS)).as(fine).doesNotThrowAnyException();
+    }
+  }
+
+  @Test
   void acceptsAWellFormedEvent() {
     assertThatCode(() -> EventValidator.check(0, event("ATL",
         "{\"delay\":3,\"date\":\"2001-01-01T00:01:00\",\"origin\":\"ATL\",\"extra\":[1]}"), COLUMNS))
