@@ -8,6 +8,7 @@ import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.transforms.job.BackfillSignals;
 import dev.streamfold.transforms.job.PayloadParser;
+import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetColumns;
@@ -256,8 +257,8 @@ public final class TransformManager implements AutoCloseable {
     long start = System.nanoTime();
     Map<String, List<StreamColumn>> streams = streamColumns(tenant);
     long described = System.nanoTime();
-    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streams, keyColumns);
-    checkWindowsUnpartitioned(tenant, sql, plan);
+    SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streams, keyColumns);
+    checkWindowsUnpartitioned(tenant, plan);
     long planned = System.nanoTime();
     TransformDefinition created = startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
         plan.keyColumns(), plan.columns(), 1, System.currentTimeMillis()));
@@ -276,8 +277,8 @@ public final class TransformManager implements AutoCloseable {
    *
    * @throws TransformException.InvalidSql naming the stream and its partitions
    */
-  private void checkWindowsUnpartitioned(String tenant, String sql, ViewJobBuilder.PlannedQuery plan) {
-    if (!ViewJobBuilder.usesEventTimeWindows(sql)) {
+  private void checkWindowsUnpartitioned(String tenant, SqlPlanner.PlannedQuery plan) {
+    if (!plan.eventTimeWindows()) {
       return;
     }
     StreamInfo info = ledger.describe(new StreamRef(tenant, plan.sourceStream()));
@@ -454,8 +455,8 @@ public final class TransformManager implements AutoCloseable {
    */
   public synchronized TransformDefinition update(String tenant, String name, String sql, List<String> keyColumns) {
     get(tenant, name);
-    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(sql, streamColumns(tenant), keyColumns);
-    checkWindowsUnpartitioned(tenant, sql, plan);
+    SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streamColumns(tenant), keyColumns);
+    checkWindowsUnpartitioned(tenant, plan);
     return startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
         plan.keyColumns(), plan.columns(), nextVersion(tenant, name), System.currentTimeMillis()));
   }
@@ -1438,7 +1439,8 @@ public final class TransformManager implements AutoCloseable {
     if (!info.partitioned() && spec.to().kind() == ReplayCursor.Kind.POSITION) {
       throw new TransformException.InvalidTrainingSet("stream " + stream + " is not partitioned: give one message ID,"
           + " not a position vector");
-    }    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
+    }
+    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
     Path output = Path.of(spec.output());
     if (!output.isAbsolute()) {
       output = options.dataDir().toAbsolutePath().resolve("training-sets").resolve(output);
@@ -1473,7 +1475,7 @@ public final class TransformManager implements AutoCloseable {
             + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()
             + "'; ledger order is defined within one stream, so features must read the label stream");
       }
-      if (!view.isFold() && ViewJobBuilder.usesEventTimeWindows(view.sql())) {
+      if (!view.isFold() && SqlPlanner.analyze(view.sql(), view.sourceStream(), info.columns(), null).eventTimeWindows()) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' uses event-time windows; windowed views are not supported as features yet");
       }
@@ -1745,7 +1747,7 @@ public final class TransformManager implements AutoCloseable {
   private static String checkExpression(String field, String asWritten, String expression, String table,
       Map<String, List<StreamColumn>> streams) {
     try {
-      return ViewJobBuilder.planColumns("SELECT " + expression + " AS `v` FROM " + table, streams).get("v");
+      return SqlPlanner.planColumns("SELECT " + expression + " AS `v` FROM " + table, streams).get("v");
     } catch (TransformException.InvalidSql e) {
       throw new TransformException.InvalidTrainingSet(field + ": invalid expression '" + asWritten + "': " + e.getMessage());
     }

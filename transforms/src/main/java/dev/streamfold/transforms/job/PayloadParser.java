@@ -79,20 +79,16 @@ public final class PayloadParser implements EventConverter<Row> {
    * parsing them (parsing was the largest cost of a backfill; BENCHMARKS.md).
    *
    * @param columns the stream's declared columns
-   * @param sql the SQL texts that will read the rows, or null to parse every column; a column is parsed
-   *     when its name appears in one of them as a word (outside string literals) or when one of them
-   *     selects {@code *}
+   * @param read the names of the columns to parse, as the optimized plans of the SQL that reads the rows
+   *     found them ({@link dev.streamfold.transforms.sql.SqlPlanner#analyze}); null parses every column
    */
-  public PayloadParser(List<StreamColumn> columns, List<String> sql) {
+  public PayloadParser(List<StreamColumn> columns, java.util.Set<String> read) {
     names = columns.stream().map(StreamColumn::name).toArray(String[]::new);
     types = columns.stream().map(StreamColumn::type).toArray(String[]::new);
     defaults = columns.stream().map(StreamColumn::defaultJson).toArray(String[]::new);
-    read = new boolean[names.length];
-    String code = sql == null ? null : String.join("\n", sql).replaceAll("'(?:[^']|'')*'", "''");
-    boolean star = code == null || java.util.regex.Pattern.compile("(?i)(SELECT|,|\\.)\\s*\\*").matcher(code).find();
+    this.read = new boolean[names.length];
     for (int i = 0; i < names.length; i++) {
-      read[i] = star || java.util.regex.Pattern.compile("(?i)(^|[^A-Za-z0-9_])" + java.util.regex.Pattern.quote(names[i])
-          + "($|[^A-Za-z0-9_])").matcher(code).find();
+      this.read[i] = read == null || read.contains(names[i]);
     }
   }
 

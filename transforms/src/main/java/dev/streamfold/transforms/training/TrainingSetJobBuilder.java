@@ -7,6 +7,7 @@ import dev.streamfold.transforms.job.EventConverter;
 import dev.streamfold.transforms.job.FoldStage;
 import dev.streamfold.transforms.job.LedgerEventDeserializer;
 import dev.streamfold.transforms.job.PayloadParser;
+import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.job.PositionTracker;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.job.SourceEvent;
@@ -76,7 +77,11 @@ public final class TrainingSetJobBuilder {
 
     List<String> sql = new java.util.ArrayList<>(List.of(eventProjectionSql));
     featureViews.stream().filter(v -> !v.isFold()).forEach(v -> sql.add(v.sql()));
-    PayloadParser parser = new PayloadParser(streamColumns, sql);
+    java.util.Set<String> columnsRead = new java.util.HashSet<>();
+    for (String query : sql) {
+      columnsRead.addAll(SqlPlanner.analyze(query, stream, streamColumns, SqlPlanner.Rows.LEDGER_CLOCK).columnsRead());
+    }
+    PayloadParser parser = new PayloadParser(streamColumns, columnsRead);
     StartCursor start = bound.startId() == null ? StartCursor.earliest()
         : ViewJobBuilder.startCursor(List.of(bound.startId()));
     List<String> topics = partitions == 0 ? List.of(topic)

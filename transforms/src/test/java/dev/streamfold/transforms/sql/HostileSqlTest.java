@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,7 +15,7 @@ class HostileSqlTest {
       new StreamColumn("delay", "INT"), new StreamColumn("origin", "STRING"), new StreamColumn("destination", "STRING")));
 
   private static void refused(String sql, String... fragments) {
-    var thrown = assertThatThrownBy(() -> ViewJobBuilder.plan(sql, STREAMS, List.of())).as(sql)
+    var thrown = assertThatThrownBy(() -> SqlPlanner.plan(sql, STREAMS, List.of())).as(sql)
         .isInstanceOf(TransformException.InvalidSql.class);
     for (String fragment : fragments) {
       thrown.hasMessageContaining(fragment);
@@ -60,7 +60,7 @@ class HostileSqlTest {
     refused("SELECT origin, COUNT(*) AS n FROM flights WHERE origin IN (SELECT destination FROM flights) GROUP BY origin",
         "joins raw events (LeftSemiJoin)");
     // joins of aggregates keep one row per key on each side: allowed
-    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan("SELECT a.origin, a.n, b.m FROM"
+    SqlPlanner.PlannedQuery plan = SqlPlanner.plan("SELECT a.origin, a.n, b.m FROM"
         + " (SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin) a JOIN"
         + " (SELECT destination, COUNT(*) AS m FROM flights GROUP BY destination) b ON a.origin = b.destination",
         STREAMS, List.of());
@@ -68,7 +68,7 @@ class HostileSqlTest {
   }
 
   private static void refusedWithKey(String sql, List<String> key, String... fragments) {
-    var thrown = assertThatThrownBy(() -> ViewJobBuilder.plan(sql, STREAMS, key)).as(sql + " --key " + key)
+    var thrown = assertThatThrownBy(() -> SqlPlanner.plan(sql, STREAMS, key)).as(sql + " --key " + key)
         .isInstanceOf(TransformException.InvalidSql.class);
     for (String fragment : fragments) {
       thrown.hasMessageContaining(fragment);
@@ -92,11 +92,11 @@ class HostileSqlTest {
         + " GROUP BY origin, destination) WHERE rn <= 3";
     refused(top3, "does not identify one row", "rank column");
     // what is allowed: the grouping itself, in any order, renamed; a superset; Top-N with its rank; Top-1
-    assertThat(ViewJobBuilder.plan("SELECT destination AS d, origin, COUNT(*) AS n FROM flights GROUP BY origin,"
+    assertThat(SqlPlanner.plan("SELECT destination AS d, origin, COUNT(*) AS n FROM flights GROUP BY origin,"
         + " destination", STREAMS, List.of("origin", "d")).keyColumns()).containsExactly("origin", "d");
-    ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", STREAMS, List.of("origin", "n"));
-    ViewJobBuilder.plan(top3, STREAMS, List.of("origin", "rn"));
-    ViewJobBuilder.plan(top3.replace("rn <= 3", "rn = 1"), STREAMS, List.of("origin"));
+    SqlPlanner.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", STREAMS, List.of("origin", "n"));
+    SqlPlanner.plan(top3, STREAMS, List.of("origin", "rn"));
+    SqlPlanner.plan(top3.replace("rn <= 3", "rn = 1"), STREAMS, List.of("origin"));
   }
 
   @Test
@@ -105,8 +105,8 @@ class HostileSqlTest {
         + " DESCRIPTOR(_event_time), INTERVAL '1' MINUTE)) GROUP BY origin, window_start, window_end";
     refusedWithKey(perWindow, List.of("window_start"), "each window has a row per origin too",
         "--key origin,window_start");
-    ViewJobBuilder.plan(perWindow, STREAMS, List.of("origin", "window_start"));
-    ViewJobBuilder.plan(perWindow.replace("SELECT origin,", "SELECT origin AS o,"), STREAMS, List.of("o", "window_start"));
+    SqlPlanner.plan(perWindow, STREAMS, List.of("origin", "window_start"));
+    SqlPlanner.plan(perWindow.replace("SELECT origin,", "SELECT origin AS o,"), STREAMS, List.of("o", "window_start"));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** SQL planning with Flink's real planner, no servers. */
-class ViewJobBuilderTest {
+class SqlPlannerTest {
   private static final List<StreamColumn> FLIGHTS = List.of(new StreamColumn("date", "TIMESTAMP"),
       new StreamColumn("delay", "INT"), new StreamColumn("distance", "INT"), new StreamColumn("origin", "STRING"),
       new StreamColumn("destination", "STRING"));
@@ -19,7 +19,7 @@ class ViewJobBuilderTest {
 
   @Test
   void plansTheDemoQuery() {
-    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan("SELECT origin, COUNT(*) AS flights, "
+    SqlPlanner.PlannedQuery plan = SqlPlanner.plan("SELECT origin, COUNT(*) AS flights, "
         + "AVG(CAST(delay AS DOUBLE)) AS avg_delay FROM flights GROUP BY origin", STREAMS, List.of());
     assertThat(plan.sourceStream()).isEqualTo("flights");
     assertThat(plan.keyColumns()).containsExactly("origin");
@@ -29,42 +29,42 @@ class ViewJobBuilderTest {
 
   @Test
   void metadataColumnsAreQueryable() {
-    ViewJobBuilder.PlannedQuery plan = ViewJobBuilder.plan(
+    SqlPlanner.PlannedQuery plan = SqlPlanner.plan(
         "SELECT _key, MAX(_event_time) AS latest FROM flights GROUP BY _key", STREAMS, List.of("_key"));
     assertThat(plan.columns()).containsEntry("latest", "TIMESTAMP");
   }
 
   @Test
   void parseErrorsPointAtTheWord() {
-    assertThatThrownBy(() -> ViewJobBuilder.plan("SELEC origin FROM flights", STREAMS, List.of()))
+    assertThatThrownBy(() -> SqlPlanner.plan("SELEC origin FROM flights", STREAMS, List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("line 1, column 1: 'SELEC'");
   }
 
   @Test
   void unknownColumnIsNamed() {
-    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT nope, COUNT(*) FROM flights GROUP BY nope", STREAMS, List.of()))
+    assertThatThrownBy(() -> SqlPlanner.plan("SELECT nope, COUNT(*) FROM flights GROUP BY nope", STREAMS, List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("Column 'nope' not found");
   }
 
   @Test
   void unknownStreamIsNamed() {
-    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT a FROM missing", STREAMS, List.of()))
+    assertThatThrownBy(() -> SqlPlanner.plan("SELECT a FROM missing", STREAMS, List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("missing");
   }
 
   @Test
   void aQueryMustReadExactlyOneStream() {
-    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT 1 AS x", STREAMS, List.of()))
+    assertThatThrownBy(() -> SqlPlanner.plan("SELECT 1 AS x", STREAMS, List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("reads exactly one stream");
   }
 
   @Test
   void keyColumnMustBeAResultColumn() {
-    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin",
+    assertThatThrownBy(() -> SqlPlanner.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin",
         STREAMS, List.of("destination")))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("key column 'destination' is not a result column");
@@ -72,18 +72,18 @@ class ViewJobBuilderTest {
 
   @Test
   void aQueryWithARowPerEventIsRefused() {
-    assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT origin, delay FROM flights", STREAMS, List.of()))
+    assertThatThrownBy(() -> SqlPlanner.plan("SELECT origin, delay FROM flights", STREAMS, List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("returns a row per event");
   }
 
   @Test
   void theDefaultKeyMustBeTheGroupingColumn() {
-    assertThatThrownBy(() -> ViewJobBuilder.plan(
+    assertThatThrownBy(() -> SqlPlanner.plan(
         "SELECT COUNT(*) AS n, origin FROM flights GROUP BY origin", STREAMS, List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("first result column 'n'");
-    assertThat(ViewJobBuilder.plan("SELECT COUNT(*) AS n, origin FROM flights GROUP BY origin", STREAMS,
+    assertThat(SqlPlanner.plan("SELECT COUNT(*) AS n, origin FROM flights GROUP BY origin", STREAMS,
         List.of("origin")).keyColumns()).containsExactly("origin");
   }
 
@@ -91,14 +91,14 @@ class ViewJobBuilderTest {
   void aStreamWithUnusableColumnsDoesNotBreakQueriesOverOtherStreams() {
     Map<String, List<StreamColumn>> streams = new java.util.HashMap<>(STREAMS);
     streams.put("broken", List.of(new StreamColumn("a", "INT"), new StreamColumn("a", "STRING")));
-    assertThat(ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", streams, List.of())
+    assertThat(SqlPlanner.plan("SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", streams, List.of())
         .sourceStream()).isEqualTo("flights");
   }
 
   @Test
   void aStreamWithoutDeclaredColumnsStillHasItsMetadataColumns() {
     Map<String, List<StreamColumn>> streams = Map.of("clicks", List.of());
-    assertThat(ViewJobBuilder.plan("SELECT _key, COUNT(*) AS n FROM clicks GROUP BY _key", streams, List.of())
+    assertThat(SqlPlanner.plan("SELECT _key, COUNT(*) AS n FROM clicks GROUP BY _key", streams, List.of())
         .columns()).containsOnlyKeys("_key", "n");
   }
 
@@ -106,13 +106,13 @@ class ViewJobBuilderTest {
   void nonDeterministicFunctionsAreRefusedBecauseViewsMustBeReplayable() {
     for (String call : List.of("NOW()", "CURRENT_TIMESTAMP", "RAND()", "UUID()", "PROCTIME()", "UNIX_TIMESTAMP()",
         "localtimestamp")) {
-      assertThatThrownBy(() -> ViewJobBuilder.plan("SELECT origin, MAX(" + call + ") AS m FROM flights GROUP BY origin",
+      assertThatThrownBy(() -> SqlPlanner.plan("SELECT origin, MAX(" + call + ") AS m FROM flights GROUP BY origin",
           STREAMS, List.of()))
           .as(call).isInstanceOf(TransformException.InvalidSql.class).hasMessageContaining("not deterministic")
           .hasMessageContaining("_event_time");
     }
     // Names inside string literals, quoted identifiers and comments are not calls; UNIX_TIMESTAMP(s) is deterministic.
-    ViewJobBuilder.plan("SELECT origin, COUNT(*) AS n, MAX(UNIX_TIMESTAMP('2015-01-01 00:00:00')) AS t"
+    SqlPlanner.plan("SELECT origin, COUNT(*) AS n, MAX(UNIX_TIMESTAMP('2015-01-01 00:00:00')) AS t"
         + " FROM flights WHERE destination <> 'NOW()' -- RAND()\n GROUP BY origin", STREAMS, List.of());
   }
 }

@@ -1,0 +1,315 @@
+package dev.streamfold.transforms.sql;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Calc;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexProgram;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.internal.TableEnvironmentImpl;
+import org.apache.flink.table.operations.ModifyOperation;
+import org.apache.flink.table.planner.delegation.PlannerBase;
+import org.apache.flink.table.planner.plan.metadata.FlinkRelMetadataQuery;
+import org.apache.flink.table.planner.plan.nodes.calcite.Rank;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalDeduplicate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalExchange;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalMiniBatchAssigner;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWatermarkAssigner;
+import org.apache.flink.table.planner.plan.schema.TableSourceTable;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregateBase;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalJoin;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLimit;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalSink;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalValues;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWindowAggregateBase;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWindowDeduplicate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWindowJoin;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWindowRank;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWindowTableFunction;
+
+/**
+ * The optimized physical plan Flink's own planner made of one query (the very tree it would translate
+ * into the job), and the facts Streamfold's rules read from it. Every rule that decides whether SQL may
+ * run reads this tree, never the SQL text nor the plan's printed form: names are resolved, views,
+ * subqueries and CTEs are inlined, and quoting, case and comments are gone.
+ *
+ * <p>The planner is Flink's {@code flink-table-planner} (not the class-loader-isolated
+ * {@code flink-table-planner-loader}), so that its Calcite tree is reachable here.
+ */
+public final class OptimizedPlan {
+  private final RelNode root;
+  /** The tables the query reads as written (before the optimizer prunes, e.g. a scan under WHERE FALSE). */
+  private final Set<String> tablesAsWritten = new LinkedHashSet<>();
+  /** Every node once (identity), parents before children. */
+  private final List<RelNode> nodes = new ArrayList<>();
+  /** Each node's parents. */
+  private final Map<RelNode, List<RelNode>> parents = new IdentityHashMap<>();
+
+  private OptimizedPlan(RelNode logical, RelNode root) {
+    this.root = root;
+    logical.accept(new org.apache.calcite.rel.RelShuttleImpl() {
+      @Override
+      public RelNode visit(TableScan scan) {
+        tablesAsWritten.add(tableName(scan));
+        return scan;
+      }
+    });
+    collect(root, null, Collections.newSetFromMap(new IdentityHashMap<>()));
+  }
+
+  /**
+   * Optimize a query as Flink would for a job.
+   *
+   * @param tableEnv the table environment the query was made in
+   * @param table the query
+   * @return its optimized physical plan
+   * @throws RuntimeException (Flink's TableException, ValidationException) if Flink cannot plan it
+   */
+  public static OptimizedPlan of(StreamTableEnvironment tableEnv, Table table) {
+    PlannerBase planner = planner(tableEnv);
+    RelNode logical = planner.createRelBuilder().queryOperation(table.getQueryOperation()).build();
+    return new OptimizedPlan(logical, planner.optimize(logical));
+  }
+
+  /**
+   * Optimize a statement that writes into a table (e.g. an INSERT), as Flink would for a job.
+   *
+   * @param tableEnv the table environment the statement was made in
+   * @param modify the statement
+   * @return its optimized physical plan; the root is the sink
+   */
+  public static OptimizedPlan of(StreamTableEnvironment tableEnv, ModifyOperation modify) {
+    PlannerBase planner = planner(tableEnv);
+    RelNode logical = planner.translateToRel(modify);
+    return new OptimizedPlan(logical, planner.optimize(logical));
+  }
+
+  private static PlannerBase planner(StreamTableEnvironment tableEnv) {
+    return (PlannerBase) ((TableEnvironmentImpl) tableEnv).getPlanner();
+  }
+
+  private void collect(RelNode node, RelNode parent, Set<RelNode> seen) {
+    if (parent != null) {
+      parents.computeIfAbsent(node, n -> new ArrayList<>()).add(parent);
+    }
+    if (!seen.add(node)) {
+      return;
+    }
+    nodes.add(node);
+    for (RelNode input : node.getInputs()) {
+      collect(input, node, seen);
+    }
+  }
+
+  /** The root of the plan. */
+  public RelNode root() {
+    return root;
+  }
+
+  /** Every node of the plan once, parents before children. */
+  public List<RelNode> nodes() {
+    return Collections.unmodifiableList(nodes);
+  }
+
+  /**
+   * The name (in its database) of every table the query reads: those the optimized plan scans and
+   * those the query names but the optimizer pruned (a scan under {@code WHERE FALSE}).
+   */
+  public Set<String> scannedTables() {
+    Set<String> tables = new LinkedHashSet<>(tablesAsWritten);
+    for (RelNode node : nodes) {
+      if (node instanceof TableScan scan) {
+        tables.add(tableName(scan));
+      }
+    }
+    return tables;
+  }
+
+  /** A scan's table name in its database (the qualified name of a scan may carry its abilities, too). */
+  private static String tableName(TableScan scan) {
+    if (scan.getTable() instanceof TableSourceTable source) {
+      return source.contextResolvedTable().getIdentifier().getObjectName();
+    }
+    List<String> name = scan.getTable().getQualifiedName();
+    return name.size() >= 3 ? name.get(2) : name.get(name.size() - 1);
+  }
+
+  /**
+   * The columns of each scanned table the plan reads. A scan read only through Flink's {@code Calc}
+   * (projection and filter) reads the columns those expressions refer to; a scan read any other way
+   * reads all its columns.
+   *
+   * @return table name (as {@link #scannedTables()}) to the names of the columns read
+   */
+  public Map<String, Set<String>> columnsRead() {
+    Map<String, Set<String>> read = new LinkedHashMap<>();
+    for (RelNode node : nodes) {
+      if (!(node instanceof TableScan scan)) {
+        continue;
+      }
+      Set<String> columns = read.computeIfAbsent(tableName(scan), t -> new LinkedHashSet<>());
+      List<String> fields = scan.getRowType().getFieldNames();
+      for (int i : fieldsRead(scan)) {
+        columns.add(fields.get(i));
+      }
+    }
+    return read;
+  }
+
+  /**
+   * The fields of a node's output its readers use: through a {@code Calc}, those its expressions refer to;
+   * through a node that passes its input's rows on unchanged (mini-batch and watermark assigners,
+   * exchanges), those its own readers use; through any other node (or none), all of them.
+   */
+  private ImmutableBitSet fieldsRead(RelNode node) {
+    ImmutableBitSet all = ImmutableBitSet.range(node.getRowType().getFieldCount());
+    List<RelNode> readers = parents.getOrDefault(node, List.of());
+    if (readers.isEmpty()) {
+      return all;
+    }
+    ImmutableBitSet.Builder used = ImmutableBitSet.builder();
+    for (RelNode reader : readers) {
+      if (reader instanceof Calc calc) {
+        used.addAll(fieldsUsed(calc.getProgram()));
+      } else if (reader instanceof StreamPhysicalMiniBatchAssigner || reader instanceof StreamPhysicalWatermarkAssigner
+          || reader instanceof StreamPhysicalExchange) {
+        used.addAll(fieldsRead(reader));
+      } else {
+        return all;
+      }
+    }
+    return used.build();
+  }
+
+  private static ImmutableBitSet fieldsUsed(RexProgram program) {
+    List<RexNode> used = new ArrayList<>();
+    program.getProjectList().forEach(ref -> used.add(program.expandLocalRef(ref)));
+    if (program.getCondition() != null) {
+      used.add(program.expandLocalRef(program.getCondition()));
+    }
+    return RelOptUtil.InputFinder.bits(used, null);
+  }
+
+  /**
+   * Whether the plan computes event-time windows: window table functions ({@code TUMBLE}, {@code HOP},
+   * {@code CUMULATE}, {@code SESSION}) and what aggregates, ranks, deduplicates or joins them, and the
+   * group windows of {@code GROUP BY TUMBLE(...)}. Such a plan needs watermarks.
+   */
+  public boolean hasEventTimeWindows() {
+    return nodes.stream().anyMatch(n -> n instanceof StreamPhysicalWindowAggregateBase
+        || n instanceof StreamPhysicalWindowTableFunction || n instanceof StreamPhysicalWindowRank
+        || n instanceof StreamPhysicalWindowDeduplicate || n instanceof StreamPhysicalWindowJoin);
+  }
+
+  /** Whether the plan aggregates (a GROUP BY, a global aggregate or a window aggregate). */
+  public boolean aggregates() {
+    return nodes.stream().anyMatch(n -> n instanceof StreamPhysicalGroupAggregateBase
+        || n instanceof StreamPhysicalWindowAggregateBase);
+  }
+
+  /**
+   * What each aggregation, Top-N and deduplication of the plan groups or partitions by, in its input's
+   * column names, topmost first.
+   */
+  public List<List<String>> groupings() {
+    List<List<String>> groupings = new ArrayList<>();
+    for (RelNode node : nodes) {
+      int[] fields = null;
+      if (node instanceof StreamPhysicalGroupAggregateBase aggregate) {
+        fields = aggregate.grouping();
+      } else if (node instanceof StreamPhysicalWindowAggregateBase aggregate) {
+        fields = aggregate.grouping();
+      } else if (node instanceof Rank rank) {
+        fields = rank.partitionKey().toArray();
+      } else if (node instanceof StreamPhysicalDeduplicate deduplicate) {
+        fields = deduplicate.getUniqueKeys();
+      } else if (node instanceof StreamPhysicalWindowDeduplicate deduplicate) {
+        fields = deduplicate.partitionKeys();
+      }
+      if (fields != null) {
+        groupings.add(inputNames(node, fields));
+      }
+    }
+    return groupings;
+  }
+
+  /** What the topmost window aggregate groups by (its input's names), or empty without one. */
+  public Optional<List<String>> windowGrouping() {
+    return nodes.stream().filter(n -> n instanceof StreamPhysicalWindowAggregateBase).findFirst()
+        .map(n -> inputNames(n, ((StreamPhysicalWindowAggregateBase) n).grouping()));
+  }
+
+  private static List<String> inputNames(RelNode node, int[] fields) {
+    List<String> inputNames = node.getInput(0).getRowType().getFieldNames();
+    List<String> names = new ArrayList<>();
+    for (int field : fields) {
+      names.add(inputNames.get(field));
+    }
+    return names;
+  }
+
+  /** Whether the plan has a streaming LIMIT without ORDER BY (which keeps whichever rows come first). */
+  public boolean hasLimitWithoutOrder() {
+    return nodes.stream().anyMatch(n -> n instanceof StreamPhysicalLimit);
+  }
+
+  /** Whether Flink folded the query to no rows at all (e.g. a WHERE that is never true), with no aggregate. */
+  public boolean alwaysEmpty() {
+    return !aggregates() && nodes.stream().anyMatch(n -> n instanceof StreamPhysicalValues values
+        && values.getTuples().isEmpty());
+  }
+
+  /**
+   * The first regular join one of whose inputs has no unique key (a join of raw events: Flink keeps every
+   * such input row in its state, forever), as Flink names the join type, e.g. {@code InnerJoin}.
+   *
+   * @return the join type, or empty when every regular join's inputs have unique keys
+   */
+  public Optional<String> joinWithoutUniqueKeys() {
+    for (RelNode node : nodes) {
+      if (node instanceof StreamPhysicalJoin join) {
+        RelMetadataQuery mq = FlinkRelMetadataQuery.reuseOrCreate(join.getCluster().getMetadataQuery());
+        for (RelNode input : join.getInputs()) {
+          Set<ImmutableBitSet> keys = mq.getUniqueKeys(input);
+          if (keys == null || keys.isEmpty()) {
+            return Optional.of(joinTypeName(join));
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String joinTypeName(StreamPhysicalJoin join) {
+    switch (join.getJoinType()) {
+      case INNER: return "InnerJoin";
+      case LEFT: return "LeftOuterJoin";
+      case RIGHT: return "RightOuterJoin";
+      case FULL: return "FullOuterJoin";
+      case SEMI: return "LeftSemiJoin";
+      case ANTI: return "LeftAntiJoin";
+      default: return join.getJoinType().name();
+    }
+  }
+
+  /**
+   * For a plan of a write into a table with a primary key: whether Flink had to add an upsert
+   * materializer to the sink, i.e. no unique key of the query's changelog is contained in the primary key.
+   */
+  public boolean sinkNeedsUpsertMaterialize() {
+    return root instanceof StreamPhysicalSink sink && sink.upsertMaterialize();
+  }
+}
