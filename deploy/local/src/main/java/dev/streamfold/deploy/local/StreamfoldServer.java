@@ -2,6 +2,7 @@ package dev.streamfold.deploy.local;
 
 import dev.streamfold.api.auth.AuthInterceptor;
 import dev.streamfold.api.auth.Caller;
+import dev.streamfold.api.grpc.ParseGuard;
 import dev.streamfold.deploy.local.metrics.ServerMetrics;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamRef;
@@ -23,6 +24,8 @@ import dev.streamfold.transforms.grpc.TransformGrpcService;
 import dev.streamfold.views.ViewStore;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -41,6 +44,9 @@ import org.slf4j.LoggerFactory;
  * The Streamfold server: gRPC ingestion and administration ({@code IngestService}, {@code StreamAdmin},
  * {@code TransformService}, {@code ReplayService}), the transform manager with its embedded Flink
  * MiniCluster, and the query-service (Redis protocol, and gRPC {@code ViewService}), in one JVM.
+ *
+ * <p>A gRPC request that does not parse (a string field that is not UTF-8, bytes that are not protobuf) is
+ * refused with INVALID_ARGUMENT naming the field, on every service ({@link ParseGuard}).
  *
  * <p>Every gRPC call and every RESP connection is authenticated (there is no switch to turn it off): gRPC by
  * {@link AuthInterceptor} (metadata {@code authorization: Bearer <token>}), RESP by {@code AUTH}. Tokens are
@@ -103,19 +109,19 @@ public final class StreamfoldServer implements AutoCloseable {
     replays = new ReplayGrpcService(transforms);
     viewReads = new ViewGrpcService(views);
     builder.maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES);
+    AuthInterceptor auth = new AuthInterceptor(this::verify, this::adminActsFor);
     grpc = builder
-        .intercept(new AuthInterceptor(this::verify, this::adminActsFor))
-        // below every interceptor: it also counts the calls AuthInterceptor or the transport refuses
+        // below every interceptor: it also counts the calls AuthInterceptor, ParseGuard or the transport refuses
         .addStreamTracerFactory(metrics.grpcCallCounter())
-        .addService(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime), metrics.ingest())
-            .definition())
-        .addService(new TenantGrpcService(tenants))
-        .addService(new StreamAdminGrpcService(ledger))
-        .addService(new TransformGrpcService(transforms))
-        .addService(replays)
-        .addService(viewReads)
-        .addService(health.getHealthService())
-        .addService(ProtoReflectionServiceV1.newInstance())
+        .addService(served(new IngestGrpcService(ledger, new IngestLimiter(tenants::limits, System::nanoTime),
+            metrics.ingest()).definition(), auth))
+        .addService(served(new TenantGrpcService(tenants).bindService(), auth))
+        .addService(served(new StreamAdminGrpcService(ledger).bindService(), auth))
+        .addService(served(new TransformGrpcService(transforms).bindService(), auth))
+        .addService(served(replays.bindService(), auth))
+        .addService(served(viewReads.bindService(), auth))
+        .addService(served(health.getHealthService().bindService(), auth))
+        .addService(served(ProtoReflectionServiceV1.newInstance().bindService(), auth))
         .build();
     metrics.servedMethods(grpc);
     try {
@@ -132,6 +138,17 @@ public final class StreamfoldServer implements AutoCloseable {
       metrics.serve(options.bindHost(), options.metricsPort());
     }
     return this;
+  }
+
+  /**
+   * A service as served: authenticated ({@link AuthInterceptor}, which reads each request's tenant), inside
+   * {@link ParseGuard}, so that a request that does not parse (a string field that is not UTF-8, bytes that are
+   * not protobuf) ends its call with INVALID_ARGUMENT naming the field instead of grpc-java's UNKNOWN, and the
+   * interceptor only ever sees parsed requests. Per service rather than {@code ServerBuilder.intercept}: a
+   * server-wide interceptor would run outside the guard.
+   */
+  private static ServerServiceDefinition served(ServerServiceDefinition service, AuthInterceptor auth) {
+    return ParseGuard.guard(ServerInterceptors.intercept(service, auth));
   }
 
   /**
