@@ -247,6 +247,84 @@ class HostileIngestIT {
     assertThat(info("odd").getEventCount()).as("requests 1 and 2 only").isEqualTo(start + 20);
   }
 
+  /**
+   * The streams, transformations and tenants the server lists (names and streams' event counts), the stream
+   * {@value #STREAM}'s latest message ID and a row of its view: what a refused request must leave as it was.
+   */
+  private static String everything() {
+    String streams = StreamAdminGrpc.newBlockingStub(channel).listStreams(ListStreamsRequest.newBuilder()
+        .setTenant(TENANT).build()).getStreamsList().stream().map(s -> s.getName() + "=" + s.getEventCount())
+        .sorted().toList().toString();
+    String transforms = TransformServiceGrpc.newBlockingStub(channel).list(dev.streamfold.api.v1.ListTransformsRequest
+        .newBuilder().setTenant(TENANT).build()).getTransformsList().stream()
+        .map(dev.streamfold.api.v1.Transform::getName).sorted().toList().toString();
+    String tenants = dev.streamfold.api.v1.TenantServiceGrpc.newBlockingStub(channel).listTenants(
+        dev.streamfold.api.v1.ListTenantsRequest.getDefaultInstance()).getTenantsList().stream()
+        .map(t -> t.getName() + "/" + t.getTokensCount()).sorted().toList().toString();
+    return state() + " " + streams + " " + transforms + " " + tenants;
+  }
+
+  /**
+   * The gRPC corpus of requests that do not parse ({@link MalformedRequestCorpus}: a string field that is not
+   * UTF-8, bytes that are not protobuf, on every method of every service, and a payload with a lone surrogate
+   * escape), sent as raw bytes on the real Netty port: each gets INVALID_ARGUMENT with the field named (never
+   * grpc-java's UNKNOWN), and after each the server still answers and nothing changed.
+   */
+  @Test
+  void requestsThatDoNotParseAreRefusedNamingTheFieldOnEveryMethod() throws Exception {
+    List<MalformedRequestCorpus.Case> corpus = MalformedRequestCorpus.cases(TENANT, STREAM);
+    String everything = everything();
+    java.util.Set<String> methods = new java.util.TreeSet<>();
+    for (MalformedRequestCorpus.Case c : corpus) {
+      MalformedRequestCorpus.Outcome outcome = MalformedRequestCorpus.call(channel, c.method(), c.requests());
+      assertThat(outcome.status().getCode()).as(c.name() + ": " + outcome.status()).isEqualTo(c.code());
+      assertThat(outcome.status().getDescription()).as(c.name()).contains(c.fragment()).hasSizeLessThan(700);
+      assertThat(outcome.responses()).as(c.name()).isEmpty();
+      assertThat(everything()).as("after " + c.name()).isEqualTo(everything);
+      methods.add(c.method().getFullMethodName());
+    }
+    int served = MalformedRequestCorpus.SERVICES.stream().mapToInt(s -> s.getMethods().size()).sum();
+    assertThat(methods).hasSize(served);
+    assertThat(corpus).hasSizeGreaterThanOrEqualTo(150);
+    System.out.println("gRPC corpus of requests that do not parse: " + corpus.size() + " cases, " + served
+        + " methods of " + MalformedRequestCorpus.SERVICES.size() + " services");
+  }
+
+  /**
+   * On AppendStream a request that does not parse ends the call after the responses to the requests before it:
+   * exactly those are stored; it and those after it are not.
+   */
+  @Test
+  void onAppendStreamARequestThatDoesNotParseEndsTheCallAfterTheOnesBeforeItAreAcknowledged() throws Exception {
+    long start = info("odd").getEventCount();
+    List<byte[]> requests = new java.util.ArrayList<>();
+    for (int seq = 1; seq <= 5; seq++) {
+      AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("odd").setRequestSeq(seq);
+      for (int i = 0; i < 10; i++) {
+        request.addEvents(event(seq == 3 && i == 7 ? "bad@" : "k", "{\"n\":" + i + "}"));
+      }
+      byte[] bytes = request.build().toByteArray();
+      if (seq == 3) {
+        int at = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("bad@") + 3;
+        bytes[at] = (byte) 0xFE;
+      }
+      requests.add(bytes);
+    }
+    MalformedRequestCorpus.Outcome outcome = MalformedRequestCorpus.call(channel,
+        IngestServiceGrpc.getAppendStreamMethod(), requests);
+    assertThat(outcome.status().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(outcome.status().getDescription()).isEqualTo("request 2 of the call (counting from 0): malformed"
+        + " streamfold.v1.AppendRequest: field 'events[7].key' is not valid UTF-8: byte 0xFE at offset 3 of its 4"
+        + " bytes (protobuf string fields hold UTF-8 text); the server processed every request before it and none"
+        + " from it on");
+    List<Long> acknowledged = new java.util.ArrayList<>();
+    for (byte[] response : outcome.responses()) {
+      acknowledged.add(AppendResponse.parseFrom(response).getRequestSeq());
+    }
+    assertThat(acknowledged).containsExactly(1L, 2L);
+    assertThat(info("odd").getEventCount()).as("requests 1 and 2 only").isEqualTo(start + 20);
+  }
+
   @Test
   void aFiftyMegabyteEventIsRefusedByItsLengthPrefix() {
     String payload = "{\"s\":\"" + "x".repeat(50 * 1024 * 1024) + "\"}";
