@@ -22,12 +22,16 @@ import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.plan.logical.LogicalWindow;
+import org.apache.flink.table.planner.plan.logical.WindowingStrategy;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 /**
  * Finds what in a plan depends on when or where it runs rather than on the events: a call of a function
  * that is not deterministic (random values, UUIDs, the current watermark) or is dynamic (the wall clock:
  * {@code NOW()}, {@code CURRENT_TIMESTAMP}, ...), an aggregate function that is not deterministic, and
- * processing time (a column of the processing-time type, which {@code PROCTIME()} makes).
+ * processing time (a column of the processing-time type, which {@code PROCTIME()} makes, or a window over
+ * one).
  *
  * <p>The verdict is the planner's own ({@link SqlOperator#isDeterministic()},
  * {@link SqlOperator#isDynamicFunction()}), on the operators names resolved to, so aliases, quoting,
@@ -116,6 +120,14 @@ final class NonDeterminism {
       operator(call.getAggregation());
     } else if (value instanceof SqlOperator operator) {
       operator(operator);
+    } else if (value instanceof WindowingStrategy windowing) {
+      if (windowing.isProctime()) {
+        found = "PROCTIME"; // a window table function over processing time
+      }
+    } else if (value instanceof LogicalWindow window) {
+      if (LogicalTypeChecks.isProctimeAttribute(window.timeAttribute().getOutputDataType().getLogicalType())) {
+        found = "PROCTIME"; // a group window (GROUP BY TUMBLE(...)) over processing time
+      }
     } else if (value instanceof Iterable<?> items) {
       if (seen.add(value)) {
         for (Object item : items) {

@@ -11,7 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.calcite.avatica.util.Casing;
+import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
+import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -143,8 +149,9 @@ public final class SqlPlanner {
    */
   private static Planned planned(String sql, Map<String, List<StreamColumn>> streams) {
     RuntimeException eventTimeError = null;
+    Planned eventTime = null;
     try {
-      Planned eventTime = plannedAs(sql, streams, Rows.EVENT_TIME);
+      eventTime = plannedAs(sql, streams, Rows.EVENT_TIME);
       if (eventTime.plan().hasEventTimeWindows()) {
         return eventTime;
       }
@@ -154,6 +161,10 @@ public final class SqlPlanner {
     try {
       return plannedAs(sql, streams, Rows.EVENTS);
     } catch (RuntimeException e) {
+      if (eventTime != null) {
+        // it needs _event_time as a time attribute without windowing by it, e.g. CURRENT_WATERMARK(_event_time)
+        checkDeterministic(eventTime.plan());
+      }
       // Flink's wording for a window over a column that is not a time attribute: the event-time error is the one
       RuntimeException reported = eventTimeError != null && describe(e).contains("time attribute") ? eventTimeError : e;
       throw invalid(sql, reported);
@@ -167,9 +178,36 @@ public final class SqlPlanner {
   }
 
   private static TransformException.InvalidSql invalid(String sql, RuntimeException e) {
+    if (causedBy(e, StackOverflowError.class) || causedBy(e, NullPointerException.class)
+        && parseFailure(sql).filter(failure -> causedBy(failure, StackOverflowError.class)).isPresent()) {
+      // Calcite's parser wraps its stack overflow in an exception without a message, on which Flink's parser
+      // then fails with a NullPointerException: parsing again with the same parser finds the overflow
+      return tooDeep();
+    }
     String described = describe(e);
     return new TransformException.InvalidSql("invalid SQL: " + described
         + (described.contains(" at line ") ? "" : where(sql, e)), e);
+  }
+
+  private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** What Flink's SQL parser (Calcite with Flink's grammar) throws on the SQL, if anything. */
+  private static Optional<Throwable> parseFailure(String sql) {
+    try {
+      SqlParser.create(sql, SqlParser.config().withParserFactory(FlinkSqlParserImpl.FACTORY)
+          .withQuoting(Quoting.BACK_TICK).withUnquotedCasing(Casing.UNCHANGED).withQuotedCasing(Casing.UNCHANGED)
+          .withConformance(FlinkSqlConformance.DEFAULT)).parseStmtList();
+      return Optional.empty();
+    } catch (SqlParseException | RuntimeException | StackOverflowError e) {
+      return Optional.of(e);
+    }
   }
 
   private static TransformException.InvalidSql tooDeep() {
