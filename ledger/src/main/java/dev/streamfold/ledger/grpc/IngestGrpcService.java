@@ -168,7 +168,10 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
   /**
    * Parses an AppendRequest only after counting its events on the wire; with more than
    * {@link #MAX_EVENTS_PER_REQUEST} it returns the request without events, marked with the count, which
-   * {@link #appendAsync} refuses.
+   * {@link #appendAsync} refuses. Bytes that are not an AppendRequest (a string that is not UTF-8 included)
+   * make it throw INVALID_ARGUMENT: grpc-java answers an exception from a marshaller with UNKNOWN, so the
+   * server wraps the service in {@code dev.streamfold.api.grpc.ParseGuard}, which reads the bytes again and
+   * refuses the request naming the field.
    */
   static final class CountingMarshaller implements io.grpc.MethodDescriptor.Marshaller<AppendRequest> {
     private final io.grpc.MethodDescriptor.Marshaller<AppendRequest> delegate;
