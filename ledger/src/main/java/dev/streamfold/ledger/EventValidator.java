@@ -71,12 +71,38 @@ public final class EventValidator {
    * @param columns the stream's declared columns (may be empty: then any JSON object passes)
    * @param nowMs the server's clock, epoch ms (event times may be at most {@value #MAX_EVENT_TIME_AHEAD_MS}
    *     ms after it)
-   * @throws LedgerException.InvalidEvent if the event is malformed or over a limit; the message names the
-   *     index, the field, the reason and the limit
+   * @throws LedgerException.InvalidEvent if the event is malformed or over a limit, or a text of it holds a lone
+   *     UTF-16 surrogate (which UTF-8, and so the wire, cannot carry: it would become {@code ?}); the message
+   *     names the index, the field, the reason and the limit
    */
   public static void check(int index, EventEnvelope event, List<StreamColumn> columns, long nowMs) {
+    // Texts that came over the wire are UTF-8 decoded, so never hold a lone surrogate; a client's texts may.
+    checkUnicode(index, "key", event.key());
+    checkUnicode(index, "type", event.type());
+    checkUnicode(index, "idempotency_key", event.idempotencyKey());
+    for (java.util.Map.Entry<String, String> header : event.headers().entrySet()) {
+      checkUnicode(index, "headers", header.getKey());
+      checkUnicode(index, "headers", header.getValue());
+    }
+    checkUnicode(index, "payload_json", event.payloadJson());
     check(index, event, event.payloadJson() == null ? null : event.payloadJson().getBytes(StandardCharsets.UTF_8),
         columns, nowMs);
+  }
+
+  private static void checkUnicode(int index, String field, String text) {
+    if (text == null) {
+      return;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new LedgerException.InvalidEvent(index, field, "holds a lone UTF-16 surrogate "
+            + String.format("U+%04X", (int) c) + " at character " + i + ", which is no character and which UTF-8"
+            + " cannot encode (it would be sent as '?')");
+      }
+    }
   }
 
   /**

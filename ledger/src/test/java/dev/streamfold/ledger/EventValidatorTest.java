@@ -36,6 +36,19 @@ class EventValidatorTest {
   }
 
   @Test
+  void aLoneSurrogateInAClientsTextIsRefusedBeforeUtf8TurnsItIntoAQuestionMark() {
+    assertThatThrownBy(() -> EventValidator.check(2, event("k", "{\"s\":\"a\uD800\"}"), COLUMNS, 0))
+        .hasMessage("event 2: field 'payload_json' holds a lone UTF-16 surrogate U+D800 at character 7, which is no"
+            + " character and which UTF-8 cannot encode (it would be sent as '?')");
+    assertThatThrownBy(() -> EventValidator.check(0, event("\uDC00k", "{}"), COLUMNS, 0))
+        .hasMessageStartingWith("event 0: field 'key' holds a lone UTF-16 surrogate U+DC00 at character 0");
+    assertThatThrownBy(() -> EventValidator.check(0, new EventEnvelope("k", "", 1, "{}", "", Map.of("h", "\uD83D")),
+        COLUMNS, 0)).hasMessageStartingWith("event 0: field 'headers' holds a lone UTF-16 surrogate U+D83D");
+    assertThatCode(() -> EventValidator.check(0, event("\uD83D\uDE00", "{\"s\":\"\uD83D\uDE00\"}"), COLUMNS, 0))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
   void acceptsAWellFormedEvent() {
     assertThatCode(() -> EventValidator.check(0, event("ATL",
         "{\"delay\":3,\"date\":\"2001-01-01T00:01:00\",\"origin\":\"ATL\",\"extra\":[1]}"), COLUMNS))
