@@ -152,7 +152,12 @@ public final class ParseGuard {
     /** The refusal of a request the delegate could not parse. */
     Parsed<T> refusal(RuntimeException e, byte[] bytes) {
       String name = type == null ? "request" : type.getFullName();
-      WireProblems.Found found = bytes == null ? null : WireProblems.find(type, bytes);
+      WireProblems.Found found;
+      try {
+        found = bytes == null ? null : WireProblems.find(type, bytes);
+      } catch (RuntimeException | StackOverflowError unexpected) {
+        found = null; // the parser's own error below says less, but still says it
+      }
       if (found != null) {
         return refused(Status.INVALID_ARGUMENT.withDescription(shorten("malformed " + name + ": "
             + found.description())), found.field());
