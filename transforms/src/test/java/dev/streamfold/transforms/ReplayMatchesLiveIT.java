@@ -1,0 +1,153 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fold.TestFolds;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
+import dev.streamfold.views.ViewStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ReplayMatchesLive} on real Pulsar, Redis and a Flink MiniCluster: it compares SQL and Java views of an
+ * unpartitioned and a partitioned stream with their replays, skips a view with nothing to replay, and fails,
+ * naming the view, its position and the key, when one row of a live view is changed behind the job's back.
+ */
+class ReplayMatchesLiveIT {
+  private static PulsarLedger ledger;
+  private static ViewStore views;
+  private static TransformManager manager;
+
+  @BeforeAll
+  static void start() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    views = ViewStore.connect(Testkit.redis().uri());
+    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
+        Testkit.workDir().resolve("replay-check-transforms"), Duration.ofMillis(500), 1, 8,
+        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
+        java.util.Set.of(Testkit.uniqueName("none"))));
+    manager.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (manager != null) {
+      manager.close();
+    }
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static StreamRef flightsStream(String tenant, String name, int partitions) {
+    StreamRef stream = new StreamRef(tenant, name);
+    List<StreamColumn> columns = new ArrayList<>();
+    for (String c : Flights.COLUMNS) {
+      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
+    }
+    ledger.createStream(stream, columns, 0, partitions);
+    return stream;
+  }
+
+  private static void append(StreamRef stream, List<Flights.Flight> flights) {
+    List<EventEnvelope> batch = new ArrayList<>();
+    for (Flights.Flight f : flights) {
+      batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
+    }
+    ledger.append(stream, batch).join();
+  }
+
+  private static void awaitLive(ViewName name, long events) {
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      ViewMetadata m = views.liveMetadata(name).orElse(null);
+      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
+    });
+  }
+
+  /** Run a Redis command on a connection of its own: a write no view job made. */
+  private static void redis(java.util.function.Consumer<io.lettuce.core.api.sync.RedisCommands<String, String>> write) {
+    io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(Testkit.redis().uri());
+    try (var connection = raw.connect()) {
+      write.accept(connection.sync());
+    } finally {
+      raw.shutdown();
+    }
+  }
+
+  @Test
+  void comparesEveryReplayableViewAndFailsOnOneChangedRow() {
+    ReplayMatchesLive check = ReplayMatchesLive.since(ledger);
+    String tenant = Testkit.uniqueName("t");
+    List<Flights.Flight> flights = Flights.load(3_000);
+    StreamRef plain = flightsStream(tenant, "flights", 0);
+    StreamRef partitioned = flightsStream(tenant, "flights4", 4);
+    flightsStream(tenant, "quiet", 0);
+    append(plain, flights.subList(0, 2_000));
+    append(partitioned, flights.subList(0, 2_000));
+    manager.create(tenant, "a_delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
+    manager.createFold(tenant, "b_fold", "flights", TestFolds.jar(), TestFolds.FlightsByOrigin.class.getName());
+    manager.create(tenant, "c_partitioned", "SELECT origin, COUNT(*) AS n, MAX(delay) AS max_delay FROM flights4"
+        + " GROUP BY origin", List.of());
+    manager.create(tenant, "d_quiet", "SELECT origin, COUNT(*) AS n FROM quiet GROUP BY origin", List.of());
+    append(plain, flights.subList(2_000, 3_000));
+    append(partitioned, flights.subList(2_000, 3_000));
+    ViewName delays = new ViewName(tenant, "a_delays");
+    awaitLive(delays, 3_000);
+    awaitLive(new ViewName(tenant, "b_fold"), 3_000);
+    awaitLive(new ViewName(tenant, "c_partitioned"), 3_000);
+    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() ->
+        views.liveMetadata(new ViewName(tenant, "d_quiet")).map(m -> m.phase() == ViewPhase.LIVE).orElse(false));
+
+    ReplayMatchesLive.Report report = check.check(manager, views, 10);
+    assertThat(report.compared()).containsExactly(tenant + "/a_delays", tenant + "/b_fold", tenant + "/c_partitioned");
+    assertThat(report.skipped()).containsExactly(tenant + "/d_quiet: nothing applied: no position to replay to");
+    assertThat(manager.virtualStates(tenant)).as("every virtual state of the check is dropped").isEmpty();
+
+    // One row changed behind the job's back (its value), one added: the check names both keys.
+    String rows = "sf:{" + tenant + ":a_delays:" + views.servedVersion(delays) + "}:r:";
+    String keys = "sf:{" + tenant + ":a_delays:" + views.servedVersion(delays) + "}:keys";
+    String flightsAtAtl = views.row(delays, "ATL").orElseThrow().get("flights");
+    String position = String.join(",", views.liveMetadata(delays).orElseThrow().position());
+    redis(r -> {
+      r.hset(rows + "ATL", "flights", "1" + flightsAtAtl);
+      r.hset(rows + "ZZZ", Map.of("origin", "ZZZ", "flights", "1"));
+      r.sadd(keys, "ZZZ");
+    });
+    assertThatThrownBy(() -> check.check(manager, views, 1))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("differs from the live view for 1 of 1 views")
+        .hasMessageContaining(tenant + "/a_delays (version 1, replayed with version 1) at " + position)
+        .hasMessageContaining("key 'ATL': flights live '1" + flightsAtAtl + "', replay '" + flightsAtAtl + "'")
+        .hasMessageContaining("key 'ZZZ': only in the live view");
+    assertThat(manager.virtualStates(tenant)).as("dropped after a mismatch too").isEmpty();
+
+    // Put back, it matches again (and the cap skips the rest, saying so).
+    redis(r -> {
+      r.hset(rows + "ATL", "flights", flightsAtAtl);
+      r.del(rows + "ZZZ");
+      r.srem(keys, "ZZZ");
+    });
+    ReplayMatchesLive.Report again = check.check(manager, views, 1);
+    assertThat(again.compared()).containsExactly(tenant + "/a_delays");
+    assertThat(again.skipped()).contains(tenant + "/b_fold: over the cap of 1 views per check");
+  }
+}
