@@ -144,7 +144,20 @@ final class ReplayMatchesLive {
    * @param compared the views compared (each equal to its replay), as {@code tenant/view}
    * @param skipped the views skipped, each as {@code tenant/view: reason}
    */
-  record Report(List<String> compared, List<String> skipped) {}
+  record Report(List<String> compared, List<String> skipped) {
+    /**
+     * Fail when the catalog listed views and every one of them was skipped: the check then proved nothing.
+     *
+     * @return this report
+     * @throws AssertionError if views were listed and none was compared
+     */
+    Report assertComparedAny() {
+      if (compared.isEmpty() && !skipped.isEmpty()) {
+        throw new AssertionError("no view was compared with its replay; skipped: " + String.join("; ", skipped));
+      }
+      return this;
+    }
+  }
 
   /** The result of one view's comparison: a skip reason, or the position, sizes and a mismatch (null when equal). */
   private record Outcome(String skipReason, String position, int rows, long events, String mismatch) {

@@ -1,6 +1,7 @@
 package dev.streamfold.transforms;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,5 +55,15 @@ class ReplayMatchesLiveTest {
     List<String> differences = ReplayMatchesLive.differences(live, replayed, 2);
     assertThat(differences).containsExactly("key 'k1': n live '1', replay '2'", "key 'k3': n live '3', replay '4'",
         "... 3 more differing keys");
+  }
+
+  @Test
+  void aReportWithViewsListedButNoneComparedFails() {
+    assertThat(new ReplayMatchesLive.Report(List.of(), List.of()).assertComparedAny()).isNotNull();
+    assertThat(new ReplayMatchesLive.Report(List.of("t/a"), List.of("t/b: FAILED: boom")).assertComparedAny())
+        .isNotNull();
+    assertThatThrownBy(() ->
+        new ReplayMatchesLive.Report(List.of(), List.of("t/b: FAILED: boom")).assertComparedAny())
+        .isInstanceOf(AssertionError.class).hasMessage("no view was compared with its replay; skipped: t/b: FAILED: boom");
   }
 }
