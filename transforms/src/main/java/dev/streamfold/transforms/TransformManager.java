@@ -1457,7 +1457,12 @@ public final class TransformManager implements AutoCloseable {
     checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
     String labelType = checkExpression("--label", label, label, table, streams);
     String where = spec.where().isEmpty() ? "TRUE" : spec.where();
-    checkExpression("--where", where, "CAST((" + where + ") AS BOOLEAN)", table, streams);
+    String whereType = checkExpression("--where", where, where, table, streams);
+    if (!whereType.equals("BOOLEAN")) {
+      // a CAST to BOOLEAN plans for any string and fails the job on the first value that is not 'true'/'false'
+      throw new TransformException.InvalidTrainingSet("--where: '" + where + "' is " + whereType + ", not a condition;"
+          + " give a condition on the label stream's columns, e.g. delay > 15");
+    }
 
     List<TransformDefinition> views = new java.util.ArrayList<>();
     List<String> viewNames = new java.util.ArrayList<>();
