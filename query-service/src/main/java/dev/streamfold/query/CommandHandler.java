@@ -346,6 +346,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
   /** Read while the queue has room and the client reads its replies; resume at half the queue. */
   private void updateAutoRead() {
+    if (closed) {
+      return; // closing: LingeringClose reads and drops the rest of the input
+    }
     int pending = pending();
     if (!queueFull && pending >= maxPending) {
       queueFull = true;

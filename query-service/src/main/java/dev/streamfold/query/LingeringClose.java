@@ -81,7 +81,8 @@ final class LingeringClose extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     timeout = ctx.executor().schedule(() -> ctx.close(), timeoutMs, TimeUnit.MILLISECONDS);
-    ctx.read(); // reading was paused at the protocol error (auto-read off)
+    ctx.channel().config().setAutoRead(true); // reading was paused at the protocol error
+    ctx.read();
   }
 
   @Override
