@@ -297,6 +297,10 @@ class PartitionedStreamIT {
           ReplayCursor.parse(ids.get(0) + "," + missing, true), Optional.of("w")))
           .isInstanceOf(TransformException.InvalidReplay.class)
           .hasMessageContaining("is not in stream").hasMessageContaining("in 4 partitions end at the position");
+
+      // The view equals its replay to the position vector it has committed, read with its rows in one snapshot.
+      assertThat(ReplayMatchesLive.check(m, views, List.of(tenant), 1).compared())
+          .containsExactly(tenant + "/delays_by_origin");
     } finally {
       manager.close();
     }

@@ -50,10 +50,12 @@ class TrainingSetIT {
   private static ViewStore views;
   private static TransformManager manager;
   private static Path out;
+  private static ReplayMatchesLive replayCheck;
 
   @BeforeAll
   static void start() throws Exception {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    replayCheck = ReplayMatchesLive.since(ledger);
     views = ViewStore.connect(Testkit.redis().uri());
     manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
         Testkit.workDir().resolve("training-transforms"), Duration.ofMillis(500), 1, 16,
@@ -65,6 +67,18 @@ class TrainingSetIT {
 
   @AfterAll
   static void stop() {
+    try {
+      if (manager != null) {
+        // the views the features were read from (5 when the whole class runs, one with a HAVING that retracts rows)
+        // equal their replays to their committed positions
+        replayCheck.check(manager, views, 10).assertComparedAny();
+      }
+    } finally {
+      closeAll();
+    }
+  }
+
+  private static void closeAll() {
     if (manager != null) {
       manager.close();
     }
