@@ -274,6 +274,8 @@ public interface Ledger extends AutoCloseable {
    * @param id the message ID
    * @param timeoutMs longest wait for the event, milliseconds
    * @return the event, or empty when the stream holds no event at exactly {@code id}
+   * @throws IllegalArgumentException if {@code id} has batch index -1 (an entry that is not batched) but names
+   *     a batched entry, which holds no event at -1; the message says which batch indexes the entry holds
    * @throws LedgerException.StreamNotFound if the stream does not exist
    * @throws LedgerException.Unavailable if Pulsar fails, or the event's segment cannot be read within
    *     the timeout (the message names the segment and where it is stored)

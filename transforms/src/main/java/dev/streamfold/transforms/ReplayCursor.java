@@ -16,7 +16,9 @@ import java.util.Optional;
  * <ul>
  *   <li>stop at a message ID: {@code inclusive} ({@code --to}) applies every event up to and including
  *       it; exclusive ({@code --before}) every event before it. Batch indexes count: the 5th message of
- *       a batched entry is its own position.</li>
+ *       a batched entry is its own position. Batch index -1 names an entry that is not batched: on a
+ *       batched entry (the ingestion API batches what it appends) it names no event and is refused when
+ *       the replay resolves it, with the batch indexes the entry holds ({@code Ledger.locate}).</li>
  *   <li>stop at an event time T: the longest ledger prefix in which no event is later than T
  *       ({@code --to}) or at or later than T ({@code --before}). The ledger is ordered by appends, not by
  *       event time: the replay stops at the first event past T, in ledger order, and applies nothing after

@@ -294,6 +294,20 @@ class ReplayIT {
     assertThat(rows(t, "from2to5").get("LAS")).containsEntry("n", "4");
     assertThatThrownBy(() -> manager.rollback(t, "counts", "from2to5"))
         .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("not at the earliest event");
+    // Batch index -1 names an entry that is not batched: refused on this one, saying which indexes it holds.
+    MessageIdText first = batch.get(0).messageId();
+    String entry = first.ledgerId() + ":" + first.entryId() + ":" + first.partition() + ":";
+    for (boolean inclusive : new boolean[] {true, false}) {
+      assertThatThrownBy(() -> manager.replay(t, "counts", Optional.empty(), ReplayCursor.parse(entry + "-1", inclusive),
+          Optional.of("whole_entry")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("message ID " + entry + "-1 names no event of stream " + t + "/flights")
+          .hasMessageContaining("is batched")
+          .hasMessageContaining("it holds batch indexes 0 to 9 (" + entry + "0 to " + entry + "9; up to and including "
+              + entry + "9 is the whole entry)");
+    }
+    assertThatThrownBy(() -> manager.replay(t, "counts", Optional.of(ReplayCursor.parse(entry + "-1", true)),
+        ReplayCursor.parse(id5, true), Optional.of("whole_entry"))).hasMessageContaining("is batched");
   }
 
   /** Proof 3 and the cursor rules: empty stream, latest, time cursors, out-of-range message IDs. */

@@ -168,6 +168,37 @@ class SqlSemanticsIT {
   }
 
   /**
+   * LAST_VALUE skips NULLs (Flink's semantics); the two ways the README gives for "NULL means cleared": a
+   * sentinel through LAST_VALUE (ledger order, as LAST_VALUE), and the Top-1 row per key by event time.
+   */
+  @Test
+  void nullMeansClearedWithASentinelOrTheLatestRow() {
+    String tenant = Testkit.uniqueName("t");
+    StreamRef stream = clicks(tenant, 0);
+    manager.create(tenant, "last_value", "SELECT page, LAST_VALUE(v) AS v FROM clicks GROUP BY page", List.of());
+    manager.create(tenant, "sentinel", "SELECT page, NULLIF(LAST_VALUE(COALESCE(v, -2147483648)), -2147483648) AS v"
+        + " FROM clicks GROUP BY page", List.of());
+    manager.create(tenant, "latest_row", "SELECT page, v FROM (SELECT page, v, ROW_NUMBER() OVER (PARTITION BY page"
+        + " ORDER BY _event_time DESC) AS rn FROM clicks) WHERE rn = 1", List.of("page"));
+    click(stream, "a", "10:00:00", 2);
+    click(stream, "a", "09:00:00", 1);
+    click(stream, "a", "10:30:00", null); // last in the ledger and latest in event time: cleared
+    click(stream, "d", "11:00:00", null);
+    click(stream, "d", "10:00:00", 3); // last in the ledger, not latest in event time
+    click(stream, "t", "12:00:00", 5);
+    click(stream, "t", "12:00:00", 6); // the same event time
+    for (String v : List.of("last_value", "sentinel", "latest_row")) {
+      awaitApplied(new ViewName(tenant, v), 7);
+    }
+    assertThat(rows(new ViewName(tenant, "last_value"))).as("the last non-NULL value in ledger order").isEqualTo(Map.of(
+        "a", Map.of("page", "a", "v", "1"), "d", Map.of("page", "d", "v", "3"), "t", Map.of("page", "t", "v", "6")));
+    assertThat(rows(new ViewName(tenant, "sentinel"))).as("the last value in ledger order, NULL included").isEqualTo(
+        Map.of("a", Map.of("page", "a"), "d", Map.of("page", "d", "v", "3"), "t", Map.of("page", "t", "v", "6")));
+    assertThat(rows(new ViewName(tenant, "latest_row"))).as("the row of the latest event time, NULL included")
+        .isEqualTo(Map.of("a", Map.of("page", "a"), "d", Map.of("page", "d"), "t", Map.of("page", "t", "v", "5")));
+  }
+
+  /**
    * NULL, the empty string and values holding the separator are different keys and get different rows. A
    * plain join of the parts gave NULL and "" one row (each group overwrote the other's), and ("x|y", "z")
    * and ("x", "y|z") one row.

@@ -34,6 +34,7 @@ import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.MessageIdAdv;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Reader;
@@ -881,6 +882,7 @@ public final class PulsarLedger implements Ledger {
     // A reader starting inclusively at a batch message ID skips the batch's earlier messages
     // (Pulsar client: startMessageIdInclusive with a batch index), so the first message read is the one
     // at {@code id} when it exists, or the next one when it does not.
+    String wholeEntry; // the refusal of a batch index -1 that names a batched entry, thrown after the reader closed
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
         .startMessageId(PulsarMessageIds.toPulsar(id)).startMessageIdInclusive().create()) {
       if (!hasMessageAvailable(reader, stream, topic, Optional.of(id), timeoutMs)) {
@@ -892,16 +894,40 @@ public final class PulsarLedger implements Ledger {
             + timeoutMs + " ms: " + whereStored(stream, topic, Optional.of(id)), null);
       }
       MessageIdText found = PulsarMessageIds.toText(m.getMessageId(), partitions == 0 ? -1 : id.partition());
-      if (!found.equals(id)) {
+      if (found.equals(id)) {
+        return Optional.of(new dev.streamfold.ledger.StoredEvent(found, envelope(m), m.getSequenceId()));
+      }
+      if (id.batchIndex() >= 0 || found.batchIndex() < 0 || found.ledgerId() != id.ledgerId()
+          || found.entryId() != id.entryId()) {
         return Optional.empty();
       }
-      return Optional.of(new dev.streamfold.ledger.StoredEvent(found, envelope(m), m.getSequenceId()));
+      wholeEntry = wholeBatchedEntry(stream, id, m.getMessageId() instanceof MessageIdAdv adv ? adv.getBatchSize() : 0);
     } catch (LedgerException e) {
       throw e;
     } catch (Exception e) {
       throw new LedgerException.Unavailable("cannot read stream " + stream + " at " + id + " ("
           + whereStored(stream, topic, Optional.of(id)) + ")", e);
     }
+    throw new IllegalArgumentException(wholeEntry);
+  }
+
+  /**
+   * Say that a message ID with batch index -1 names a batched entry, which holds no event at batch index -1.
+   *
+   * @param stream the stream
+   * @param id the message ID, batch index -1
+   * @param batchSize events in the entry; 0 when unknown
+   * @return the message, with the batch indexes the entry holds
+   */
+  static String wholeBatchedEntry(StreamRef stream, MessageIdText id, int batchSize) {
+    String entry = id.ledgerId() + ":" + id.entryId() + ":" + id.partition() + ":";
+    String holds = batchSize > 0
+        ? "it holds batch indexes 0 to " + (batchSize - 1) + " (" + entry + "0 to " + entry + (batchSize - 1)
+            + "; up to and including " + entry + (batchSize - 1) + " is the whole entry)"
+        : "its batch indexes start at 0 (" + entry + "0 is its first event)";
+    return "message ID " + id + " names no event of stream " + stream + ": entry " + id.ledgerId() + ":"
+        + id.entryId() + " is batched (the ingestion API batches the events it appends), so each of its events has its"
+        + " own batch index, and " + holds + "; batch index -1 names an entry that is not batched";
   }
 
   /**
