@@ -35,10 +35,12 @@ class SqlSemanticsIT {
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static TransformManager manager;
+  private static ReplayMatchesLive replayCheck;
 
   @BeforeAll
   static void start() {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    replayCheck = ReplayMatchesLive.since(ledger);
     views = ViewStore.connect(Testkit.redis().uri());
     manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
         Testkit.workDir().resolve("semantics-transforms"), Duration.ofMillis(500), 1,
@@ -50,6 +52,18 @@ class SqlSemanticsIT {
 
   @AfterAll
   static void stop() {
+    try {
+      if (manager != null) {
+        // every view of the semantics above (event-time windows, LAST_VALUE, HAVING retractions, keys holding the
+        // separator) equals its replay to its committed position
+        replayCheck.check(manager, views, 12).assertComparedAny();
+      }
+    } finally {
+      closeAll();
+    }
+  }
+
+  private static void closeAll() {
     if (manager != null) {
       manager.close();
     }
