@@ -40,10 +40,12 @@ class RemoteFlinkIT {
   private static FlinkSessionCluster flink;
   private static ManagedProcess taskManager;
   private static TransformManager manager;
+  private static ReplayMatchesLive replayCheck;
 
   @BeforeAll
   static void start() {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    replayCheck = ReplayMatchesLive.since(ledger);
     views = ViewStore.connect(Testkit.redis().uri());
     flink = FlinkSessionCluster.start(Testkit.workDir().resolve("flink-session"),
         System.getProperty("java.class.path"), 4);
@@ -56,6 +58,18 @@ class RemoteFlinkIT {
 
   @AfterAll
   static void stop() {
+    try {
+      if (manager != null) {
+        // the SQL and the Java view, restored after their TaskManager was killed, equal their replays (run on the
+        // session cluster) to their committed positions
+        replayCheck.check(manager, views, 10).assertComparedAny();
+      }
+    } finally {
+      closeAll();
+    }
+  }
+
+  private static void closeAll() {
     if (manager != null) {
       manager.close();
     }
