@@ -8,6 +8,8 @@ import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.transforms.job.BackfillSignals;
 import dev.streamfold.transforms.job.PayloadParser;
+import dev.streamfold.transforms.runtime.CheckpointStore;
+import dev.streamfold.transforms.runtime.JobFailures;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.training.FeatureSpec;
@@ -42,7 +44,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
@@ -72,6 +73,7 @@ public final class TransformManager implements AutoCloseable {
   private final TransformOptions options;
   private final TransformCatalog catalog;
   private final TransformCatalog updates;
+  private final CheckpointStore checkpoints;
   /** Running view jobs by view version: the served version's, and an update's beside it. */
   private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
   /** When each running view job was submitted, epoch ms: a stall counts from it or from the last commit. */
@@ -116,6 +118,7 @@ public final class TransformManager implements AutoCloseable {
     this.options = options;
     this.catalog = new TransformCatalog(ledger, TransformCatalog.TABLE);
     this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
+    this.checkpoints = new CheckpointStore(options.checkpointsUri());
   }
 
   /**
@@ -200,7 +203,7 @@ public final class TransformManager implements AutoCloseable {
       // update's shape as the view's when it is served).
       views.define(viewName(definition), schema(definition));
     }
-    Optional<String> checkpoint = latestCheckpoint(definition);
+    Optional<String> checkpoint = checkpoints.latest(definition);
     if (checkpoint.isPresent()) {
       LOG.info("resuming {} v{} from {}", viewName(definition), definition.version(), checkpoint.get());
       submit(definition, checkpoint);
@@ -419,7 +422,7 @@ public final class TransformManager implements AutoCloseable {
   private TransformDefinition startNew(TransformDefinition definition) {
     ViewName viewName = viewName(definition);
     views.drop(viewName);
-    deleteCheckpoints(definition);
+    checkpoints.deleteView(definition);
     catalog.put(definition);
     views.define(viewName, schema(definition));
     managed.add(viewName);
@@ -495,7 +498,7 @@ public final class TransformManager implements AutoCloseable {
   private void removeVersion(TransformDefinition version) {
     views.dropVersion(viewName(version), version.version());
     failures.remove(new JobKey(viewName(version), version.version()));
-    deleteUri(checkpointDir(version));
+    checkpoints.deleteVersion(version);
     try {
       ledger.deleteSubscription(new StreamRef(version.tenant(), version.sourceStream()),
           ViewJobBuilder.subscription(version));
@@ -590,7 +593,7 @@ public final class TransformManager implements AutoCloseable {
       }
     }
     JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(),
-        ledger.adminUrl(), options.redisUri(), checkpointDir(definition),
+        ledger.adminUrl(), options.redisUri(), checkpoints.versionDir(definition),
         options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
     attachJars(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
@@ -624,7 +627,7 @@ public final class TransformManager implements AutoCloseable {
         return; // cancelled or replaced on purpose
       }
       String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse(null);
+          : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse(null);
       if (cause != null) {
         LOG.error("view job {} v{} failed: {}", name, definition.version(), cause);
         if (restartLater(definition, key, id, cause)) {
@@ -690,7 +693,7 @@ public final class TransformManager implements AutoCloseable {
       return; // deleted, retired, replaced or closed meanwhile
     }
     try {
-      submit(definition, latestCheckpoint(definition)); // replaces the job: no longer restarting
+      submit(definition, checkpoints.latest(definition)); // replaces the job: no longer restarting
     } catch (RuntimeException e) {
       // e.g. the view store still down: a failed resubmission is one more failure, restarted the same way (it
       // gave up at once, and a view stayed FAILED after an outage of a minute)
@@ -1070,17 +1073,9 @@ public final class TransformManager implements AutoCloseable {
       }
       throw new TransformException.Conflict("view '" + definition.name() + "' (version " + definition.version()
           + ") cannot be replayed: its transformation does not plan against the current columns of stream '"
-          + stream.stream() + "' (" + dev.streamfold.ledger.Names.shorten(rootMessage(e)) + "); if a column it"
+          + stream.stream() + "' (" + dev.streamfold.ledger.Names.shorten(JobFailures.rootMessage(e)) + "); if a column it"
           + " uses was removed since, bring it back as it was (stream schema update)");
     }
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    return String.valueOf(root.getMessage());
   }
 
   /**
@@ -1108,7 +1103,7 @@ public final class TransformManager implements AutoCloseable {
           return; // dropped on purpose
         }
         String cause = error != null ? error.getMessage()
-            : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse(null);
+            : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse(null);
         if (cause == null) {
           Optional<ViewMetadata> done = views.metadata(target, 1);
           cause = done.isEmpty() ? "the replay's virtual state has no metadata" : check.apply(done.get());
@@ -1125,7 +1120,7 @@ public final class TransformManager implements AutoCloseable {
       } finally {
         replayEnds.remove(target, ended);
         ended.complete(null); // recorded: wake the progress streams before the cleanup below
-        deleteCheckpointDir(scratch);
+        CheckpointStore.deleteLocalDir(scratch);
         try {
           ledger.deleteSubscription(stream, subscription);
         } catch (RuntimeException e) {
@@ -1228,28 +1223,6 @@ public final class TransformManager implements AutoCloseable {
           ? "the replay stopped at " + String.join(",", done.position()) + " but its stop is " + stopText : null;
     });
   }
-
-  /**
-   * The most telling line of a failed job's stack trace: its deepest cause ("Recovery is suppressed by
-   * ..." on top says only that Flink gave up), e.g. {@code IllegalArgumentException: ...}.
-   */
-  static String rootCause(String stackTrace) {
-    String[] lines = stackTrace.split("\n");
-    String cause = lines[0];
-    for (String line : lines) {
-      if (line.startsWith("Caused by: ")) {
-        cause = line.substring("Caused by: ".length());
-      }
-      if (cause.startsWith(FOLD_FAILURE)) {
-        // ours: it names the fold class, the event's message ID and the row key, and quotes the fold's exception
-        return cause.substring(FOLD_FAILURE.length()).trim();
-      }
-    }
-    return cause.trim();
-  }
-
-  /** How a Java fold's failure starts in a stack trace ({@code FoldStage.FoldFailure}). */
-  private static final String FOLD_FAILURE = dev.streamfold.transforms.job.FoldStage.class.getName() + "$FoldFailure: ";
 
   /** The event at {@code id}, or an error naming the stream and its valid range. */
   private StoredEvent locateOrExplain(StreamRef stream, StreamInfo info, MessageIdText id) {
@@ -1603,7 +1576,7 @@ public final class TransformManager implements AutoCloseable {
     TrainingSetStatus started = status;
     cluster.requestJobResult(graph.getJobID()).whenCompleteAsync((result, error) -> {
       String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> rootCause(t.getFullStringifiedStackTrace())).orElse("");
+          : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse("");
       long[] progress = trainingProgress(scratch);
       // The range ends at the last event folded (for --before and event-time stops, not the stop cursor); on a
       // partitioned stream a message stop is its position vector (rebuild with --to that vector), and an
@@ -1621,7 +1594,7 @@ public final class TransformManager implements AutoCloseable {
             started.startedAtMs(), System.currentTimeMillis(), "cannot write the manifest: " + e.getMessage()));
       } finally {
         trainingScratch.remove(key);
-        deleteCheckpointDir(scratch);
+        CheckpointStore.deleteLocalDir(scratch);
         try {
           ledger.deleteSubscription(stream, subscription);
         } catch (RuntimeException e) {
@@ -1777,7 +1750,7 @@ public final class TransformManager implements AutoCloseable {
     retiredBelow.remove(viewName);
     views.drop(viewName);
     failures.keySet().removeIf(k -> k.name().equals(viewName));
-    deleteCheckpoints(definition.get());
+    checkpoints.deleteView(definition.get());
     StreamRef stream = new StreamRef(tenant, definition.get().sourceStream());
     for (int v = 1; v <= definition.get().version(); v++) {
       ledger.deleteSubscription(stream, ViewJobBuilder.subscription(definition.get().withVersion(v)));
@@ -1791,70 +1764,6 @@ public final class TransformManager implements AutoCloseable {
 
   private static ViewSchema schema(TransformDefinition definition) {
     return new ViewSchema(definition.columns(), definition.keyColumns());
-  }
-
-  /** URI of a version's retained checkpoints: {@code <checkpoints URI>/<tenant>/<view>/v<version>}. */
-  private String checkpointDir(TransformDefinition definition) {
-    return viewCheckpoints(definition) + "/v" + definition.version();
-  }
-
-  private String viewCheckpoints(TransformDefinition definition) {
-    return options.checkpointsUri() + "/" + definition.tenant() + "/" + definition.name();
-  }
-
-  private void deleteCheckpoints(TransformDefinition definition) {
-    deleteUri(viewCheckpoints(definition));
-  }
-
-  /** Delete a directory of checkpoints through Flink's file systems (local, S3, ...); missing is fine. */
-  private static void deleteUri(String uri) {
-    try {
-      org.apache.flink.core.fs.Path path = new org.apache.flink.core.fs.Path(uri);
-      org.apache.flink.core.fs.FileSystem fs = path.getFileSystem();
-      if (fs.exists(path)) {
-        fs.delete(path, true);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete checkpoints " + uri, e);
-    }
-  }
-
-  private static void deleteCheckpointDir(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** The newest completed retained checkpoint of a version: {@code <dir>/<job id>/chk-N/_metadata}. */
-  private Optional<String> latestCheckpoint(TransformDefinition definition) {
-    org.apache.flink.core.fs.Path dir = new org.apache.flink.core.fs.Path(checkpointDir(definition));
-    try {
-      org.apache.flink.core.fs.FileSystem fs = dir.getFileSystem();
-      if (!fs.exists(dir)) {
-        return Optional.empty();
-      }
-      org.apache.flink.core.fs.FileStatus newest = null;
-      for (org.apache.flink.core.fs.FileStatus job : fs.listStatus(dir)) {
-        if (!job.isDir()) {
-          continue;
-        }
-        for (org.apache.flink.core.fs.FileStatus chk : fs.listStatus(job.getPath())) {
-          if (chk.isDir() && chk.getPath().getName().startsWith("chk-")
-              && fs.exists(new org.apache.flink.core.fs.Path(chk.getPath(), "_metadata"))
-              && (newest == null || chk.getModificationTime() > newest.getModificationTime())) {
-            newest = chk;
-          }
-        }
-      }
-      return Optional.ofNullable(newest).map(s -> s.getPath().toString());
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list the checkpoints under " + dir, e);
-    }
   }
 
   /**
