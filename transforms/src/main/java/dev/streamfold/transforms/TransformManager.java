@@ -10,6 +10,7 @@ import dev.streamfold.transforms.job.BackfillSignals;
 import dev.streamfold.transforms.job.PayloadParser;
 import dev.streamfold.transforms.runtime.CheckpointStore;
 import dev.streamfold.transforms.runtime.JobFailures;
+import dev.streamfold.transforms.runtime.RestartBackoff;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.training.FeatureSpec;
@@ -86,7 +87,8 @@ public final class TransformManager implements AutoCloseable {
   private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
   /** The served version up to which older versions were retired, per view. */
   private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
-  private final Map<JobKey, java.util.Deque<Long>> restarts = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<JobKey, RestartBackoff> restarts = new ConcurrentHashMap<>();
+  private final java.time.Clock clock = java.time.Clock.systemUTC();
   /**
    * Jobs that failed and wait for their restart: what {@link #status} reports meanwhile (job state RESTARTING,
    * not FAILED, and the cause as the error), e.g. {@code restart 1 of 5 after: Foo failed on event ...}.
@@ -638,16 +640,8 @@ public final class TransformManager implements AutoCloseable {
     });
   }
 
-  /** Restarts of one view job allowed within {@link #RESTART_WINDOW_MS} before it is reported FAILED. */
-  static final int MAX_RESTARTS = 5;
-  /** The window of {@link #MAX_RESTARTS}, ms. */
-  static final long RESTART_WINDOW_MS = 10 * 60_000;
-  /**
-   * Delay before a failed view job is resubmitted the first time, ms; it doubles with each restart in the window
-   * (3, 6, 12, 24, 48 s), so that the restarts outlast an outage of the view store or the ledger of about two
-   * minutes (each failed resubmission also waits out its own timeouts) rather than spending all five in seconds.
-   */
-  static final long RESTART_DELAY_MS = 3_000;
+  /** Restarts of one view job allowed within {@link RestartBackoff#DEFAULT_WINDOW} before it is reported FAILED. */
+  static final int MAX_RESTARTS = RestartBackoff.DEFAULT_MAX_RESTARTS;
 
   /**
    * Restart a failed view job the exact way: resubmit it from its latest retained checkpoint with the
@@ -658,25 +652,21 @@ public final class TransformManager implements AutoCloseable {
    * events short forever).
    *
    * @return true when a restart is scheduled; false when the job failed {@link #MAX_RESTARTS} times within
-   *     {@link #RESTART_WINDOW_MS} (or the manager is closing): then it is FAILED
+   *     the {@link RestartBackoff} window (or the manager is closing): then it is FAILED
    */
   private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed, String cause) {
-    long now = System.currentTimeMillis();
+    RestartBackoff backoff = restarts.computeIfAbsent(key, k -> new RestartBackoff(clock));
     long delayMs;
-    java.util.Deque<Long> times = restarts.computeIfAbsent(key, k -> new java.util.ArrayDeque<>());
-    synchronized (times) {
-      while (!times.isEmpty() && now - times.peekFirst() > RESTART_WINDOW_MS) {
-        times.pollFirst();
-      }
-      if (times.size() >= MAX_RESTARTS) {
+    synchronized (backoff) {
+      java.util.OptionalLong delay = backoff.next();
+      if (delay.isEmpty()) {
         restarting.remove(key);
         return false;
       }
-      times.addLast(now);
-      delayMs = RESTART_DELAY_MS << (times.size() - 1);
-      restarting.put(key, "restart " + times.size() + " of " + MAX_RESTARTS + " after: " + cause);
+      delayMs = delay.getAsLong();
+      restarting.put(key, "restart " + backoff.granted() + " of " + backoff.maxRestarts() + " after: " + cause);
       LOG.warn("restarting view job {} v{} from its latest checkpoint in {} ms (restart {} of {} allowed in {} min)",
-          key.name(), key.version(), delayMs, times.size(), MAX_RESTARTS, RESTART_WINDOW_MS / 60_000);
+          key.name(), key.version(), delayMs, backoff.granted(), backoff.maxRestarts(), backoff.windowMs() / 60_000);
     }
     try {
       housekeeping.schedule(() -> restart(definition, key, failed), delayMs, TimeUnit.MILLISECONDS);
