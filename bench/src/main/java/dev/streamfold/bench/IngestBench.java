@@ -97,7 +97,7 @@ final class IngestBench {
       long[] seq = {producer.getLastSequenceId() + 1};
       // Warm-up: at least --warmup runs per side, and then more until each side has run for --warmup-s
       // seconds in all (the same rule for both): one run of 100,000 events is well under a second, far
-      // too short for the server's JIT (the measured repetitions kept rising, BENCHMARKS.md).
+      // too short for the server's JIT (the measured repetitions kept rising, docs/performance.md).
       long[] warmedNanos = new long[2];
       int warmupRuns = warmup;
       for (int rep = 0; rep < warmupRuns + reps; rep++) {
@@ -147,7 +147,7 @@ final class IngestBench {
         "ratio >= 0.8", ours.summary("events/s").median() >= 0.8 * base.summary("events/s").median());
     if (ours.has("cpu")) {
       // The server's own CPU time (user + system, all threads) per appended event: less sensitive to other
-      // work on the machine than events/s (BENCHMARKS.md, session 5).
+      // work on the machine than events/s (docs/performance.md, session 5).
       report.row(caseName, "server CPU per event (us, user + system)", false, ours.summary("cpu"), null, null, null,
           null);
     }

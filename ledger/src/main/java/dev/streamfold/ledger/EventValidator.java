@@ -156,8 +156,8 @@ public final class EventValidator {
           + " bytes of UTF-8 (" + payloadUtf8.length + ")");
     }
     // One streaming pass over the payload: only declared columns' values are looked at (a tree of
-    // every payload was most of ingestion's CPU; BENCHMARKS.md). From the UTF-8 bytes: Jackson's byte
-    // parser skips the char copy of the text that a String parser makes (BENCHMARKS.md, session 5).
+    // every payload was most of ingestion's CPU; docs/performance.md). From the UTF-8 bytes: Jackson's byte
+    // parser skips the char copy of the text that a String parser makes (docs/performance.md, session 5).
     try (JsonParser parser = JSON.createParser(payloadUtf8)) {
       JsonToken first = parser.nextToken();
       if (first != JsonToken.START_OBJECT) {
@@ -384,7 +384,7 @@ public final class EventValidator {
         if (value == JsonToken.VALUE_STRING) {
           if (IsoDateTimes.isValidCommonShape(parser.getTextCharacters(), parser.getTextOffset(),
               parser.getTextLength())) {
-            return null; // no String and no LocalDateTime per value (BENCHMARKS.md)
+            return null; // no String and no LocalDateTime per value (docs/performance.md)
           }
           try {
             IsoDateTimes.parse(parser.getText());

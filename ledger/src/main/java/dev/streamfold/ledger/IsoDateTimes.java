@@ -10,7 +10,7 @@ import java.time.format.DateTimeParseException;
  * {@code yyyy-MM-ddTHH:mm}, {@code yyyy-MM-ddTHH:mm:ss} and {@code yyyy-MM-ddTHH:mm:ss.f} (1 to 9
  * fraction digits). Anything else (e.g. signed or 5-digit years) goes to {@code LocalDateTime.parse}, so
  * the accepted texts and the errors are the JDK's. Profiling showed {@code LocalDateTime.parse} as a
- * quarter of ingestion and a fifth of backfill time (BENCHMARKS.md).
+ * quarter of ingestion and a fifth of backfill time (docs/performance.md).
  */
 public final class IsoDateTimes {
   private IsoDateTimes() {}

@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * arguments are copied once, straight from the decoder's buffer slices into their byte arrays. The
  * aggregators built a composite buffer and a message per argument and an array message per request, and
  * passed every piece through two more handlers: about a fifth of the RESP threads' CPU in a pipelined
- * serving profile (BENCHMARKS.md, session 9). The aggregators also had no limits of their own: {@code
+ * serving profile (docs/performance.md, session 9). The aggregators also had no limits of their own: {@code
  * *2000000000} made {@code RedisArrayAggregator} allocate an 8 GB list (OutOfMemoryError on the event
  * loop), and the bulk aggregator buffered up to 512 MiB per argument.
  *

@@ -150,7 +150,7 @@ public final class RespServer implements AutoCloseable {
    * Whether the event loops use Netty's native epoll transport: on Linux (x86-64 and aarch64, whose native
    * libraries the query-service ships) unless {@code -Dio.netty.transport.noNative=true}; Java NIO elsewhere.
    * Lettuce makes the same choice for its connections (its {@code EpollProvider}), so the reader's
-   * connections can share these loops ({@link ViewReader#readOnEventLoops}). Measured in BENCHMARKS.md
+   * connections can share these loops ({@link ViewReader#readOnEventLoops}). Measured in docs/performance.md
    * ("Session 12"): less CPU per request without pipelining than NIO, the same with it.
    */
   static boolean nativeEpoll() {

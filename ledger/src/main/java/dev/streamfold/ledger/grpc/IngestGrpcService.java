@@ -107,7 +107,7 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
           .asRuntimeException();
     }
     StreamRef stream = new StreamRef(request.getTenant(), request.getStream());
-    // The exact size encodes every text to count its UTF-8 (a sixth of a call's thread, BENCHMARKS.md):
+    // The exact size encodes every text to count its UTF-8 (a sixth of a call's thread, docs/performance.md):
     // only for events whose cheap upper bound is over the limit.
     limiter.check(stream.tenant(), request.getEventsCount(), i -> Protos.sizeAtMost(request.getEvents(i)),
         i -> request.getEvents(i).getSerializedSize());

@@ -582,7 +582,7 @@ public final class PulsarLedger implements Ledger {
     List<LedgerException.InvalidEvent> invalid = new ArrayList<>();
     int invalidEvents = 0;
     long nowMs = System.currentTimeMillis();
-    // Each payload is encoded once: validated from these bytes and sent as them (BENCHMARKS.md, session 5).
+    // Each payload is encoded once: validated from these bytes and sent as them (docs/performance.md, session 5).
     byte[][] payloads = new byte[events.size()][];
     for (int i = 0; i < events.size(); i++) {
       String payload = events.get(i).payloadJson();
@@ -600,7 +600,7 @@ public final class PulsarLedger implements Ledger {
       throw LedgerException.InvalidEvent.ofRequest(invalid, invalidEvents, events.size());
     }
     // Send on the stream's sender, in the order requests got here, so that the caller (a gRPC call's only
-    // thread) parses and validates its next request while this one is sent (BENCHMARKS.md, "Ingest: one
+    // thread) parses and validates its next request while this one is sent (docs/performance.md, "Ingest: one
     // future per request, a sender per stream").
     StreamAppender validatedFor = appender;
     Executor sender = senders.computeIfAbsent(stream, s -> new SerialExecutor(sendPool));

@@ -94,7 +94,7 @@ final class StreamAppender {
       throw new LedgerException.Unavailable("cannot open a producer on stream " + stream, e);
     }
     // One future per request (RequestAcks), not a chain per event: per-event thenApply and allOf over
-    // every event were a large share of ingestion's CPU (BENCHMARKS.md, "Ingest: one future per request, a
+    // every event were a large share of ingestion's CPU (docs/performance.md, "Ingest: one future per request, a
     // sender per stream").
     int n = events.size();
     @SuppressWarnings("unchecked")

@@ -18,7 +18,7 @@ public record TenantLimits(long maxEventBytes, int maxEventsPerBatch, long inges
   public static final int DEFAULT_MAX_EVENTS_PER_BATCH = 10_000;
   /** Upper bound of {@code maxEventsPerBatch}. */
   public static final int MAX_MAX_EVENTS_PER_BATCH = 10_000;
-  /** Default ingest rate: 1,000,000 events/s (above what one server ingests, BENCHMARKS.md). */
+  /** Default ingest rate: 1,000,000 events/s (above what one server ingests, docs/performance.md). */
   public static final long DEFAULT_INGEST_EVENTS_PER_SECOND = 1_000_000;
 
   /**

@@ -76,7 +76,7 @@ public final class PayloadParser implements EventConverter<Row> {
 
   /**
    * A parser of the declared columns some SQL reads; the others are NULL in every row, which saves
-   * parsing them (parsing was the largest cost of a backfill; BENCHMARKS.md).
+   * parsing them (parsing was the largest cost of a backfill; docs/performance.md).
    *
    * @param columns the stream's declared columns
    * @param read the names of the columns to parse, as the optimized plans of the SQL that reads the rows
