@@ -11,6 +11,7 @@ import dev.streamfold.transforms.job.PayloadParser;
 import dev.streamfold.transforms.runtime.CheckpointStore;
 import dev.streamfold.transforms.runtime.JobFailures;
 import dev.streamfold.transforms.runtime.RestartBackoff;
+import dev.streamfold.transforms.runtime.StallDetector;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.training.FeatureSpec;
@@ -75,6 +76,7 @@ public final class TransformManager implements AutoCloseable {
   private final TransformCatalog catalog;
   private final TransformCatalog updates;
   private final CheckpointStore checkpoints;
+  private final StallDetector stalls;
   /** Running view jobs by view version: the served version's, and an update's beside it. */
   private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
   /** When each running view job was submitted, epoch ms: a stall counts from it or from the last commit. */
@@ -121,6 +123,7 @@ public final class TransformManager implements AutoCloseable {
     this.catalog = new TransformCatalog(ledger, TransformCatalog.TABLE);
     this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
     this.checkpoints = new CheckpointStore(options.checkpointsUri());
+    this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
   }
 
   /**
@@ -853,45 +856,8 @@ public final class TransformManager implements AutoCloseable {
     if (!"RUNNING".equals(jobState) || metadata.isEmpty()) {
       return "";
     }
-    return stalled(new StreamRef(definition.tenant(), definition.sourceStream()), metadata.get(),
+    return stalls.stalled(new StreamRef(definition.tenant(), definition.sourceStream()), metadata.get(),
         submittedAtMs.getOrDefault(key, 0L), "backfill");
-  }
-
-  /**
-   * Say why a running backfill or replay looks stuck, or "" when it does not (the rule of
-   * {@link #stalled(JobKey, TransformDefinition, Optional, String)}).
-   *
-   * @param stream the stream it reads
-   * @param m its metadata: phase, events applied and target, position, last commit
-   * @param runningSinceMs when its job was submitted, epoch ms (0 when unknown): a stall counts from the later of
-   *     this and the last commit
-   * @param work what reads, for the text: "backfill" or "replay"
-   * @return the stall in words, "" when none
-   */
-  private String stalled(StreamRef stream, ViewMetadata m, long runningSinceMs, String work) {
-    long idleMs = System.currentTimeMillis() - Math.max(m.updatedAtMs(), runningSinceMs);
-    if (m.phase() != ViewPhase.BACKFILLING || m.updatedAtMs() <= 0 || m.eventsApplied() >= m.backfillTargetEvents()
-        || idleMs < options.stallAfter().toMillis()) {
-      return "";
-    }
-    String where;
-    try {
-      dev.streamfold.ledger.StreamStorage storage = ledger.storage(stream);
-      List<Optional<MessageIdText>> after = new ArrayList<>();
-      m.position().forEach(p -> after.add(Optional.of(MessageIdText.parse(p))));
-      if (after.isEmpty()) {
-        after.add(Optional.empty());
-      }
-      // the partition whose next events need S3 is the likely cause; else the first partition's
-      Optional<MessageIdText> stuck = after.stream().filter(a -> storage.segmentAfter(a)
-          .map(s -> s.offloaded() && s.localDeleted()).orElse(false)).findFirst().orElse(after.get(0));
-      where = storage.whereAfter(stuck);
-    } catch (RuntimeException e) {
-      where = "the ledger cannot say where they are stored (" + e.getMessage() + ")";
-    }
-    return String.format("no event applied for %d s, with %,d of %,d %s events still to apply; %s",
-        idleMs / 1000, m.backfillTargetEvents() - m.eventsApplied(), m.backfillTargetEvents(),
-        work, where);
   }
 
   private String jobState(JobKey key, String restartCause) {
@@ -1267,7 +1233,7 @@ public final class TransformManager implements AutoCloseable {
     if (progress.isPresent() && replays.containsKey(target)) {
       try {
         StreamRef stream = new StreamRef(tenant, current(tenant, state.sourceView()).served().sourceStream());
-        stalled = stalled(stream, progress.get(), state.createdAtMs(), "replay");
+        stalled = stalls.stalled(stream, progress.get(), state.createdAtMs(), "replay");
       } catch (TransformException.NotFound deleted) {
         // its view is gone: nothing says which stream it reads
       }
