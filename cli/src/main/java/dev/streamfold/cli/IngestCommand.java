@@ -56,6 +56,14 @@ final class IngestCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    // an unset variable in a script (--time "$COL") must not silently mean the ingestion time
+    if (keyField.isBlank()) {
+      throw new CliException("--key is empty: name the field whose value is the event key");
+    }
+    if (timeField != null && timeField.isBlank()) {
+      throw new CliException("--time is empty: name the field holding the event time, or leave the option out (then"
+          + " the ingestion time is used)");
+    }
     FileFormat fileFormat = format != null ? format : FileFormat.of(file);
     if (limit != null && limit < 0) {
       throw new CliException("--limit must be at least 0, got " + limit);
@@ -101,9 +109,15 @@ final class IngestCommand implements Callable<Integer> {
    * Find a stream of a tenant.
    *
    * @return the stream
-   * @throws CliException if it does not exist
+   * @throws CliException if it does not exist, or its name is not a valid stream name (the server's rule)
    */
   static StreamInfo findStream(StreamfoldClient client, String tenant, String stream) {
+    try {
+      new dev.streamfold.ledger.StreamRef("t", stream); // the stream name's own check ("t": any valid tenant)
+    } catch (IllegalArgumentException invalid) {
+      // no such stream can exist: say why, rather than suggest a `stream create` the server would refuse
+      throw new CliException(invalid.getMessage());
+    }
     return client.admin().listStreams(ListStreamsRequest.newBuilder().setTenant(tenant).build()).getStreamsList()
         .stream().filter(s -> s.getName().equals(stream)).findFirst()
         .orElseThrow(() -> new CliException("stream '" + stream + "' does not exist in tenant '" + tenant

@@ -13,7 +13,8 @@ import java.util.Map;
  * Reads CSV (RFC 4180: comma separator, double-quoted fields with {@code ""} escapes and line breaks)
  * with a header row of distinct names. A closing quote must be followed by a comma or the end of the line:
  * anything else is a malformed record (a stray quote would otherwise swallow the rows after it into one
- * field). Values are typed by the stream's declared column types: INT/BIGINT become integers (ASCII digits,
+ * field), and a carriage return outside quotes is too (a file whose lines end in CR alone would be one record).
+ * Values are typed by the stream's declared column types: INT/BIGINT become integers (ASCII digits,
  * an optional sign), DOUBLE/FLOAT finite numbers (decimal notation with an optional exponent), BOOLEAN
  * true/false, TIMESTAMP epoch milliseconds when the value is an integer, else text (ISO-8601, checked by the
  * server); anything else (STRING, undeclared columns) text. An empty value is JSON null, except in STRING
@@ -71,7 +72,8 @@ final class CsvRowReader implements RowReader {
     }
     row++;
     if (fields.size() != header.length) {
-      throw new InputException(where(), row, fields.size() + " fields, but the header has " + header.length);
+      throw new InputException(where(), row, fields.size() + (fields.size() == 1 ? " field" : " fields")
+          + ", but the header has " + header.length);
     }
     ObjectNode node = Json.NODES.objectNode();
     for (int i = 0; i < header.length; i++) {
@@ -91,7 +93,18 @@ final class CsvRowReader implements RowReader {
     }
     try {
       switch (type) {
-        case "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT" -> node.put(name, integer(value.trim()));
+        case "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT" -> {
+          String v = value.trim();
+          if (INTEGER.matcher(v).matches() && v.replaceFirst("^[+-]?0*", "").length() > 18) {
+            try {
+              Long.parseLong(v);
+            } catch (NumberFormatException beyond) {
+              throw new InputException(where(), row, "column '" + name + "' value '" + value + "' is beyond the range"
+                  + " of a 64-bit integer (type " + type + ")");
+            }
+          }
+          node.put(name, integer(v));
+        }
         case "DOUBLE", "FLOAT", "REAL" -> {
           String v = value.trim();
           if (!DECIMAL.matcher(v).matches()) {
@@ -197,6 +210,11 @@ final class CsvRowReader implements RowReader {
         field.setLength(0);
       } else if (c == '"' && field.length() == 0) {
         quoted = true;
+      } else if (c == '\r') {
+        // RFC 4180 ends lines with CRLF (LF is taken too); a CR alone is a line end of old Mac files, which would
+        // make the whole file one record, or would stay silently inside a value
+        throw malformed(continuation, "a carriage return (CR) outside a quoted field: lines end in LF or CRLF (convert"
+            + " a file whose lines end in CR alone), and a value holding a CR is quoted");
       } else {
         field.append(c);
       }
@@ -233,6 +251,9 @@ final class CsvRowReader implements RowReader {
    * @return the exception to throw
    */
   private InputException malformed(List<String[]> continuation, String problem) {
+    if (header == null) {
+      return new InputException(file + " line " + rowLine, 0, "the header row: " + problem); // not a data row
+    }
     for (int k = continuation.size() - 1; k >= 0; k--) {
       pushedBack.addFirst(continuation.get(k));
     }

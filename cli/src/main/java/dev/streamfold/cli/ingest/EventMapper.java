@@ -27,7 +27,8 @@ public final class EventMapper {
   private final List<StreamColumn> columns;
 
   /**
-   * Create a mapper that leaves the checks of the payload to the server.
+   * Create a mapper that leaves the checks of the payload to the server, except that a text holding a lone UTF-16
+   * surrogate is refused (the server cannot see it: the wire would carry it as {@code ?}).
    *
    * @see #EventMapper(String, String, List)
    */
@@ -42,7 +43,8 @@ public final class EventMapper {
    * @param timeField the field whose value is the event time, or null to let the server use the
    *     ingestion time
    * @param columns the stream's declared columns (possibly empty) to check each event against before it is
-   *     sent, with the server's checks and this machine's clock; null to leave those checks to the server
+   *     sent, with the server's checks and this machine's clock; null to leave those checks to the server (a lone
+   *     UTF-16 surrogate in the key or payload is refused either way)
    * @throws IllegalArgumentException if keyField is blank
    */
   public EventMapper(String keyField, String timeField, List<StreamColumn> columns) {
@@ -63,7 +65,8 @@ public final class EventMapper {
    * @param where the file and row for messages, e.g. {@code flights.csv row 12 (line 13)}
    * @return the event
    * @throws InputException if the key field is missing, null, empty or not a scalar, or the time field is
-   *     missing or not a time, or (given the stream's columns) the server would refuse the event; the message
+   *     missing or not a time, or (given the stream's columns) the server would refuse the event, or its key or
+   *     payload holds a lone UTF-16 surrogate (from a JSON escape such as <code>&#92;ud800</code>); the message
    *     names the row and the field, e.g. {@code field 'payload_json.delay' must be INT, got text}
    */
   public Event toEvent(ObjectNode row, long rowNumber, String where) {
@@ -98,14 +101,26 @@ public final class EventMapper {
       throw new UncheckedIOException(e);
     }
     Event built = event.build();
-    if (columns != null) {
+    // Without the stream's columns, a text holding a UTF-16 surrogate is still checked with the server's checks:
+    // a lone one (from a JSON escape such as backslash-ud800) would be sent as '?' by protobuf and stored so, where the
+    // server can no longer see it.
+    if (columns != null || hasSurrogate(keyText) || hasSurrogate(built.getPayloadJson())) {
       try {
-        EventValidator.check(0, Protos.event(built), columns, System.currentTimeMillis());
+        EventValidator.check(0, Protos.event(built), columns == null ? List.of() : columns, System.currentTimeMillis());
       } catch (LedgerException.InvalidEvent refused) {
         throw new InputException(where, rowNumber, "field '" + refused.field() + "' " + refused.reason());
       }
     }
     return built;
+  }
+
+  private static boolean hasSurrogate(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (Character.isSurrogate(text.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String fieldNames(ObjectNode row) {

@@ -8,7 +8,8 @@ import java.nio.file.Path;
 
 /**
  * Reads JSON Lines: one JSON object per line, nothing after it but whitespace (a second value on the line is a
- * bad row, not dropped); blank lines are skipped. Values keep their JSON types.
+ * bad row, not dropped); blank lines are skipped. Values keep their JSON types; a number beyond a double's range
+ * ({@code 1e400}) makes the row bad (JSON has no Infinity).
  */
 final class JsonlRowReader implements RowReader {
   private final Path file;
@@ -41,7 +42,38 @@ final class JsonlRowReader implements RowReader {
     if (!(node instanceof ObjectNode object)) {
       throw new InputException(where(), row, "not a JSON object (each line must be one {...} object)");
     }
+    String overflow = nonFinite(object, "");
+    if (overflow != null) {
+      // Jackson reads 1e400 as Infinity, which JSON cannot hold: it was written into the payload as the text
+      // "Infinity", another value than the file's
+      throw new InputException(where(), row, "field '" + overflow + "' holds a number beyond the range of a 64-bit"
+          + " floating-point number (at most about 1.8e308)");
+    }
     return object;
+  }
+
+  /** The path of the first number in a JSON value that is not finite, e.g. {@code a.b[2]}; null when none. */
+  private static String nonFinite(JsonNode node, String path) {
+    if (node.isFloatingPointNumber()) {
+      return Double.isFinite(node.doubleValue()) ? null : path;
+    }
+    if (node.isObject()) {
+      for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        java.util.Map.Entry<String, JsonNode> field = it.next();
+        String found = nonFinite(field.getValue(), path.isEmpty() ? field.getKey() : path + "." + field.getKey());
+        if (found != null) {
+          return found;
+        }
+      }
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        String found = nonFinite(node.get(i), path + "[" + i + "]");
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
   }
 
   @Override

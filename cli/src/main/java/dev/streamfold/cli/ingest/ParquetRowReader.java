@@ -41,7 +41,8 @@ import org.apache.parquet.schema.Type;
  * Reads a Parquet file with Apache Parquet's own Java reader ({@link ParquetReader} over
  * {@link GroupReadSupport}, from a {@link LocalInputFile}: no Hadoop file system). Flat schemas only.
  *
- * <p>Values by Parquet type: integers as JSON integers; FLOAT/DOUBLE as numbers; BOOLEAN; strings
+ * <p>Values by Parquet type: integers as JSON integers; FLOAT/DOUBLE as numbers (NaN and infinities make the row
+ * bad: JSON cannot hold them); BOOLEAN; strings
  * (STRING, ENUM, JSON, UUID) as text; DECIMAL as an exact decimal number; other binaries as base64
  * text. Time types become ISO-8601 text in UTC: a TIMESTAMP (MILLIS, MICROS or NANOS; INT96 too) is a
  * local date-time such as {@code 2001-01-01T00:01:00} (fractions only when non-zero), a DATE is
@@ -105,6 +106,12 @@ final class ParquetRowReader implements RowReader {
         node.putNull(names[i]);
       } else {
         converters[i].put(group, i, node, names[i]);
+        com.fasterxml.jackson.databind.JsonNode value = node.get(names[i]);
+        if (value.isFloatingPointNumber() && !Double.isFinite(value.doubleValue())) {
+          // Jackson would write it as the text "NaN": another value than the file's
+          throw new InputException(where(), row, "column '" + names[i] + "' value " + value.doubleValue() + " is not"
+              + " a finite number, which JSON (the event's payload) cannot hold");
+        }
       }
     }
     return node;

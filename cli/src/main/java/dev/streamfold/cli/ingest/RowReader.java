@@ -57,14 +57,19 @@ public interface RowReader extends Closeable {
    * @param columnTypes declared SQL types of the stream's columns (e.g. {@code delay -> INT}), used to
    *     type CSV values; other formats carry their own types
    * @return the reader; close it
-   * @throws IOException if the file cannot be opened (the message names it)
+   * @throws IOException if the file cannot be opened, is a directory, or is not a regular file (a FIFO, a device),
+   *     the message naming it
    */
   static RowReader open(Path file, FileFormat format, Map<String, String> columnTypes) throws IOException {
     if (Files.isDirectory(file)) {
       throw new NoSuchFileException(file.toString(), null, "a directory, not a file");
     }
-    if (!Files.isRegularFile(file)) {
+    if (!Files.exists(file)) {
       throw new NoSuchFileException(file.toString(), null, "no such file");
+    }
+    if (!Files.isRegularFile(file)) {
+      // a FIFO would block the reader until something writes to it; a device may never end
+      throw new NoSuchFileException(file.toString(), null, "not a regular file (a FIFO, a device or a socket)");
     }
     return switch (format) {
       case CSV -> new CsvRowReader(file, columnTypes);

@@ -47,7 +47,7 @@ final class Utf8Lines implements Closeable {
    *
    * @return the line, or null at the end of the file
    * @throws IOException if the file cannot be read, or the line is not UTF-8 text (the message names the file and
-   *     the 1-based line)
+   *     the 1-based line; a file starting with a UTF-16 byte order mark is named UTF-16)
    */
   String readLine() throws IOException {
     int length = 0;
@@ -89,6 +89,11 @@ final class Utf8Lines implements Closeable {
     }
     int offset = number == 1 && length >= 3 && line[0] == (byte) 0xEF && line[1] == (byte) 0xBB
         && line[2] == (byte) 0xBF ? 3 : 0;
+    if (number == 1 && length >= 2 && (line[0] == (byte) 0xFF && line[1] == (byte) 0xFE
+        || line[0] == (byte) 0xFE && line[1] == (byte) 0xFF)) {
+      throw new IOException(file + " line 1: UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8;"
+          + " convert the file to UTF-8");
+    }
     try {
       return decoder.decode(ByteBuffer.wrap(line, offset, length - offset)).toString();
     } catch (CharacterCodingException e) {

@@ -262,4 +262,63 @@ class CsvAndJsonlTest {
     assertThatThrownBy(() -> RowReader.open(dir.resolve("nope.csv"), FileFormat.CSV, Map.of()))
         .hasMessageContaining("nope.csv");
   }
+
+  /** A lone surrogate escape read from JSON Lines is refused even without the stream's columns (it was sent as '?'). */
+  @Test
+  void aLoneSurrogateEscapeIsRefusedWithoutColumnsToo() throws IOException {
+    Path file = Files.writeString(dir.resolve("s.jsonl"), "{\"k\":\"a\",\"s\":\"x\\ud800y\"}\n");
+    assertThatThrownBy(() -> events(file, FileFormat.JSONL, "k", null)).isInstanceOf(InputException.class)
+        .hasMessage(file + " row 1 (line 1): field 'payload_json' holds a lone UTF-16 surrogate U+D800 at character 15,"
+            + " which is no character and which UTF-8 cannot encode (it would be sent as '?')");
+    Path key = Files.writeString(dir.resolve("k.jsonl"), "{\"k\":\"a\\udc00\"}\n");
+    assertThatThrownBy(() -> events(key, FileFormat.JSONL, "k", null)).isInstanceOf(InputException.class)
+        .hasMessageContaining("field 'key' holds a lone UTF-16 surrogate U+DC00");
+    Path pair = Files.writeString(dir.resolve("p.jsonl"), "{\"k\":\"\\ud83d\\ude00\"}\n");
+    assertThat(events(pair, FileFormat.JSONL, "k", null).get(0).getKey()).isEqualTo("\ud83d\ude00");
+  }
+
+  /** A number beyond a double's range was written into the payload as the text "Infinity". */
+  @Test
+  void aJsonNumberBeyondADoubleIsABadRow() throws IOException {
+    Path file = Files.writeString(dir.resolve("big.jsonl"), "{\"k\":\"a\",\"x\":{\"y\":[1,-1e400]}}\n");
+    assertThatThrownBy(() -> events(file, FileFormat.JSONL, "k", null)).isInstanceOf(InputException.class)
+        .hasMessage(file + " row 1 (line 1): field 'x.y[1]' holds a number beyond the range of a 64-bit floating-point"
+            + " number (at most about 1.8e308)");
+  }
+
+  /** A CR alone made a CR-only file one header record and its rows disappear; inside a value it stayed silently. */
+  @Test
+  void aCarriageReturnOutsideQuotesIsMalformed() throws IOException {
+    Path mac = Files.writeString(dir.resolve("mac.csv"), "origin,delay\rATL,1\rSFO,2\r");
+    assertThatThrownBy(() -> events(mac, FileFormat.CSV, "origin", null)).isInstanceOf(InputException.class)
+        .hasMessageStartingWith(mac + " line 1: the header row: a carriage return (CR) outside a quoted field");
+    Path mixed = Files.writeString(dir.resolve("mixed.csv"), "origin,delay\r\nATL,1\rSFO,2\r\nLAX,3\r\n");
+    assertThatThrownBy(() -> events(mixed, FileFormat.CSV, "origin", null)).isInstanceOf(InputException.class)
+        .hasMessageStartingWith(mixed + " row 1 (line 2): a carriage return (CR) outside a quoted field");
+    Path quoted = Files.writeString(dir.resolve("quoted.csv"), "origin,delay\r\n\"A\rB\",1\r\n");
+    assertThat(events(quoted, FileFormat.CSV, "origin", null).get(0).getKey()).isEqualTo("A\rB");
+  }
+
+  @Test
+  void utf16IsNamedAndABigintBeyond64BitsSaysSo() throws IOException {
+    Path utf16 = dir.resolve("u.csv");
+    Files.write(utf16, ("\ufeffk,n\n").getBytes(StandardCharsets.UTF_16LE));
+    assertThatThrownBy(() -> events(utf16, FileFormat.CSV, "k", null)).isInstanceOf(IOException.class)
+        .hasMessage(utf16 + " line 1: UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8; convert the"
+            + " file to UTF-8");
+    Path big = Files.writeString(dir.resolve("big.csv"), "origin,delay\nATL,99999999999999999999\nSFO,-000000000000000000001\n");
+    try (RowReader reader = RowReader.open(big, FileFormat.CSV, TYPES)) {
+      assertThatThrownBy(reader::next).hasMessage(big + " row 1 (line 2): column 'delay' value '99999999999999999999' is"
+          + " beyond the range of a 64-bit integer (type INT)");
+      assertThat(reader.next().get("delay").asLong()).isEqualTo(-1);
+    }
+  }
+
+  @Test
+  void aFifoIsNotARegularFile() throws Exception {
+    Path fifo = dir.resolve("fifo.csv");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+    assertThatThrownBy(() -> RowReader.open(fifo, FileFormat.CSV, TYPES))
+        .isInstanceOf(java.nio.file.NoSuchFileException.class).hasMessageContaining("not a regular file");
+  }
 }
