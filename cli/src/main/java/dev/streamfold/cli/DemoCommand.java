@@ -78,6 +78,7 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
+    ServerOptions.checkTimeout("--timeout", timeoutS);
     if (rows < 2) {
       throw new CliException("--rows must be at least 2, got " + rows);
     }

@@ -27,12 +27,33 @@ final class ErrorHandler implements IExecutionExceptionHandler {
   public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
     System.out.flush();
     PrintWriter err = commandLine.getErr();
-    err.println("error: " + describe(ex));
+    err.println("error: " + oneLine(describe(ex)));
     if (debug()) {
       ex.printStackTrace(err);
     }
     err.flush();
     return EXIT_FAILURE;
+  }
+
+  /**
+   * Write the control characters of an error's text as <code>&#92;u000A</code> escapes (as the server quotes client
+   * text), so that the error stays one line: a file or name holding a line break, a carriage return or a NUL is shown
+   * as it is, without breaking the line or the terminal.
+   *
+   * @param text the text
+   * @return the text with every character below U+0020 and U+007F escaped
+   */
+  static String oneLine(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c == 0x7F) {
+        out.append(String.format("\\u%04X", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 
   static boolean debug() {

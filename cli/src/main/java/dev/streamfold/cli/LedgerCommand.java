@@ -71,6 +71,7 @@ final class LedgerCommand {
 
     @Override
     public Integer call() throws InterruptedException {
+      ServerOptions.checkTimeout("--timeout-s", timeoutSeconds);
       try (StreamfoldClient client = server.connect()) {
         OffloadStatus status = client.admin().offload(request(server, stream));
         System.out.println("Offload of " + stream + " started: " + status.getState());

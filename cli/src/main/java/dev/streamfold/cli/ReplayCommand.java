@@ -79,6 +79,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    ServerOptions.checkTimeout("--timeout", timeoutS);
     ReplayRequest request = request();
     try (StreamfoldClient client = server.connect()) {
       long started = System.nanoTime();

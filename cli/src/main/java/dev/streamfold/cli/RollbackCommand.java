@@ -82,6 +82,7 @@ final class RollbackCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    ServerOptions.checkTimeout("--timeout", timeoutS);
     Optional<String> reusable = reusableState();
     try (StreamfoldClient client = server.connect()) {
       String stateName = target.state;

@@ -45,7 +45,8 @@ final class ServerOptions {
    * variable in a script ({@code --token "$TOK"}) must not fall back to the local admin token.
    *
    * @param env the variable's value, null when unset
-   * @throws CliException if {@code --token} or a set {@code $STREAMFOLD_TOKEN} is empty
+   * @throws CliException if {@code --token} or a set {@code $STREAMFOLD_TOKEN} is empty, or holds a character that
+   *     is not printable ASCII
    */
   String token(String env) {
     if (token != null) {
@@ -53,14 +54,14 @@ final class ServerOptions {
         throw new CliException("--token is empty: give a token, or leave the option out (then $STREAMFOLD_TOKEN,"
             + " else the local stack's admin token is used)");
       }
-      return token.trim();
+      return printable(token.trim(), "--token");
     }
     if (env != null) {
       if (env.isBlank()) {
         throw new CliException("STREAMFOLD_TOKEN is set but empty: set it to a token, or unset it (then the local"
             + " stack's admin token is used)");
       }
-      return env.trim();
+      return printable(env.trim(), "STREAMFOLD_TOKEN");
     }
     if (server != null) {
       return null;
@@ -69,6 +70,41 @@ final class ServerOptions {
       return dataDir.stack().adminToken();
     } catch (RuntimeException e) {
       throw new CliException("no API token: pass --token TOKEN or set STREAMFOLD_TOKEN (" + e.getMessage() + ")");
+    }
+  }
+
+  /**
+   * Refuse a token that is not printable ASCII: an API token never is, and gRPC cannot send a line break or a
+   * non-ASCII character in a header (it logged a warning and sent a mangled token).
+   *
+   * @param token the token, trimmed
+   * @param source where it came from, for the message
+   * @return the token
+   * @throws CliException if it holds a character outside U+0021..U+007E (the message names the character and its
+   *     place, never the token)
+   */
+  static String printable(String token, String source) {
+    for (int i = 0; i < token.length(); i++) {
+      char c = token.charAt(i);
+      if (c < 0x21 || c > 0x7E) {
+        throw new CliException(source + " holds " + String.format("U+%04X", (int) c) + " at character " + (i + 1)
+            + ": an API token is one word of printable ASCII (as `tenant create` printed it)");
+      }
+    }
+    return token;
+  }
+
+  /**
+   * Check a command's {@code --timeout} before it does anything: 0 or less ended the wait at once (a replay said
+   * "it goes on" when its call may never have reached the server).
+   *
+   * @param option the option's name, for the message
+   * @param seconds the option's value, seconds
+   * @throws CliException if it is less than 1
+   */
+  static void checkTimeout(String option, long seconds) {
+    if (seconds < 1) {
+      throw new CliException(option + " must be at least 1 (seconds), got " + seconds);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.streamfold.cli;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -47,7 +48,20 @@ public final class StreamfoldCli implements Runnable {
     cli.setParameterExceptionHandler((error, args) -> {
       String misplaced = misplacedOption(error);
       if (misplaced == null) {
-        return usage.handleParseException(error, args);
+        // picocli quotes the arguments it did not match, a --token's value among them: print its answer without it
+        CommandLine failed = error.getCommandLine();
+        java.io.PrintWriter err = failed.getErr();
+        java.io.StringWriter answer = new java.io.StringWriter();
+        failed.setErr(new java.io.PrintWriter(answer, true));
+        int code;
+        try {
+          code = usage.handleParseException(error, args);
+        } finally {
+          failed.setErr(err);
+        }
+        err.print(withoutTokens(answer.toString(), args));
+        err.flush();
+        return code;
       }
       error.getCommandLine().getErr().println("error: " + misplaced + " goes after the command's name, e.g."
           + " `streamfold transform status NAME " + misplaced + " ...`: each command takes its own options");
@@ -60,6 +74,31 @@ public final class StreamfoldCli implements Runnable {
   private static final java.util.Set<String> COMMAND_OPTIONS =
       java.util.Set.of("--token", "--tenant", "--server", "--data-dir", "--resp");
 
+  /** What a {@code --token} value given on the command line is replaced with in a usage error. */
+  static final String REDACTED = "<token not shown>";
+
+  /**
+   * Remove the values of {@code --token} from a usage error's text, where picocli quotes the arguments it did not
+   * match ({@code Unmatched arguments from index 1: 'nope', '--token', 'sf_...'}).
+   *
+   * @param text the usage error
+   * @param args the command line
+   * @return the text with each {@code --token} value, quoted or after {@code --token=}, replaced by
+   *     {@value #REDACTED}
+   */
+  static String withoutTokens(String text, String[] args) {
+    String result = text;
+    for (int i = 0; i < args.length; i++) {
+      String value = args[i].equals("--token") && i + 1 < args.length ? args[i + 1]
+          : args[i].startsWith("--token=") ? args[i].substring("--token=".length()) : null;
+      if (value != null && !value.isEmpty()) {
+        result = result.replace("--token=" + value, "--token=" + REDACTED)
+            .replace("'" + value + "'", "'" + REDACTED + "'");
+      }
+    }
+    return result;
+  }
+
   /**
    * Tell whether a parse error is a command's option given before the command's name ({@code streamfold --token T
    * transform status x}), which picocli reports as an unknown option with the whole usage.
@@ -71,13 +110,11 @@ public final class StreamfoldCli implements Runnable {
         || error.getCommandLine().getParent() != null) {
       return null;
     }
-    for (String argument : unmatched.getUnmatched()) {
-      String option = argument.split("=", 2)[0];
-      if (COMMAND_OPTIONS.contains(option)) {
-        return option;
-      }
-    }
-    return null;
+    // only when the first argument not matched is such an option: `streamfold nope --server ...` is an unknown
+    // command, not a misplaced --server
+    List<String> arguments = unmatched.getUnmatched();
+    String option = arguments.isEmpty() ? "" : arguments.get(0).split("=", 2)[0];
+    return COMMAND_OPTIONS.contains(option) ? option : null;
   }
 
   /** {@code streamfold test}: handled by the {@code ./streamfold} script; here only a pointer to it. */

@@ -147,6 +147,7 @@ final class TrainingSetCommand {
 
     @Override
     public Integer call() {
+      ServerOptions.checkTimeout("--timeout", timeoutS);
       ExportTrainingSetRequest request = request();
       try (StreamfoldClient client = server.connect()) {
         Result result = run(client, request, Duration.ofSeconds(timeoutS));

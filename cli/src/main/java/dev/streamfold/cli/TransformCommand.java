@@ -60,6 +60,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() throws InterruptedException {
+      ServerOptions.checkTimeout("--timeout", timeoutS);
       try (StreamfoldClient client = server.connect()) {
         CreateTransformRequest.Builder request = CreateTransformRequest.newBuilder().setTenant(server.tenant)
             .setName(name).addAllKeyColumns(keyColumns);
@@ -117,6 +118,7 @@ final class TransformCommand {
 
     @Override
     public Integer call() throws InterruptedException {
+      ServerOptions.checkTimeout("--timeout", timeoutS);
       try (StreamfoldClient client = server.connect()) {
         ViewStatus before = client.transforms().status(request(server.tenant, name));
         UpdateTransformRequest.Builder request = UpdateTransformRequest.newBuilder().setTenant(server.tenant)

@@ -346,4 +346,32 @@ class StreamfoldCliTest {
     assertThat(oracle.mismatch("ATL", Map.of())).contains("missing from the view");
     assertThat(oracle.mismatch("SFO", Map.of("flights", "1"))).contains("not in the data");
   }
+
+  /** picocli quoted the unmatched arguments, a --token's value among them, on stderr. */
+  @Test
+  void aUsageErrorNeverShowsTheToken() {
+    CommandLine cli = StreamfoldCli.commandLine();
+    StringWriter err = new StringWriter();
+    cli.setErr(new PrintWriter(err, true));
+    assertThat(cli.execute("stream", "nope", "--token", "sf_secret123", "--token=sf_other456")).isEqualTo(2);
+    assertThat(err.toString()).startsWith("Unmatched arguments from index 1: 'nope', '--token', '" + StreamfoldCli.REDACTED
+        + "', '--token=" + StreamfoldCli.REDACTED + "'").doesNotContain("sf_secret123").doesNotContain("sf_other456");
+  }
+
+  @Test
+  void aTokenThatIsNotPrintableAsciiIsRefusedWithoutShowingIt() {
+    ServerOptions options = new ServerOptions();
+    options.token = "sf_a\nb";
+    assertThatThrownBy(() -> options.token(null)).isInstanceOf(CliException.class)
+        .hasMessage("--token holds U+000A at character 5: an API token is one word of printable ASCII (as `tenant"
+            + " create` printed it)");
+    options.token = null;
+    assertThatThrownBy(() -> options.token("t\u00f6ken")).hasMessageStartingWith("STREAMFOLD_TOKEN holds U+00F6 at character 2");
+  }
+
+  @Test
+  void anErrorStaysOneLine() {
+    assertThat(ErrorHandler.oneLine("no such file: /tmp/a\nb\r\0.csv\t")).isEqualTo(
+        "no such file: /tmp/a\\u000Ab\\u000D\\u0000.csv\\u0009");
+  }
 }
