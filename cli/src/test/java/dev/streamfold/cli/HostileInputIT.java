@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * service on a real Pulsar ledger: missing and malformed files, a CSV whose line 1,234,567 has a wrong
  * column count (reported with its line; exactly the rows before it are appended), rows the server would refuse
  * (found by the CLI with the server's checks), a request the server refuses, {@code --skip-bad} (skips and
- * counts), non-UTF-8 text, rows wider than one gRPC request would hold in a batch.
+ * counts), non-UTF-8 text, rows wider than one gRPC request would hold in a batch; and the counted corpus of
+ * {@link HostileFileCorpus}, each entry's appended events counted on the ledger.
  */
 class HostileInputIT {
   private static final String TENANT = Testkit.uniqueName("cli");
@@ -375,5 +376,80 @@ class HostileInputIT {
     assertThat(r[2]).isEmpty();
     assertThat(r[0]).isEqualTo("0");
     assertThat(ledger.describe(s).eventCount()).isEqualTo(3_000);
+  }
+
+  /**
+   * Every entry of {@link HostileFileCorpus}: its exit code, its one error line, no stack trace, exactly the events
+   * it must append (counted on the ledger), and after it the other streams unchanged and the server answering.
+   */
+  @Test
+  void hostileFileCorpus() throws Exception {
+    List<HostileFileCorpus.Entry> entries = HostileFileCorpus.entries();
+    StreamRef typed = new StreamRef(TENANT, HostileFileCorpus.TYPED);
+    ledger.createStream(typed, List.of(new StreamColumn("k", "STRING"), new StreamColumn("n", "BIGINT"),
+        new StreamColumn("t", "TIMESTAMP")));
+    StreamRef free = new StreamRef(TENANT, HostileFileCorpus.FREE);
+    ledger.createStream(free, List.of());
+    StreamRef bystander = stream("corpus_bystander");
+    assertThat(run("ingest", "corpus_bystander", csv("bystander.csv", 5).toString(), "--key", "k")[0]).isEqualTo("0");
+    List<String> wrong = new java.util.ArrayList<>();
+    int i = 0;
+    try (StreamfoldClient client = StreamfoldClient.connect(target, null)) {
+    for (HostileFileCorpus.Entry entry : entries) {
+      i++;
+      Path file = Files.createDirectories(dir.resolve("corpus").resolve(Integer.toString(i))).resolve(entry.fileName());
+      entry.maker().make(file);
+      StreamRef into = new StreamRef(TENANT, entry.stream());
+      StreamRef other = into.equals(typed) ? free : typed;
+      long before = ledger.describe(into).eventCount();
+      String othersBefore = ledger.describe(other) + " " + ledger.describe(bystander);
+      List<String> args = new java.util.ArrayList<>(List.of("ingest", entry.stream(), file.toString()));
+      args.addAll(entry.options());
+      String[] r = runRaw(args.toArray(String[]::new));
+      int errorAt = r[2].indexOf("error: ");
+      String error = errorAt < 0 ? "" : r[2].substring(errorAt + "error: ".length()).strip();
+      String expected = entry.error().replace("{file}", ErrorHandler.oneLine(file.toString()));
+      long appended = ledger.describe(into).eventCount() - before;
+      boolean ok = Integer.toString(entry.exitCode()).equals(r[0]) && appended == entry.appended()
+          && (expected.isEmpty() ? error.isEmpty() : error.startsWith(expected))
+          && !r[2].contains("\tat ") && !r[2].contains("Exception") && error.lines().count() <= 1;
+      if (!ok) {
+        wrong.add("#" + i + " " + entry.name() + ": exit " + r[0] + ", appended " + appended + ", error: "
+            + error.replace(ErrorHandler.oneLine(file.toString()), "{file}") + (r[2].contains("\tat ") ? " [STACK TRACE]" : ""));
+      }
+      assertThat(ledger.describe(other) + " " + ledger.describe(bystander)).as(entry.name()).isEqualTo(othersBefore);
+      assertThat(client.admin().listStreams(dev.streamfold.api.v1.ListStreamsRequest.newBuilder().setTenant(TENANT)
+          .build()).getStreamsList()).as("the server answers after " + entry.name())
+          .anyMatch(s -> s.getName().equals("corpus_bystander") && s.getEventCount() == 5);
+    }
+    }
+    assertThat(wrong).as("entries whose answer differs").isEmpty();
+    assertThat(entries).hasSize(HostileFileCorpus.SIZE);
+    String[] list = run("stream", "list");
+    assertThat(list[0]).as("the server still answers").isEqualTo("0");
+    assertThat(list[1]).contains("corpus_bystander");
+  }
+
+  /** Run the CLI; returns {exit code, stdout, the whole of stderr}. */
+  private static String[] runRaw(String... args) {
+    PrintStream stdout = System.out;
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      String[] all = java.util.Arrays.copyOf(args, args.length + 4);
+      all[args.length] = "--server";
+      all[args.length + 1] = target;
+      all[args.length + 2] = "--tenant";
+      all[args.length + 3] = TENANT;
+      code = StreamfoldCli.commandLine().execute(all);
+    } finally {
+      System.setOut(stdout);
+      System.setErr(stderr);
+    }
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
   }
 }
