@@ -4,7 +4,7 @@ import java.util.Comparator;
 
 /**
  * Pulsar's position of one message, in the text form {@code ledgerId:entryId:partition:batchIndex}
- * (DESIGN.md glossary). {@code partition} is -1 for an unpartitioned topic and {@code batchIndex} is
+ * (docs/design.md glossary). {@code partition} is -1 for an unpartitioned topic and {@code batchIndex} is
  * -1 for a message that was not sent in a batch. The text form round-trips exactly.
  *
  * @param ledgerId BookKeeper ledger id (a segment of the topic), >= -1

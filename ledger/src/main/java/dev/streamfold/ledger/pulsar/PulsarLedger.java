@@ -159,7 +159,7 @@ public final class PulsarLedger implements Ledger {
             // created concurrently
           }
         }
-        // Infinite retention: the ledger is never trimmed (DESIGN.md: the ledger is the truth).
+        // Infinite retention: the ledger is never trimmed (docs/design.md: the ledger is the truth).
         admin.namespaces().setRetention(full, new RetentionPolicies(-1, -1));
         admin.namespaces().setDeduplicationStatus(full, true);
       }

@@ -22,11 +22,11 @@ import java.util.regex.Pattern;
 
 /**
  * A real Pulsar 4.0.8 standalone broker (with one bookie and a RocksDB metadata store) in its own JVM,
- * on loopback, started from the Maven-resolved broker classpath (STACK.md "Pulsar standalone, as its
+ * on loopback, started from the Maven-resolved broker classpath (docs/stack.md "Pulsar standalone, as its
  * own process"), optionally offloading closed ledger segments to S3 ({@link TieredStorage}).
  */
 public final class PulsarStandaloneProcess implements AutoCloseable {
-  /** Longest wait for the admin REST API to answer: 17-26 s from empty data on 2 cores (STACK.md). */
+  /** Longest wait for the admin REST API to answer: 17-26 s from empty data on 2 cores (docs/stack.md). */
   public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(180);
   /**
    * Directory under the data directory (the broker's working directory) holding the offloader NAR: the

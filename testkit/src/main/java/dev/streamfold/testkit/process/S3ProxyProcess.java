@@ -19,7 +19,7 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
- * A real S3 endpoint: s3proxy 4.1.0 (STACK.md "S3 endpoint (local)") in its own JVM on 127.0.0.1, with
+ * A real S3 endpoint: s3proxy 4.1.0 (docs/stack.md "S3 endpoint (local)") in its own JVM on 127.0.0.1, with
  * the filesystem backend under a data directory, AWS signature v2/v4 authentication and one bucket.
  * It can be stopped and started again on the same port and data ({@link #stop()}, {@link #restart()}),
  * e.g. to prove that reads of offloaded data need it.

@@ -13,7 +13,7 @@ import java.util.Objects;
 /**
  * Offload of closed ledger segments from a {@link PulsarStandaloneProcess} to an S3-compatible endpoint
  * (AWS S3, Google Cloud Storage's XML API with HMAC keys, MinIO, the local {@link S3ProxyProcess}) with
- * Pulsar's {@code jcloud} offloader and its {@code S3} driver (STACK.md "Tiered storage to S3").
+ * Pulsar's {@code jcloud} offloader and its {@code S3} driver (docs/stack.md "Tiered storage to S3").
  *
  * <p>Credentials never reach the broker's config file or command line: they are passed as the broker's
  * environment variables {@value #ENV_ACCESS_KEY_ID} and {@value #ENV_ACCESS_KEY_SECRET}, taken from

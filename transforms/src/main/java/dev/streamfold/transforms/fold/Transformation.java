@@ -8,9 +8,9 @@ import java.util.Map;
  * state shown as one row of the materialized view. It runs as the same kind of Flink job as a SQL
  * transformation (backfill from the earliest event, then tail; exactly-once view commits; replay into
  * virtual states; training-set features): the job keys events by {@link #key}, keeps each key's state
- * in Flink keyed state, and applies events of one key in ledger order (DESIGN.md, guarantee 3).
+ * in Flink keyed state, and applies events of one key in ledger order (docs/design.md, guarantee 3).
  *
- * <p><b>Purity.</b> Replay must give the rows the live view had at the same position (DESIGN.md,
+ * <p><b>Purity.</b> Replay must give the rows the live view had at the same position (docs/design.md,
  * guarantee 5), and training sets must not depend on when they are built. So every method must be a
  * function of its arguments only: no wall clock ({@link System#currentTimeMillis()}; use
  * {@link Event#eventTimeMs()}), no randomness, no I/O, no static mutable fields. Nothing can check this

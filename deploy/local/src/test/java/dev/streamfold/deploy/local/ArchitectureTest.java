@@ -7,7 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** Module boundaries of STYLE.md: who may import Pulsar, lettuce and the wire contract. */
+/** Module boundaries of docs/style.md: who may import Pulsar, lettuce and the wire contract. */
 class ArchitectureTest {
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

@@ -29,7 +29,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The local stack (the embedded default of DESIGN.md "deploy"): an S3 endpoint (s3proxy), a Pulsar
+ * The local stack (the embedded default of docs/design.md "deploy"): an S3 endpoint (s3proxy), a Pulsar
  * standalone broker that offloads closed ledger segments to it, a redis-server and the Streamfold server,
  * each its own process on loopback, with all data under one directory. The processes outlive the command
  * that starts them; {@link #down()} stops them. Several stacks with different data directories run side
@@ -69,7 +69,7 @@ public final class LocalStack {
    */
   public static final String ENV_SERVER_JAVA_OPTS = "STREAMFOLD_SERVER_JAVA_OPTS";
   /**
-   * Flink's standard Java 17 flags (STACK.md "Flink on Java 17"; the root pom's {@code java17.flags}),
+   * Flink's standard Java 17 flags (docs/stack.md "Flink on Java 17"; the root pom's {@code java17.flags}),
    * for every JVM that runs a Flink job.
    */
   public static final List<String> FLINK_JAVA17_FLAGS = List.of(
