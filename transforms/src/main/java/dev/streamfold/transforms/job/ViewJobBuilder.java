@@ -77,7 +77,11 @@ public final class ViewJobBuilder {
     PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
         .setStartCursor(PositionCursors.start(resumeFrom))
         .setSubscriptionName(subscription(definition));
-    return assemble(conf, definition, streamColumns, List.of(topic), sourceParallelism(partitions, parallelism), serviceUrl, adminUrl, parallelism, source, null,
+    List<String> topics = partitions == 0 ? List.of(topic)
+        : java.util.stream.IntStream.range(0, partitions).mapToObj(p -> topic + "-partition-" + p).toList();
+    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(adminUrl, subscription(definition),
+        topics, resumeFrom == null ? List.of() : resumeFrom, null);
+    return assemble(conf, definition, streamColumns, List.of(topic), sourceParallelism(partitions, parallelism), serviceUrl, adminUrl, parallelism, source, null, preset,
         watermarkDelayMs,
         new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
             new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
@@ -131,8 +135,10 @@ public final class ViewJobBuilder {
     List<String> topics = partitions == 0 ? List.of(topic)
         : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
     String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
+    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(adminUrl, subscription, topics,
+        bound.startId() == null ? List.of() : List.of(bound.startId()), PositionCursors.stopAfter(readThrough));
     return assemble(conf, definition, streamColumns, topics, sourceParallelism(Math.min(partitions, topics.size()),
-        parallelism), serviceUrl, adminUrl, parallelism, source, bound,
+        parallelism), serviceUrl, adminUrl, parallelism, source, bound, preset,
         watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThroughText,
             targetEvents, true), checkpointInterval, -1);
   }
@@ -173,7 +179,7 @@ public final class ViewJobBuilder {
 
   private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
       List<String> topics, int sourceParallelism, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
-      ReplayBound bound, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval, long signalAtEvents) {
+      ReplayBound bound, PresetSubscriptionEnumerator.Setup preset, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval, long signalAtEvents) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);
@@ -193,9 +199,10 @@ public final class ViewJobBuilder {
         .setTopics(topics)
         .build();
     String sourceName = "ledger " + topics.get(0).replaceAll("-partition-\\d+$", "");
+    PresetSubscriptionSource<SourceEvent> positioned = new PresetSubscriptionSource<>(source, preset);
     DataStream<SourceEvent> read = (bound == null
-        ? env.fromSource(source, WatermarkStrategy.noWatermarks(), sourceName)
-        : env.fromSource(new WithoutCursorAcks<>(source, TypeInformation.of(SourceEvent.class)),
+        ? env.fromSource(positioned, WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class))
+        : env.fromSource(new WithoutCursorAcks<>(positioned, TypeInformation.of(SourceEvent.class)),
             WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class)))
         .setParallelism(sourceParallelism)
         .uid("ledger-source-" + java.util.UUID.randomUUID());

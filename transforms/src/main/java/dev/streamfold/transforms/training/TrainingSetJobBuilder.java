@@ -86,7 +86,8 @@ public final class TrainingSetJobBuilder {
         : ViewJobBuilder.startCursor(List.of(bound.startId()));
     List<String> topics = partitions == 0 ? List.of(topic)
         : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
-    DataStream<SourceEvent> read = source(env, topics, serviceUrl, adminUrl, start, readThrough, subscription);
+    DataStream<SourceEvent> read = source(env, topics, serviceUrl, adminUrl, start, readThrough, subscription,
+        bound.startId() == null ? List.of() : List.of(bound.startId()));
     if (partitions > 0) {
       read = read.transform("ledger order", TypeInformation.of(SourceEvent.class),
           new dev.streamfold.transforms.job.LedgerOrderMerge(readThrough));
@@ -120,7 +121,7 @@ public final class TrainingSetJobBuilder {
 
   /** The bounded ledger source of the range. */
   private static DataStream<SourceEvent> source(StreamExecutionEnvironment env, List<String> topics, String serviceUrl,
-      String adminUrl, StartCursor start, List<MessageIdText> readThrough, String subscription) {
+      String adminUrl, StartCursor start, List<MessageIdText> readThrough, String subscription, List<String> startIds) {
     PulsarSource<SourceEvent> source = ViewJobBuilder.fetchPromptly(PulsarSource.builder()
         .setDeserializationSchema(new LedgerEventDeserializer()))
         .setServiceUrl(serviceUrl)
@@ -130,8 +131,12 @@ public final class TrainingSetJobBuilder {
         .setBoundedStopCursor(dev.streamfold.transforms.job.PositionCursors.stopAfter(readThrough))
         .setSubscriptionName(subscription)
         .build();
-    return env.fromSource(new dev.streamfold.transforms.job.WithoutCursorAcks<>(source,
-        TypeInformation.of(SourceEvent.class)), WatermarkStrategy.noWatermarks(),
+    // the subscription is created at its start by the admin API (see PresetSubscriptionEnumerator)
+    return env.fromSource(new dev.streamfold.transforms.job.WithoutCursorAcks<>(
+        new dev.streamfold.transforms.job.PresetSubscriptionSource<>(source, new dev.streamfold.transforms.job.PresetSubscriptionEnumerator.Setup(
+            adminUrl, subscription, topics, startIds, dev.streamfold.transforms.job.PositionCursors.stopAfter(readThrough))),
+        TypeInformation.of(SourceEvent.class)),
+        WatermarkStrategy.noWatermarks(),
         "ledger " + topics.get(0).replaceAll("-partition-\\d+$", ""),
         TypeInformation.of(SourceEvent.class));
   }
