@@ -9,6 +9,8 @@ import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.transforms.job.BackfillSignals;
 import dev.streamfold.transforms.job.PayloadParser;
 import dev.streamfold.transforms.runtime.CheckpointStore;
+import dev.streamfold.transforms.runtime.EmbeddedMiniCluster;
+import dev.streamfold.transforms.runtime.FlinkCluster;
 import dev.streamfold.transforms.runtime.JobFailures;
 import dev.streamfold.transforms.runtime.RestartBackoff;
 import dev.streamfold.transforms.runtime.StallDetector;
@@ -35,6 +37,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -46,17 +49,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,7 +87,8 @@ public final class TransformManager implements AutoCloseable {
   /** The served version up to which older versions were retired, per view. */
   private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
   private final Map<JobKey, RestartBackoff> restarts = new ConcurrentHashMap<>();
-  private final java.time.Clock clock = java.time.Clock.systemUTC();
+  private final Clock clock;
+  private final Supplier<FlinkCluster> clusters;
   /**
    * Jobs that failed and wait for their restart: what {@link #status} reports meanwhile (job state RESTARTING,
    * not FAILED, and the cause as the error), e.g. {@code restart 1 of 5 after: Foo failed on event ...}.
@@ -117,6 +115,23 @@ public final class TransformManager implements AutoCloseable {
    * @param options Redis URI, data directory, checkpoint interval, parallelism
    */
   public TransformManager(Ledger ledger, ViewStore views, TransformOptions options) {
+    this(ledger, views, options, Clock.systemUTC(), () -> clusterFor(options));
+  }
+
+  /**
+   * Create a manager with its time and its Flink cluster given; call {@link #start()} before use.
+   *
+   * @param ledger the ledger (catalog storage and sources)
+   * @param views the view store
+   * @param options Redis URI, data directory, checkpoint interval, parallelism
+   * @param clock the time of commits, submissions, restarts and stalls
+   * @param clusters the Flink cluster the jobs run on, asked for once by {@link #start()} (which owns it from
+   *     then on and closes it in {@link #close()})
+   */
+  public TransformManager(Ledger ledger, ViewStore views, TransformOptions options, Clock clock,
+      Supplier<FlinkCluster> clusters) {
+    this.clock = clock;
+    this.clusters = clusters;
     this.ledger = ledger;
     this.views = views;
     this.options = options;
@@ -127,17 +142,12 @@ public final class TransformManager implements AutoCloseable {
   }
 
   /**
-   * Start the embedded Flink MiniCluster and resume every transformation of every tenant.
+   * Start the Flink cluster (the embedded MiniCluster unless {@link TransformOptions#flinkRestAddress} names one) and resume every transformation of every tenant.
    *
    * @throws TransformException if the cluster cannot start
    */
   public synchronized void start() {
-    if (options.flinkRestAddress() != null) {
-      cluster = FlinkCluster.remote(options.flinkRestAddress());
-      LOG.info("running view jobs on {}", cluster.describe());
-    } else {
-      cluster = FlinkCluster.embedded(startMiniCluster());
-    }
+    cluster = clusters.get();
     for (String tenant : ledger.tenants()) {
       if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {
         continue;
@@ -164,35 +174,14 @@ public final class TransformManager implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(this::retireSafely, 250, 250, TimeUnit.MILLISECONDS);
   }
 
-  private MiniCluster startMiniCluster() {
-    try {
-      Path tmp = options.dataDir().resolve("flink-tmp");
-      Files.createDirectories(tmp);
-      Configuration conf = new Configuration();
-      conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-      conf.set(RestOptions.BIND_PORT, "0");
-      conf.set(CoreOptions.TMP_DIRS, tmp.toString());
-      conf.set(TaskManagerOptions.NUM_TASK_SLOTS, options.taskSlots());
-      // Window aggregations take managed memory per slot (their record buffers); 2 MiB per slot made
-      // them fail ("minBucketMemorySize is not valid"). Reserved lazily, so idle slots cost nothing.
-      conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(Math.max(64, 16L * options.taskSlots())));
-      conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(128));
-      conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(128));
-      // Java transformations' jars get their own (child-first) class loader; the SPI they implement must
-      // be the server's copy even if a jar bundles one.
-      conf.setString("classloader.parent-first-patterns.additional", "dev.streamfold.transforms.fold.");
-      // Match a job's slot requests with the (one, local) TaskManager's free slots at once. Flink's default
-      // waits 50 ms to batch requirement changes (FLINK-27921), which only helps clusters that start workers;
-      // here it delayed every job start (a view's backfill, each replay) by that much (measured: 78 ms from
-      // the JobMaster's registration to the first task deployed, 6-9 ms with no delay).
-      conf.set(org.apache.flink.configuration.ResourceManagerOptions.REQUIREMENTS_CHECK_DELAY, java.time.Duration.ZERO);
-      MiniCluster mini = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
-          .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.taskSlots()).build());
-      mini.start();
-      return mini;
-    } catch (Exception e) {
-      throw new TransformException("cannot start the embedded Flink MiniCluster: " + e.getMessage(), e);
+  /** The cluster {@code options} name: a session cluster's REST address, else the embedded MiniCluster. */
+  private static FlinkCluster clusterFor(TransformOptions options) {
+    if (options.flinkRestAddress() != null) {
+      FlinkCluster remote = FlinkCluster.remote(options.flinkRestAddress());
+      LOG.info("running view jobs on {}", remote.describe());
+      return remote;
     }
+    return FlinkCluster.embedded(EmbeddedMiniCluster.start(options.dataDir().resolve("flink-tmp"), options.taskSlots()));
   }
 
   /**
@@ -269,7 +258,7 @@ public final class TransformManager implements AutoCloseable {
     checkWindowsUnpartitioned(tenant, plan);
     long planned = System.nanoTime();
     TransformDefinition created = startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
-        plan.keyColumns(), plan.columns(), 1, System.currentTimeMillis()));
+        plan.keyColumns(), plan.columns(), 1, clock.millis()));
     LOG.info("view {}/{} v1 created in {} ms: columns of {} streams {} ms, SQL validated and planned {} ms, job built"
         + " and submitted {} ms", tenant, name, (System.nanoTime() - start) / 1_000_000, streams.size(),
         (described - start) / 1_000_000, (planned - described) / 1_000_000, (System.nanoTime() - planned) / 1_000_000);
@@ -374,7 +363,7 @@ public final class TransformManager implements AutoCloseable {
           java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       LOG.info("stored jar sha256:{} ({} bytes) of {}/{} in the ledger", sha256, jar.length, tenant, name);
       return new TransformDefinition(tenant, name, null, stream, List.of(shape.keyColumn()), shape.viewColumns(),
-          version, System.currentTimeMillis(), className, sha256);
+          version, clock.millis(), className, sha256);
     } catch (IOException e) {
       throw new TransformException("cannot keep the jar under " + dir + ": " + e.getMessage(), e);
     } finally {
@@ -466,7 +455,7 @@ public final class TransformManager implements AutoCloseable {
     SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streamColumns(tenant), keyColumns);
     checkWindowsUnpartitioned(tenant, plan);
     return startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
-        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), System.currentTimeMillis()));
+        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), clock.millis()));
   }
 
   private TransformDefinition startUpdate(TransformDefinition next) {
@@ -540,7 +529,7 @@ public final class TransformManager implements AutoCloseable {
   }
 
   private void retireSafely() {
-    if (!unrecordedFailures.isEmpty() && System.currentTimeMillis() - lastFailureRecordingMs >= 5_000) {
+    if (!unrecordedFailures.isEmpty() && clock.millis() - lastFailureRecordingMs >= 5_000) {
       recordFailures();
     }
     try {
@@ -594,7 +583,7 @@ public final class TransformManager implements AutoCloseable {
       targetEvents = info.eventCount();
       try (ViewWriter writer = views.writer(name, definition.version())) {
         writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-            targetEvents, targetId), System.currentTimeMillis());
+            targetEvents, targetId), clock.millis());
       }
     }
     JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(),
@@ -623,7 +612,7 @@ public final class TransformManager implements AutoCloseable {
       throw new TransformException("cannot submit the job of view " + name + ": " + e.getMessage(), e);
     }
     jobs.put(key, id);
-    submittedAtMs.put(key, System.currentTimeMillis());
+    submittedAtMs.put(key, clock.millis());
     failures.remove(key);
     restarting.remove(key);
     cluster.requestJobResult(id).whenComplete((result, error) -> {
@@ -725,7 +714,7 @@ public final class TransformManager implements AutoCloseable {
         unrecordedFailures.remove(key, failure.getValue());
       } catch (RuntimeException e) {
         LOG.warn("cannot record the failure of view {} v{} yet: {}", key.name(), key.version(), e.getMessage());
-        lastFailureRecordingMs = System.currentTimeMillis();
+        lastFailureRecordingMs = clock.millis();
         return;
       }
     }
@@ -970,11 +959,11 @@ public final class TransformManager implements AutoCloseable {
     MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
     VirtualState state = new VirtualState(target, view, definition.version(), definition.logic(),
         from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
-        System.currentTimeMillis());
+        clock.millis());
     views.defineVirtualState(state, schema(definition));
     try (ViewWriter writer = views.writer(target, 1)) {
       writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(), targetEvents,
-          readThrough == null ? "" : readThrough.toString()), System.currentTimeMillis());
+          readThrough == null ? "" : readThrough.toString()), clock.millis());
     }
     long defined = System.nanoTime();
     if (readThrough == null || (exact && targetEvents == 0)) {
@@ -1148,12 +1137,12 @@ public final class TransformManager implements AutoCloseable {
     String stopDescription = to.kind() == ReplayCursor.Kind.LATEST && !stops.isEmpty()
         ? "to " + stopText + " (latest when replayed)" : to.describe(to.inclusive() ? "to" : "before");
     VirtualState state = new VirtualState(target, definition.name(), definition.version(), definition.logic(),
-        from.map(c -> c.describe("from")).orElse(""), stopDescription, System.currentTimeMillis());
+        from.map(c -> c.describe("from")).orElse(""), stopDescription, clock.millis());
     views.defineVirtualState(state, schema(definition));
     String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
     try (ViewWriter writer = views.writer(target, 1)) {
       writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-          info.eventCount(), readThroughText), System.currentTimeMillis());
+          info.eventCount(), readThroughText), clock.millis());
     }
     if (readThrough.isEmpty()) {
       views.completeVirtualState(target); // nothing to read: the empty state is exact
@@ -1501,7 +1490,7 @@ public final class TransformManager implements AutoCloseable {
     TrainingSetPlan plan = new TrainingSetPlan(spec.features(), viewNames, viewOf, joinOf, columnOf, keyIndexes, columns,
         format, output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString());
     String key = spec.tenant() + "/" + spec.name();
-    long startedAt = System.currentTimeMillis();
+    long startedAt = clock.millis();
     String stopId = readThrough == null ? "" : readThrough;
     Path manifest = output.resolveSibling(output.getFileName() + ".manifest.json");
     TrainingSetStatus status = new TrainingSetStatus(spec.name(), TrainingSetStatus.RUNNING, 0, targetEvents, 0,
@@ -1547,7 +1536,7 @@ public final class TransformManager implements AutoCloseable {
         LOG.warn("cannot finish training set {}", key, e);
         trainingSets.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],
             started.targetEvents(), progress[1], started.output(), started.manifest(), lastRead,
-            started.startedAtMs(), System.currentTimeMillis(), "cannot write the manifest: " + e.getMessage()));
+            started.startedAtMs(), clock.millis(), "cannot write the manifest: " + e.getMessage()));
       } finally {
         trainingScratch.remove(key);
         CheckpointStore.deleteLocalDir(scratch);
@@ -1564,7 +1553,7 @@ public final class TransformManager implements AutoCloseable {
   /** Record the end of a training set: the manifest when it succeeded. */
   private TrainingSetStatus finishTrainingSet(TrainingSetSpec spec, TrainingSetStatus started,
       List<TransformDefinition> views, TrainingSetColumns columns, long events, long rows, String cause) {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     if (cause != null && !cause.isEmpty()) {
       LOG.error("training set {} failed: {}", spec.name(), cause);
       return new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, events, started.targetEvents(), rows,

@@ -1,5 +1,6 @@
-package dev.streamfold.transforms;
+package dev.streamfold.transforms.runtime;
 
+import dev.streamfold.transforms.TransformException;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -15,7 +16,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
  * Where view jobs run: the embedded MiniCluster (the default), or a Flink session cluster reached over its
  * REST API. The job graphs are the same either way; only submission differs.
  */
-interface FlinkCluster extends AutoCloseable {
+public interface FlinkCluster extends AutoCloseable {
 
   /** Submit a job; completes when the cluster accepted it. */
   CompletableFuture<?> submitJob(JobGraph graph);
