@@ -25,6 +25,7 @@ import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;
 import dev.streamfold.transforms.training.TrainingSetWriter;
 import dev.streamfold.transforms.fold.FoldClasses;
+import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -74,6 +75,7 @@ public final class TransformManager implements AutoCloseable {
   private final TransformCatalog updates;
   private final CheckpointStore checkpoints;
   private final StallDetector stalls;
+  private final FoldJarStore jars;
   /** Running view jobs by view version: the served version's, and an update's beside it. */
   private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
   /** When each running view job was submitted, epoch ms: a stall counts from it or from the last commit. */
@@ -139,6 +141,7 @@ public final class TransformManager implements AutoCloseable {
     this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
     this.checkpoints = new CheckpointStore(options.checkpointsUri());
     this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
+    this.jars = new FoldJarStore(ledger, options.dataDir().resolve("jars"));
   }
 
   /**
@@ -347,70 +350,9 @@ public final class TransformManager implements AutoCloseable {
     if (jar == null || jar.length == 0) {
       throw new TransformException.InvalidFold("the jar is empty", null);
     }
-    Path dir = options.dataDir().toAbsolutePath().resolve("jars").resolve(tenant);
-    Path upload;
-    try {
-      Files.createDirectories(dir);
-      upload = Files.createTempFile(dir, "upload-", ".jar");
-      Files.write(upload, jar);
-    } catch (IOException e) {
-      throw new TransformException("cannot write the jar under " + dir + ": " + e.getMessage(), e);
-    }
-    try {
-      FoldClasses.Shape shape = FoldClasses.inspect(upload, className);
-      String sha256 = ledger.putArtifact(tenant, jar);
-      Files.move(upload, dir.resolve(sha256 + ".jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-      LOG.info("stored jar sha256:{} ({} bytes) of {}/{} in the ledger", sha256, jar.length, tenant, name);
-      return new TransformDefinition(tenant, name, null, stream, List.of(shape.keyColumn()), shape.viewColumns(),
-          version, clock.millis(), className, sha256);
-    } catch (IOException e) {
-      throw new TransformException("cannot keep the jar under " + dir + ": " + e.getMessage(), e);
-    } finally {
-      try {
-        Files.deleteIfExists(upload);
-      } catch (IOException ignored) {
-        // a leftover upload file is harmless
-      }
-    }
-  }
-
-  /**
-   * The local copy of a Java transformation's jar, fetched from the ledger when missing (a new server, a
-   * wiped data directory).
-   */
-  private Path jarFile(TransformDefinition definition) {
-    Path dir = options.dataDir().toAbsolutePath().resolve("jars").resolve(definition.tenant());
-    Path file = dir.resolve(definition.jarSha256() + ".jar");
-    if (Files.isRegularFile(file)) {
-      return file;
-    }
-    byte[] jar = ledger.artifact(definition.tenant(), definition.jarSha256());
-    try {
-      Files.createDirectories(dir);
-      Path temp = Files.createTempFile(dir, "fetch-", ".jar");
-      Files.write(temp, jar);
-      Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException e) {
-      throw new TransformException("cannot keep the jar of " + definition.name() + " under " + dir + ": "
-          + e.getMessage(), e);
-    }
-    LOG.info("fetched jar sha256:{} of {}/{} from the ledger", definition.jarSha256(), definition.tenant(),
-        definition.name());
-    return file;
-  }
-
-  /** Attach the jars of Java transformations to a job graph (Flink ships them to the tasks' class loader). */
-  private void attachJars(JobGraph graph, List<TransformDefinition> definitions) {
-    for (TransformDefinition definition : definitions) {
-      if (definition.isFold()) {
-        org.apache.flink.core.fs.Path jar = new org.apache.flink.core.fs.Path(jarFile(definition).toUri());
-        if (!graph.getUserJars().contains(jar)) {
-          graph.addJar(jar);
-        }
-      }
-    }
+    FoldJarStore.Stored stored = jars.store(tenant, name, jar, className);
+    return new TransformDefinition(tenant, name, null, stream, List.of(stored.shape().keyColumn()),
+        stored.shape().viewColumns(), version, clock.millis(), className, stored.sha256());
   }
 
   private TransformDefinition startNew(TransformDefinition definition) {
@@ -589,7 +531,7 @@ public final class TransformManager implements AutoCloseable {
     JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(),
         ledger.adminUrl(), options.redisUri(), checkpoints.versionDir(definition),
         options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
-    attachJars(graph, List.of(definition));
+    jars.attach(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
     JobID id = graph.getJobID();
     // When the job's tracker has applied the backfill target, checkpoint at once: that checkpoint's commit
@@ -1031,7 +973,7 @@ public final class TransformManager implements AutoCloseable {
   private VirtualStateStatus runReplay(String tenant, String name, ViewName target, TransformDefinition definition,
       JobGraph graph, StreamRef stream, String subscription, Path scratch,
       java.util.function.Function<ViewMetadata, String> check) {
-    attachJars(graph, List.of(definition));
+    jars.attach(graph, List.of(definition));
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -1510,7 +1452,7 @@ public final class TransformManager implements AutoCloseable {
     JobGraph graph = TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
         info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), projection.toString(), views, subscription, bound,
         readThroughAll, plan);
-    attachJars(graph, views);
+    jars.attach(graph, views);
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
