@@ -7,7 +7,7 @@ import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.transforms.job.BackfillSignals;
-import dev.streamfold.transforms.job.PayloadParser;
+import dev.streamfold.transforms.replay.EventLocator;
 import dev.streamfold.transforms.runtime.CheckpointStore;
 import dev.streamfold.transforms.runtime.EmbeddedMiniCluster;
 import dev.streamfold.transforms.runtime.FlinkCluster;
@@ -16,14 +16,9 @@ import dev.streamfold.transforms.runtime.RestartBackoff;
 import dev.streamfold.transforms.runtime.StallDetector;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.job.ReplayBound;
-import dev.streamfold.transforms.training.FeatureSpec;
-import dev.streamfold.transforms.training.TrainingSetColumns;
-import dev.streamfold.transforms.training.TrainingSetFormat;
-import dev.streamfold.transforms.training.TrainingSetJobBuilder;
-import dev.streamfold.transforms.training.TrainingSetPlan;
 import dev.streamfold.transforms.training.TrainingSetSpec;
+import dev.streamfold.transforms.training.TrainingSetManager;
 import dev.streamfold.transforms.training.TrainingSetStatus;
-import dev.streamfold.transforms.training.TrainingSetWriter;
 import dev.streamfold.transforms.fold.FoldClasses;
 import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.job.ViewJobBuilder;
@@ -35,12 +30,10 @@ import dev.streamfold.views.ViewStore;
 import dev.streamfold.views.ViewWriter;
 import dev.streamfold.views.VirtualState;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +69,7 @@ public final class TransformManager implements AutoCloseable {
   private final CheckpointStore checkpoints;
   private final StallDetector stalls;
   private final FoldJarStore jars;
+  private final EventLocator locator;
   /** Running view jobs by view version: the served version's, and an update's beside it. */
   private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
   /** When each running view job was submitted, epoch ms: a stall counts from it or from the last commit. */
@@ -101,10 +95,8 @@ public final class TransformManager implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
-  /** Training-set builds since start, by "tenant/name", and the scratch directories of running ones. */
-  private final Map<String, TrainingSetStatus> trainingSets = new ConcurrentHashMap<>();
-  private final Map<String, Path> trainingScratch = new ConcurrentHashMap<>();
   private FlinkCluster cluster;
+  private TrainingSetManager trainingSets;
 
   /** One view version's job. */
   private record JobKey(ViewName name, int version) {}
@@ -141,6 +133,7 @@ public final class TransformManager implements AutoCloseable {
     this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
     this.checkpoints = new CheckpointStore(options.checkpointsUri());
     this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
+    this.locator = new EventLocator(ledger);
     this.jars = new FoldJarStore(ledger, options.dataDir().resolve("jars"));
   }
 
@@ -151,6 +144,8 @@ public final class TransformManager implements AutoCloseable {
    */
   public synchronized void start() {
     cluster = clusters.get();
+    trainingSets = new TrainingSetManager(ledger, cluster, this::get, jars, locator, options.dataDir(), housekeeping,
+        clock);
     for (String tenant : ledger.tenants()) {
       if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {
         continue;
@@ -859,11 +854,11 @@ public final class TransformManager implements AutoCloseable {
           + " not a position vector");
     }
     Optional<StoredEvent> start = from.filter(c -> c.kind() == ReplayCursor.Kind.MESSAGE)
-        .map(c -> locateOrExplain(stream, info, c.messageId().get()));
+        .map(c -> locator.locate(stream, info, c.messageId().get()));
     Optional<StoredEvent> stop = to.kind() == ReplayCursor.Kind.MESSAGE
-        ? Optional.of(locateOrExplain(stream, info, to.messageId().get()))
+        ? Optional.of(locator.locate(stream, info, to.messageId().get()))
         : to.kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
-            ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
+            ? Optional.of(locator.locate(stream, info, info.latest().get())) : Optional.empty();
     long located = System.nanoTime();
     if (start.isPresent() && stop.isPresent() && (start.get().sequence() > stop.get().sequence()
         || start.get().sequence() == stop.get().sequence() && !to.inclusive())) {
@@ -1052,7 +1047,7 @@ public final class TransformManager implements AutoCloseable {
                 + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1) + " (latest position "
                 + info.latestPositionText() + ")");
           }
-          stops.add(locateOrExplain(stream, info, id).messageId());
+          stops.add(locator.locate(stream, info, id).messageId());
         }
       }
       case LATEST -> stops.addAll(info.latestPositions());
@@ -1109,27 +1104,6 @@ public final class TransformManager implements AutoCloseable {
       return exact && !reached.equals(expected)
           ? "the replay stopped at " + String.join(",", done.position()) + " but its stop is " + stopText : null;
     });
-  }
-
-  /** The event at {@code id}, or an error naming the stream and its valid range. */
-  private StoredEvent locateOrExplain(StreamRef stream, StreamInfo info, MessageIdText id) {
-    Optional<StoredEvent> found = ledger.locate(stream, id, 30_000);
-    if (found.isPresent()) {
-      return found.get();
-    }
-    if (info.latest().isEmpty()) {
-      throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": the stream is empty");
-    }
-    if (info.partitioned()) {
-      // a partitioned stream has no single first or latest message ID: name the latest position instead
-      throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
-          + info.eventCount() + " events in " + info.partitions() + " partitions end at the position "
-          + info.latestPositionText() + " (latest)");
-    }
-    String firstId = ledger.read(stream, Optional.empty(), 1, 30_000).stream().findFirst()
-        .map(e -> e.messageId().toString()).orElse("?");
-    throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
-        + info.eventCount() + " events run from " + firstId + " (first) to " + info.latest().get() + " (latest)");
   }
 
   /**
@@ -1264,317 +1238,20 @@ public final class TransformManager implements AutoCloseable {
   }
 
   /**
-   * Build a point-in-time-correct training set from the ledger (see {@link TrainingSetSpec}): validates
-   * everything first (views, columns, expressions, output), then starts a bounded Flink job that folds
-   * the label stream from the earliest event with each feature view's own SQL and writes one row per
-   * label event with the features as the views held them just before it ({@link
-   * dev.streamfold.transforms.training.PointInTimeJoin}). Returns at once; follow it with
-   * {@link #trainingSet}. When the job ends, a manifest ({@code <output>.manifest.json}) records the
-   * range, the transformation versions and the command. Features must read the label stream: ledger order
-   * is defined within one stream only.
+   * Build a point-in-time-correct training set from the ledger; returns at once (see
+   * {@link TrainingSetManager#create}).
    *
    * @param spec the training set
    * @return its status (RUNNING, or COMPLETE at once for an empty stream)
    * @throws TransformException.InvalidTrainingSet if a name, view, column, expression, cursor or the
    *     output is not usable; the message names the field
+   * @throws TransformException.Conflict if a build of that name is running
    * @throws TransformException.NotFound if a feature view does not exist
    * @throws TransformException.InvalidReplay if the stop message ID is not in the stream
    * @throws dev.streamfold.ledger.LedgerException.StreamNotFound if the label stream does not exist
    */
   public synchronized TrainingSetStatus createTrainingSet(TrainingSetSpec spec) {
-    if (!spec.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
-      throw new TransformException.InvalidTrainingSet("invalid training set name '" + spec.name()
-          + "': use a letter or '_' then letters, digits, '_' or '-'");
-    }
-    TrainingSetStatus running = trainingSets.get(spec.tenant() + "/" + spec.name());
-    if (running != null && running.phase().equals(TrainingSetStatus.RUNNING)) {
-      throw new TransformException.Conflict("training set '" + spec.name() + "' is being built already");
-    }
-    StreamRef stream = new StreamRef(spec.tenant(), spec.labelStream());
-    StreamInfo info = ledger.describe(stream);
-    if (info.partitioned() && spec.to().kind() == ReplayCursor.Kind.MESSAGE) {
-      throw new TransformException.InvalidTrainingSet("stream " + stream + " has " + info.partitions() + " partitions:"
-          + " --to takes a position vector (one message ID per partition, joined by ','), latest or an event time");
-    }
-    if (!info.partitioned() && spec.to().kind() == ReplayCursor.Kind.POSITION) {
-      throw new TransformException.InvalidTrainingSet("stream " + stream + " is not partitioned: give one message ID,"
-          + " not a position vector");
-    }
-    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
-    Path output = Path.of(spec.output());
-    if (!output.isAbsolute()) {
-      output = options.dataDir().toAbsolutePath().resolve("training-sets").resolve(output);
-    }
-    TrainingSetFormat format;
-    try {
-      format = TrainingSetFormat.of(output);
-    } catch (IllegalArgumentException e) {
-      throw new TransformException.InvalidTrainingSet("--out: " + e.getMessage());
-    }
-    String table = ViewJobBuilder.quote(spec.labelStream());
-    String entity = requireExpression("--entity", spec.entity());
-    String label = requireExpression("--label", spec.label());
-    checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
-    String labelType = checkExpression("--label", label, label, table, streams);
-    String where = spec.where().isEmpty() ? "TRUE" : spec.where();
-    String whereType = checkExpression("--where", where, where, table, streams);
-    if (!whereType.equals("BOOLEAN")) {
-      // a CAST to BOOLEAN plans for any string and fails the job on the first value that is not 'true'/'false'
-      throw new TransformException.InvalidTrainingSet("--where: '" + where + "' is " + whereType + ", not a condition;"
-          + " give a condition on the label stream's columns, e.g. delay > 15");
-    }
-
-    List<TransformDefinition> views = new java.util.ArrayList<>();
-    List<String> viewNames = new java.util.ArrayList<>();
-    List<String> joins = new java.util.ArrayList<>();
-    int n = spec.features().size();
-    int[] viewOf = new int[n];
-    int[] joinOf = new int[n];
-    int[] columnOf = new int[n];
-    LinkedHashMap<String, String> featureTypes = new LinkedHashMap<>();
-    for (int f = 0; f < n; f++) {
-      FeatureSpec feature = spec.features().get(f);
-      TransformDefinition view = get(spec.tenant(), feature.view());
-      if (!view.sourceStream().equals(spec.labelStream())) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()
-            + "'; ledger order is defined within one stream, so features must read the label stream");
-      }
-      if (!view.isFold() && SqlPlanner.analyze(view.sql(), view.sourceStream(), info.columns(), null).eventTimeWindows()) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' uses event-time windows; windowed views are not supported as features yet");
-      }
-      List<String> columns = new java.util.ArrayList<>(view.columns().keySet());
-      columnOf[f] = columns.indexOf(feature.column());
-      if (columnOf[f] < 0) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' has no column '" + feature.column() + "'; its columns: " + columns);
-      }
-      if (List.of("message_id", "event_time", "entity", "label").contains(feature.name())) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
-            + feature.name() + "' is taken by the training set's own columns (message_id, event_time, entity, label);"
-            + " name the feature, e.g. " + feature.column() + "_feature=" + feature.view() + "." + feature.column());
-      }
-      if (featureTypes.put(feature.name(), view.columns().get(feature.column())) != null) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
-            + feature.name() + "' is used by another feature; give one of them another name (name=VIEW.column)");
-      }
-      if (!viewNames.contains(view.name())) {
-        viewNames.add(view.name());
-        views.add(view);
-      }
-      viewOf[f] = viewNames.indexOf(view.name());
-      String join = feature.join().isEmpty() ? entity : feature.join();
-      checkExpression("feature " + feature.describe() + " join", join, "CAST((" + join + ") AS STRING)", table, streams);
-      if (!joins.contains(join)) {
-        joins.add(join);
-      }
-      joinOf[f] = joins.indexOf(join);
-    }
-    List<int[]> keyIndexes = new java.util.ArrayList<>();
-    for (TransformDefinition view : views) {
-      List<String> columns = new java.util.ArrayList<>(view.columns().keySet());
-      keyIndexes.add(view.keyColumns().stream().mapToInt(columns::indexOf).toArray());
-    }
-    StringBuilder projection = new StringBuilder("SELECT CAST((" + entity + ") AS STRING) AS `_entity`, (" + label
-        + ") AS `_label`, COALESCE(CAST((" + where + ") AS BOOLEAN), FALSE) AS `_is_label`, `"
-        + PayloadParser.EVENT_TIME_COLUMN + "`, `" + PayloadParser.MESSAGE_ID_COLUMN + "`");
-    for (int j = 0; j < joins.size(); j++) {
-      projection.append(", CAST((").append(joins.get(j)).append(") AS STRING) AS `_join_").append(j).append('`');
-    }
-    projection.append(" FROM ").append(table);
-
-    List<MessageIdText> readThroughAll;
-    long targetEvents;
-    String stopText;
-    if (info.partitioned()) {
-      // Per partition (see replayPartitioned); the events are merged back into sequence-id order in the job.
-      List<MessageIdText> stops = new ArrayList<>();
-      if (spec.to().kind() == ReplayCursor.Kind.POSITION) {
-        for (MessageIdText id : spec.to().position()) {
-          if (id.partition() < 0 || id.partition() >= info.partitions()) {
-            throw new TransformException.InvalidTrainingSet("message ID " + id + " names partition " + id.partition()
-                + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1));
-          }
-          stops.add(locateOrExplain(stream, info, id).messageId());
-        }
-      } else if (spec.to().kind() == ReplayCursor.Kind.LATEST) {
-        stops.addAll(info.latestPositions());
-      }
-      stops.sort(Comparator.comparingInt(MessageIdText::partition));
-      readThroughAll = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? info.latestPositions() : stops;
-      targetEvents = info.eventCount(); // an upper bound: progress only
-      stopText = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? null
-          : String.join(",", stops.stream().map(Object::toString).toList());
-    } else {
-      Optional<StoredEvent> stop = spec.to().kind() == ReplayCursor.Kind.MESSAGE
-          ? Optional.of(locateOrExplain(stream, info, spec.to().messageId().get()))
-          : spec.to().kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
-              ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
-      readThroughAll = stop.map(StoredEvent::messageId).or(info::latest).map(List::of).orElse(List.of());
-      targetEvents = stop.map(e -> e.sequence() + (spec.to().inclusive() ? 1 : 0)).orElse(info.eventCount());
-      stopText = stop.map(e -> e.messageId().toString()).orElse(null);
-    }
-    String readThrough = readThroughAll.isEmpty() ? null
-        : String.join(",", readThroughAll.stream().map(Object::toString).toList());
-    ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, stopText,
-        spec.to().inclusive(), spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? spec.to().eventTimeMs() : Long.MAX_VALUE,
-        spec.to().inclusive());
-    TrainingSetColumns columns = TrainingSetColumns.of(labelType, featureTypes);
-    String run = java.util.UUID.randomUUID().toString();
-    Path scratch = options.dataDir().toAbsolutePath().resolve("training").resolve(run);
-    try {
-      Files.createDirectories(scratch);
-      Files.createDirectories(output.toAbsolutePath().getParent());
-    } catch (IOException e) {
-      throw new TransformException.InvalidTrainingSet("--out: cannot create " + output.getParent() + ": " + e.getMessage());
-    }
-    TrainingSetPlan plan = new TrainingSetPlan(spec.features(), viewNames, viewOf, joinOf, columnOf, keyIndexes, columns,
-        format, output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString());
-    String key = spec.tenant() + "/" + spec.name();
-    long startedAt = clock.millis();
-    String stopId = readThrough == null ? "" : readThrough;
-    Path manifest = output.resolveSibling(output.getFileName() + ".manifest.json");
-    TrainingSetStatus status = new TrainingSetStatus(spec.name(), TrainingSetStatus.RUNNING, 0, targetEvents, 0,
-        output.toString(), manifest.toString(), stopId, startedAt, 0, "");
-    if (readThrough == null || targetEvents == 0) {
-      try (TrainingSetWriter writer = TrainingSetWriter.open(format, output, columns)) {
-        // an empty range: a file with the schema and no rows
-      } catch (IOException e) {
-        throw new TransformException.InvalidTrainingSet("--out: cannot write " + output + ": " + e.getMessage());
-      }
-      status = finishTrainingSet(spec, status, views, columns, 0, 0, "");
-      trainingSets.put(key, status);
-      return status;
-    }
-    String subscription = "streamfold-training-" + run;
-    String partitionedStop = info.partitioned() && spec.to().inclusive() ? stopText : null;
-    JobGraph graph = TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
-        info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), projection.toString(), views, subscription, bound,
-        readThroughAll, plan);
-    jars.attach(graph, views);
-    try {
-      cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new TransformException("cannot submit the training set job " + spec.name() + ": " + e.getMessage(), e);
-    }
-    trainingSets.put(key, status);
-    trainingScratch.put(key, scratch);
-    TrainingSetStatus started = status;
-    cluster.requestJobResult(graph.getJobID()).whenCompleteAsync((result, error) -> {
-      String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse("");
-      long[] progress = trainingProgress(scratch);
-      // The range ends at the last event folded (for --before and event-time stops, not the stop cursor); on a
-      // partitioned stream a message stop is its position vector (rebuild with --to that vector), and an
-      // event-time stop is rebuilt with the same event time.
-      String lastRead = partitionedStop != null ? partitionedStop : trainingLastMessageId(scratch);
-      TrainingSetStatus ended = new TrainingSetStatus(started.name(), started.phase(), started.eventsRead(),
-          started.targetEvents(), started.rows(), started.output(), started.manifest(), lastRead,
-          started.startedAtMs(), 0, "");
-      try {
-        trainingSets.put(key, finishTrainingSet(spec, ended, views, columns, progress[0], progress[1], cause));
-      } catch (RuntimeException e) {
-        LOG.warn("cannot finish training set {}", key, e);
-        trainingSets.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],
-            started.targetEvents(), progress[1], started.output(), started.manifest(), lastRead,
-            started.startedAtMs(), clock.millis(), "cannot write the manifest: " + e.getMessage()));
-      } finally {
-        trainingScratch.remove(key);
-        CheckpointStore.deleteLocalDir(scratch);
-        try {
-          ledger.deleteSubscription(stream, subscription);
-        } catch (RuntimeException e) {
-          LOG.warn("cannot delete training subscription {}", subscription, e);
-        }
-      }
-    }, housekeeping);
-    return status;
-  }
-
-  /** Record the end of a training set: the manifest when it succeeded. */
-  private TrainingSetStatus finishTrainingSet(TrainingSetSpec spec, TrainingSetStatus started,
-      List<TransformDefinition> views, TrainingSetColumns columns, long events, long rows, String cause) {
-    long now = clock.millis();
-    if (cause != null && !cause.isEmpty()) {
-      LOG.error("training set {} failed: {}", spec.name(), cause);
-      return new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, events, started.targetEvents(), rows,
-          started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, cause);
-    }
-    Map<String, Object> manifest = new LinkedHashMap<>();
-    manifest.put("name", spec.name());
-    manifest.put("tenant", spec.tenant());
-    manifest.put("label_stream", spec.labelStream());
-    manifest.put("entity", spec.entity());
-    manifest.put("label", spec.label());
-    manifest.put("where", spec.where());
-    Map<String, Object> range = new LinkedHashMap<>();
-    range.put("from", "earliest");
-    range.put("to", started.stopMessageId());
-    range.put("stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"));
-    range.put("events", events);
-    manifest.put("range", range);
-    List<Map<String, Object>> features = new java.util.ArrayList<>();
-    for (FeatureSpec f : spec.features()) {
-      TransformDefinition view = views.stream().filter(v -> v.name().equals(f.view())).findFirst().orElseThrow();
-      Map<String, Object> entry = new LinkedHashMap<>();
-      entry.put("name", f.name());
-      entry.put("view", f.view());
-      entry.put("column", f.column());
-      entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
-      entry.put("ttl_ms", f.ttlMs());
-      entry.put("transform_version", view.version());
-      entry.put(view.isFold() ? "fold" : "sql", view.logic());
-      features.add(entry);
-    }
-    manifest.put("features", features);
-    List<Map<String, String>> cols = new java.util.ArrayList<>();
-    for (int i = 0; i < columns.size(); i++) {
-      Map<String, String> column = new LinkedHashMap<>();
-      column.put("name", columns.names().get(i));
-      column.put("type", columns.types().get(i));
-      cols.add(column);
-    }
-    manifest.put("columns", cols);
-    manifest.put("rows", rows);
-    manifest.put("format", TrainingSetFormat.of(Path.of(started.output())).name());
-    manifest.put("command", spec.command());
-    manifest.put("created_at", java.time.Instant.ofEpochMilli(now).toString());
-    try {
-      Files.writeString(Path.of(started.manifest()), new com.fasterxml.jackson.databind.ObjectMapper()
-          .writerWithDefaultPrettyPrinter().writeValueAsString(manifest));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    LOG.info("training set {}: {} rows from {} events in {} ms", spec.name(), rows, events, now - started.startedAtMs());
-    return new TrainingSetStatus(spec.name(), TrainingSetStatus.COMPLETE, events, started.targetEvents(), rows,
-        started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, "");
-  }
-
-  /** {events, rows} from a running build's progress file; zeros before its first write. */
-  private static long[] trainingProgress(Path scratch) {
-    try {
-      Path file = scratch.resolve("progress.json");
-      if (!Files.exists(file)) {
-        return new long[] {0, 0};
-      }
-      var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(Files.readString(file));
-      return new long[] {node.path("events").asLong(), node.path("rows").asLong()};
-    } catch (IOException | RuntimeException e) {
-      return new long[] {0, 0};
-    }
-  }
-
-  /** The last message ID a build folded, from its progress file; "" before its first event. */
-  private static String trainingLastMessageId(Path scratch) {
-    try {
-      Path file = scratch.resolve("progress.json");
-      return Files.exists(file)
-          ? new com.fasterxml.jackson.databind.ObjectMapper().readTree(Files.readString(file)).path("last_message_id").asText("")
-          : "";
-    } catch (IOException | RuntimeException e) {
-      return "";
-    }
+    return trainingSets.create(spec);
   }
 
   /**
@@ -1586,36 +1263,7 @@ public final class TransformManager implements AutoCloseable {
    * @throws TransformException.InvalidTrainingSet if no build of that name ran since the server started
    */
   public TrainingSetStatus trainingSet(String tenant, String name) {
-    String key = tenant + "/" + name;
-    TrainingSetStatus status = trainingSets.get(key);
-    if (status == null) {
-      throw new TransformException.InvalidTrainingSet("no training set '" + name + "' was built in tenant '" + tenant
-          + "' since the server started (its manifest, beside the output file, records a finished one)");
-    }
-    Path scratch = trainingScratch.get(key);
-    if (status.phase().equals(TrainingSetStatus.RUNNING) && scratch != null) {
-      long[] progress = trainingProgress(scratch);
-      return new TrainingSetStatus(status.name(), status.phase(), progress[0], status.targetEvents(), progress[1],
-          status.output(), status.manifest(), status.stopMessageId(), status.startedAtMs(), 0, "");
-    }
-    return status;
-  }
-
-  private static String requireExpression(String field, String expression) {
-    if (expression == null || expression.isBlank()) {
-      throw new TransformException.InvalidTrainingSet(field + " is required");
-    }
-    return expression.trim();
-  }
-
-  /** Plan {@code SELECT expression FROM table}; return its SQL type, or fail naming the field. */
-  private static String checkExpression(String field, String asWritten, String expression, String table,
-      Map<String, List<StreamColumn>> streams) {
-    try {
-      return SqlPlanner.planColumns("SELECT " + expression + " AS `v` FROM " + table, streams).get("v");
-    } catch (TransformException.InvalidSql e) {
-      throw new TransformException.InvalidTrainingSet(field + ": invalid expression '" + asWritten + "': " + e.getMessage());
-    }
+    return trainingSets.status(tenant, name);
   }
 
   /**
