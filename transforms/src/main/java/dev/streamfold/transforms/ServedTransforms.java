@@ -1,10 +1,11 @@
 package dev.streamfold.transforms;
 
+import java.util.List;
+
 /**
  * The transformations as served: what replays, rollbacks and training sets read. A transformation's served
  * definition is the version readers see, an update's once its job has swapped it in.
  */
-@FunctionalInterface
 public interface ServedTransforms {
 
   /**
@@ -16,4 +17,20 @@ public interface ServedTransforms {
    * @throws TransformException.NotFound if it does not exist
    */
   TransformDefinition get(String tenant, String name);
+
+  /**
+   * Whether a transformation of that name exists (served, or being built before its first version is LIVE).
+   *
+   * @param tenant tenant name
+   * @param name the transformation (and view) name
+   */
+  boolean exists(String tenant, String name);
+
+  /**
+   * The names of a tenant's transformations.
+   *
+   * @param tenant tenant name
+   * @return the names, in the catalog's order
+   */
+  List<String> names(String tenant);
 }
