@@ -4,15 +4,13 @@ import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
-import dev.streamfold.transforms.job.BackfillSignals;
 import dev.streamfold.transforms.replay.EventLocator;
 import dev.streamfold.transforms.replay.ReplayManager;
 import dev.streamfold.transforms.runtime.CheckpointStore;
 import dev.streamfold.transforms.runtime.EmbeddedMiniCluster;
 import dev.streamfold.transforms.runtime.FlinkCluster;
-import dev.streamfold.transforms.runtime.JobFailures;
-import dev.streamfold.transforms.runtime.RestartBackoff;
 import dev.streamfold.transforms.runtime.StallDetector;
+import dev.streamfold.transforms.runtime.ViewJobSupervisor;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetManager;
@@ -22,10 +20,8 @@ import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
-import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewSchema;
 import dev.streamfold.views.ViewStore;
-import dev.streamfold.views.ViewWriter;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,8 +36,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,34 +58,21 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   private final StallDetector stalls;
   private final FoldJarStore jars;
   private final EventLocator locator;
-  /** Running view jobs by view version: the served version's, and an update's beside it. */
-  private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
-  /** When each running view job was submitted, epoch ms: a stall counts from it or from the last commit. */
-  private final Map<JobKey, Long> submittedAtMs = new ConcurrentHashMap<>();
-  private final Map<JobKey, String> failures = new ConcurrentHashMap<>();
   /** Views this manager runs, for the retirement of superseded versions. */
   private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
   /** The served version up to which older versions were retired, per view. */
   private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
-  private final Map<JobKey, RestartBackoff> restarts = new ConcurrentHashMap<>();
   private final Clock clock;
   private final Supplier<FlinkCluster> clusters;
-  /**
-   * Jobs that failed and wait for their restart: what {@link #status} reports meanwhile (job state RESTARTING,
-   * not FAILED, and the cause as the error), e.g. {@code restart 1 of 5 after: Foo failed on event ...}.
-   */
-  private final Map<JobKey, String> restarting = new ConcurrentHashMap<>();
   private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "transform-housekeeping");
     t.setDaemon(true);
     return t;
   });
   private FlinkCluster cluster;
+  private ViewJobSupervisor jobs;
   private ReplayManager replays;
   private TrainingSetManager trainingSets;
-
-  /** One view version's job. */
-  private record JobKey(ViewName name, int version) {}
 
   /**
    * Create a manager; call {@link #start()} before use.
@@ -136,6 +117,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    */
   public synchronized void start() {
     cluster = clusters.get();
+    jobs = new ViewJobSupervisor(ledger, views, options, cluster, checkpoints, jars, stalls, housekeeping, clock, this);
     replays = new ReplayManager(ledger, views, options, cluster, this, jars, locator, stalls, housekeeping, clock);
     trainingSets = new TrainingSetManager(ledger, cluster, this, jars, locator, options.dataDir(), housekeeping,
         clock);
@@ -157,7 +139,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
           }
         } catch (RuntimeException e) {
           LOG.error("cannot resume transformation {}/{}", tenant, definition.name(), e);
-          failures.put(new JobKey(viewName(definition), definition.version()), e.getMessage());
+          jobs.failedToStart(viewName(definition), definition.version(), e.getMessage());
         }
       }
       replays.failInterrupted(tenant);
@@ -191,12 +173,12 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     Optional<String> checkpoint = checkpoints.latest(definition);
     if (checkpoint.isPresent()) {
       LOG.info("resuming {} v{} from {}", viewName(definition), definition.version(), checkpoint.get());
-      submit(definition, checkpoint);
+      jobs.submit(definition, checkpoint);
     } else {
       TransformDefinition next = definition.withVersion(nextVersion(definition.tenant(), definition.name()));
       LOG.info("no checkpoint for {} v{}: rebuilding as v{}", viewName(definition), definition.version(), next.version());
       table.put(next);
-      submit(next, Optional.empty());
+      jobs.submit(next, Optional.empty());
     }
   }
 
@@ -332,7 +314,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     catalog.put(definition);
     views.define(viewName, schema(definition));
     managed.add(viewName);
-    submit(definition, Optional.empty());
+    jobs.submit(definition, Optional.empty());
     return definition;
   }
 
@@ -383,7 +365,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     updates.put(next);
     managed.add(viewName(current));
     try {
-      submit(next, Optional.empty());
+      jobs.submit(next, Optional.empty());
     } catch (RuntimeException e) {
       updates.delete(tenant, name);
       views.dropVersion(viewName(next), next.version());
@@ -395,7 +377,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
 
   /** Stop an update in progress and remove everything it made. */
   private void abandonUpdate(TransformDefinition update) {
-    cancel(new JobKey(viewName(update), update.version()));
+    jobs.cancel(viewName(update), update.version());
     updates.delete(update.tenant(), update.name());
     removeVersion(update);
   }
@@ -403,7 +385,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   /** Remove one version's rows, subscription and checkpoints (its job is stopped). */
   private void removeVersion(TransformDefinition version) {
     views.dropVersion(viewName(version), version.version());
-    failures.remove(new JobKey(viewName(version), version.version()));
+    jobs.forget(viewName(version), version.version());
     checkpoints.deleteVersion(version);
     try {
       ledger.deleteSubscription(new StreamRef(version.tenant(), version.sourceStream()),
@@ -413,25 +395,11 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     }
   }
 
-  private void cancel(JobKey key) {
-    JobID id = jobs.remove(key);
-    submittedAtMs.remove(key);
-    if (id == null) {
-      return;
-    }
-    try {
-      cluster.cancelJob(id).get(60, TimeUnit.SECONDS);
-      cluster.requestJobResult(id).get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.warn("cancelling the job of {} v{} failed", key.name(), key.version(), e);
-    }
-  }
-
   /** The update's version is served: it becomes the transformation; the old version is retired. */
   private synchronized void finishUpdate(TransformDefinition update) {
     Optional<TransformDefinition> old = catalog.get(update.tenant(), update.name());
     if (old.isPresent() && old.get().version() != update.version()) {
-      cancel(new JobKey(viewName(update), old.get().version()));
+      jobs.cancel(viewName(update), old.get().version());
       removeVersion(old.get());
     }
     views.define(viewName(update), schema(update)); // the view hash has it since the serve; this refreshes caches
@@ -441,9 +409,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   }
 
   private void retireSafely() {
-    if (!unrecordedFailures.isEmpty() && clock.millis() - lastFailureRecordingMs >= 5_000) {
-      recordFailures();
-    }
+    jobs.recordPendingFailures();
     try {
       retire();
     } catch (RuntimeException e) {
@@ -466,168 +432,11 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
       Integer done = retiredBelow.get(name);
       if (served > 0 && (done == null || done < served)) {
         for (int v = 1; v < served; v++) {
-          if (!jobs.containsKey(new JobKey(name, v)) && views.metadata(name, v).isPresent()) {
+          if (!jobs.hasJob(name, v) && views.metadata(name, v).isPresent()) {
             views.dropVersion(name, v);
           }
         }
         retiredBelow.put(name, served);
-      }
-    }
-  }
-
-  private void submit(TransformDefinition definition, Optional<String> checkpoint) {
-    ViewName name = viewName(definition);
-    JobKey key = new JobKey(name, definition.version());
-    views.defineVersion(name, definition.version(), schema(definition));
-    StreamRef stream = new StreamRef(definition.tenant(), definition.sourceStream());
-    StreamInfo info = ledger.describe(stream);
-    String targetId;
-    long targetEvents;
-    List<String> resumeFrom = List.of();
-    Optional<ViewMetadata> existing = views.metadata(name, definition.version());
-    if (checkpoint.isPresent() && existing.isPresent()) {
-      targetId = existing.get().backfillTargetMessageId();
-      targetEvents = existing.get().backfillTargetEvents();
-      resumeFrom = existing.get().position();
-    } else {
-      // The backfill target is recorded once, when the version starts.
-      targetId = info.latestPositionText(); // a position vector on a partitioned stream
-      targetEvents = info.eventCount();
-      try (ViewWriter writer = views.writer(name, definition.version())) {
-        writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-            targetEvents, targetId), clock.millis());
-      }
-    }
-    JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(),
-        ledger.adminUrl(), options.redisUri(), checkpoints.versionDir(definition),
-        options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
-    jars.attach(graph, List.of(definition));
-    checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
-    JobID id = graph.getJobID();
-    // When the job's tracker has applied the backfill target, checkpoint at once: that checkpoint's commit
-    // makes the version LIVE (a hint from the task, in this JVM only; see BackfillSignals).
-    long reachable = targetEvents;
-    BackfillSignals.register(id, () -> {
-      LOG.info("view {} v{} applied its backfill target ({} events): triggering a checkpoint", name,
-          definition.version(), reachable);
-      cluster.triggerCheckpoint(id).whenComplete((done, error) -> {
-        if (error != null) {
-          LOG.info("checkpoint at the backfill target of view {} v{} not taken ({}); the next periodic one"
-              + " commits it", name, definition.version(), error.getMessage());
-        }
-      });
-    });
-    try {
-      cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      BackfillSignals.unregister(id);
-      throw new TransformException("cannot submit the job of view " + name + ": " + e.getMessage(), e);
-    }
-    jobs.put(key, id);
-    submittedAtMs.put(key, clock.millis());
-    failures.remove(key);
-    restarting.remove(key);
-    cluster.requestJobResult(id).whenComplete((result, error) -> {
-      BackfillSignals.unregister(id);
-      if (!id.equals(jobs.get(key))) {
-        return; // cancelled or replaced on purpose
-      }
-      String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse(null);
-      if (cause != null) {
-        LOG.error("view job {} v{} failed: {}", name, definition.version(), cause);
-        if (restartLater(definition, key, id, cause)) {
-          return;
-        }
-        recordFailure(key, cause);
-      }
-    });
-  }
-
-  /** Restarts of one view job allowed within {@link RestartBackoff#DEFAULT_WINDOW} before it is reported FAILED. */
-  static final int MAX_RESTARTS = RestartBackoff.DEFAULT_MAX_RESTARTS;
-
-  /**
-   * Restart a failed view job the exact way: resubmit it from its latest retained checkpoint with the
-   * source at the view's committed position (as after a server restart). View jobs run with Flink's
-   * restart strategy {@code none} on purpose: Flink's own restart restores the Pulsar source's split
-   * state, and the connector resumes after the whole batched entry of its last message ID, losing the rest
-   * of that batch (found by {@code RemoteFlinkIT}: a TaskManager killed during a backfill left the view
-   * events short forever).
-   *
-   * @return true when a restart is scheduled; false when the job failed {@link #MAX_RESTARTS} times within
-   *     the {@link RestartBackoff} window (or the manager is closing): then it is FAILED
-   */
-  private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed, String cause) {
-    RestartBackoff backoff = restarts.computeIfAbsent(key, k -> new RestartBackoff(clock));
-    long delayMs;
-    synchronized (backoff) {
-      java.util.OptionalLong delay = backoff.next();
-      if (delay.isEmpty()) {
-        restarting.remove(key);
-        return false;
-      }
-      delayMs = delay.getAsLong();
-      restarting.put(key, "restart " + backoff.granted() + " of " + backoff.maxRestarts() + " after: " + cause);
-      LOG.warn("restarting view job {} v{} from its latest checkpoint in {} ms (restart {} of {} allowed in {} min)",
-          key.name(), key.version(), delayMs, backoff.granted(), backoff.maxRestarts(), backoff.windowMs() / 60_000);
-    }
-    try {
-      housekeeping.schedule(() -> restart(definition, key, failed), delayMs, TimeUnit.MILLISECONDS);
-      return true;
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      restarting.remove(key);
-      return false;
-    }
-  }
-
-  private synchronized void restart(TransformDefinition definition, JobKey key, JobID failed) {
-    if (!failed.equals(jobs.get(key))) {
-      restarting.remove(key);
-      return; // deleted, retired, replaced or closed meanwhile
-    }
-    try {
-      submit(definition, checkpoints.latest(definition)); // replaces the job: no longer restarting
-    } catch (RuntimeException e) {
-      // e.g. the view store still down: a failed resubmission is one more failure, restarted the same way (it
-      // gave up at once, and a view stayed FAILED after an outage of a minute)
-      String cause = "cannot restart: " + (ViewStore.isRedisFailure(e) ? ViewStore.describeRedisFailure(e)
-          : e.getMessage());
-      LOG.error("cannot restart view job {} v{}", key.name(), key.version(), e);
-      if (!restartLater(definition, key, failed, cause)) {
-        recordFailure(key, cause);
-      }
-    }
-  }
-
-  /**
-   * A view job's final failure: reported by {@link #status} from memory at once, and recorded in the view's
-   * metadata (what {@code VIEW.INFO}, {@code VIEW.LIST} and the metrics read) now, or by housekeeping once the
-   * view store answers again.
-   */
-  private void recordFailure(JobKey key, String cause) {
-    failures.put(key, cause);
-    unrecordedFailures.put(key, cause);
-    recordFailures();
-  }
-
-  /** Failures the view store did not take yet (it was down), by view job. */
-  private final Map<JobKey, String> unrecordedFailures = new ConcurrentHashMap<>();
-  private volatile long lastFailureRecordingMs;
-
-  /** Record the failures not recorded yet in the views' metadata; at most every 5 s while the view store is down. */
-  private void recordFailures() {
-    for (Map.Entry<JobKey, String> failure : unrecordedFailures.entrySet()) {
-      JobKey key = failure.getKey();
-      try {
-        if (failure.getValue().equals(failures.get(key))) { // not restarted or cancelled meanwhile
-          views.fail(key.name(), key.version(), failure.getValue());
-        }
-        unrecordedFailures.remove(key, failure.getValue());
-      } catch (RuntimeException e) {
-        LOG.warn("cannot record the failure of view {} v{} yet: {}", key.name(), key.version(), e.getMessage());
-        lastFailureRecordingMs = clock.millis();
-        return;
       }
     }
   }
@@ -728,67 +537,15 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     Current current = current(tenant, name);
     TransformDefinition definition = current.served();
     ViewName viewName = viewName(definition);
-    JobKey key = new JobKey(viewName, definition.version());
-    // each job's restart cause read once, for both its state and its error: read apart, a restart scheduled in
-    // between showed RESTARTING with no error
-    String restartCause = restarting.get(key);
-    String error = failures.getOrDefault(key, restartCause != null ? restartCause
-        : views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse(""));
-    Optional<ViewStatus.Update> update = current.pending().map(next -> {
-      JobKey nextKey = new JobKey(viewName, next.version());
-      String nextRestartCause = restarting.get(nextKey);
-      Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
-      String nextError = failures.getOrDefault(nextKey, nextRestartCause != null ? nextRestartCause
-          : progress.map(ViewMetadata::error).orElse(""));
-      String nextState = jobState(nextKey, nextRestartCause);
-      return new ViewStatus.Update(next, progress, nextState, nextError == null ? "" : nextError,
-          stalled(nextKey, next, progress, nextState));
-    });
     Optional<ViewMetadata> building = views.metadata(viewName, definition.version());
-    String state = jobState(key, restartCause);
-    return new ViewStatus(definition, building, current.servedVersion(), state, error == null ? "" : error, update,
-        views.rollbackTarget(viewName).map(ViewName::view), stalled(key, definition, building, state));
-  }
-
-  /**
-   * Say why a backfill looks stuck, or "" when it does not: its job is RUNNING, it has events left to apply, and
-   * its last commit and its job's submission are older than {@link TransformOptions#stallAfter} (a backfill
-   * commits at every checkpoint in which it made progress). The cause is named from where the next events are stored: a segment
-   * offloaded to S3 and deleted locally points at the S3 endpoint, whose reads the broker retries while the
-   * job's consumer waits without an error.
-   *
-   * @param key the version's job
-   * @param definition the version's definition (its source stream)
-   * @param metadata the version's metadata, empty before its first commit
-   * @param jobState the version's Flink job state
-   * @return the stall in words, "" when none
-   */
-  private String stalled(JobKey key, TransformDefinition definition, Optional<ViewMetadata> metadata,
-      String jobState) {
-    if (!"RUNNING".equals(jobState) || metadata.isEmpty()) {
-      return "";
-    }
-    return stalls.stalled(new StreamRef(definition.tenant(), definition.sourceStream()), metadata.get(),
-        submittedAtMs.getOrDefault(key, 0L), "backfill");
-  }
-
-  private String jobState(JobKey key, String restartCause) {
-    JobID id = jobs.get(key);
-    if (id == null) {
-      return "NOT_RUNNING";
-    }
-    if (restartCause != null) {
-      return "RESTARTING"; // the failed job waits for its restart from the latest checkpoint: not FAILED yet
-    }
-    String state;
-    try {
-      state = cluster.getJobStatus(id).get(10, TimeUnit.SECONDS).name();
-    } catch (Exception e) {
-      return "UNKNOWN";
-    }
-    // Flink's FAILED ends the job, not the view: until the job's result is handled (a restart scheduled, or the
-    // failure recorded once restarts ran out) the view is still failing over, not FAILED, which clients take as final
-    return state.equals("FAILED") && !failures.containsKey(key) ? "FAILING" : state;
+    ViewJobSupervisor.Report job = jobs.report(definition, building);
+    Optional<ViewStatus.Update> update = current.pending().map(next -> {
+      Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
+      ViewJobSupervisor.Report nextJob = jobs.report(next, progress);
+      return new ViewStatus.Update(next, progress, nextJob.state(), nextJob.error(), nextJob.stalled());
+    });
+    return new ViewStatus(definition, building, current.servedVersion(), job.state(), job.error(), update,
+        views.rollbackTarget(viewName).map(ViewName::view), job.stalled());
   }
 
   /**
@@ -918,12 +675,12 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     ViewName viewName = viewName(definition.get());
     Optional<TransformDefinition> update = updates.get(tenant, name);
     update.ifPresent(this::abandonUpdate);
-    cancel(new JobKey(viewName, definition.get().version()));
+    jobs.cancel(viewName, definition.get().version());
     catalog.delete(tenant, name);
     managed.remove(viewName);
     retiredBelow.remove(viewName);
     views.drop(viewName);
-    failures.keySet().removeIf(k -> k.name().equals(viewName));
+    jobs.forgetView(viewName);
     checkpoints.deleteView(definition.get());
     StreamRef stream = new StreamRef(tenant, definition.get().sourceStream());
     for (int v = 1; v <= definition.get().version(); v++) {
@@ -947,11 +704,11 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   @Override
   public synchronized void close() {
     housekeeping.shutdownNow();
-    List<JobID> running = new java.util.ArrayList<>(jobs.values());
-    if (replays != null) {
+    List<JobID> running = new ArrayList<>();
+    if (jobs != null) {
+      running.addAll(jobs.detachAll());
       running.addAll(replays.detachAll());
     }
-    jobs.clear();
     if (cluster != null) {
       // all at once, within one deadline: one after the other, a server with a dozen views took over 30 s to stop
       List<java.util.concurrent.CompletableFuture<?>> ends = new java.util.ArrayList<>();
