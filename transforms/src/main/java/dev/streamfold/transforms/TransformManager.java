@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -223,9 +224,9 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   /**
    * Event-time windows close on a watermark computed from the events in ledger order. A partitioned stream
    * has no such order across partitions: its partitions are read interleaved in any way, so a watermark over
-   * all of them runs ahead of the slower partitions and their events become late (a tryout lost 59 % of the
-   * events, and live and replay disagreed). Per-partition watermarks are future work; until then such SQL is
-   * refused before anything is stored or started.
+   * all of them runs ahead of the slower partitions and their events become late (dropped, and live and replay
+   * disagree). Per-partition watermarks are future work; until then such SQL is refused before anything is
+   * stored or started.
    *
    * @throws TransformException.InvalidSql naming the stream and its partitions
    */
@@ -492,15 +493,15 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    * @param view view (transformation) name
    * @return the count, or empty when the view is unknown or the ledger cannot say
    */
-  public java.util.OptionalLong sourceEvents(String tenant, String view) {
+  public OptionalLong sourceEvents(String tenant, String view) {
     if (catalog.get(tenant, view).isEmpty()) {
-      return java.util.OptionalLong.empty();
+      return OptionalLong.empty();
     }
     try {
       // the served version's stream: an update may fold another stream
-      return java.util.OptionalLong.of(ledger.describe(new StreamRef(tenant, get(tenant, view).sourceStream())).eventCount());
+      return OptionalLong.of(ledger.describe(new StreamRef(tenant, get(tenant, view).sourceStream())).eventCount());
     } catch (RuntimeException e) {
-      return java.util.OptionalLong.empty();
+      return OptionalLong.empty();
     }
   }
 
@@ -516,7 +517,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
 
   /** List a tenant's transformations as served (see {@link #get}), by name. */
   public List<TransformDefinition> list(String tenant) {
-    List<TransformDefinition> served = new java.util.ArrayList<>();
+    List<TransformDefinition> served = new ArrayList<>();
     for (TransformDefinition definition : catalog.list(tenant)) {
       try {
         served.add(get(tenant, definition.name()));
@@ -710,8 +711,8 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
       running.addAll(replays.detachAll());
     }
     if (cluster != null) {
-      // all at once, within one deadline: one after the other, a server with a dozen views took over 30 s to stop
-      List<java.util.concurrent.CompletableFuture<?>> ends = new java.util.ArrayList<>();
+      // all at once, within one deadline: one after the other, the deadlines would add up per job
+      List<CompletableFuture<?>> ends = new ArrayList<>();
       for (JobID id : running) {
         ends.add(cluster.cancelJob(id).thenCompose(cancelled -> cluster.requestJobResult(id))
             .exceptionally(e -> {
@@ -720,7 +721,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
             }));
       }
       try {
-        java.util.concurrent.CompletableFuture.allOf(ends.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+        CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0]))
             .get(30, TimeUnit.SECONDS);
       } catch (Exception e) {
         LOG.warn("not every job ended within 30 s of its cancellation", e);

@@ -8,6 +8,7 @@ import dev.streamfold.views.ViewName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
@@ -36,36 +37,26 @@ public final class ViewJobBuilder {
   private ViewJobBuilder() {}
 
   /**
-   * Build the job graph of one view version.
+   * Build the job graph of one view version. The source reads the stream with parallelism
+   * {@code min(partitions, parallelism)}, one split per partition.
    *
-   * @param definition the transformation (its version is the one this job fills)
-   * @param streamColumns the source stream's declared columns
-   * @param topic the source stream's Pulsar topic
-   * @param partitions the stream's partitions (0: unpartitioned); the source reads with parallelism
-   *     {@code min(partitions, parallelism)}, one split per partition
-   * @param serviceUrl Pulsar service URL
-   * @param adminUrl Pulsar admin URL
-   * @param redisUri Redis URI of the views
-   * @param checkpointDir URI of the retained-checkpoint directory of this version, e.g. {@code file:///...}
-   * @param checkpointInterval checkpoint (and view commit) interval
-   * @param parallelism parallelism of the SQL operators
+   * @param spec the job (its definition's version is the one this job fills; its checkpoint directory the
+   *     version's retained checkpoints)
    * @param backfillTargetMessageId latest position at job start (one message ID per partition holding
    *     events, joined by ','), "" when the stream was empty
    * @param backfillTargetEvents events in the stream at job start; when the job's {@link PositionTracker} has
    *     applied that many it signals {@link BackfillSignals} (the submitter then triggers a checkpoint, so
    *     the LIVE commit does not wait for the next periodic one)
-   * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
    *     text per partition, at or before the checkpoint's); the source starts there, entry included,
    *     and the {@link PositionTracker} drops what it already applied. Empty: start from earliest.
    * @return the job graph, not yet submitted; restore it with {@code allowNonRestoredState}, since
    *     every graph has a new source (the connector's own source state is deliberately not restored)
    */
-  public static JobGraph build(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
-      int partitions, String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
-      int parallelism, String backfillTargetMessageId, long backfillTargetEvents, long watermarkDelayMs,
+  public static JobGraph build(ViewJobSpec spec, String backfillTargetMessageId, long backfillTargetEvents,
       List<String> resumeFrom) {
-    Configuration conf = checkpointing(checkpointDir, checkpointInterval, true);
+    TransformDefinition definition = spec.definition();
+    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), true);
     // No Flink restarts: the transform manager resubmits a failed job from its checkpoint with an exact
     // source position (Flink's own restart would resume the Pulsar source after a whole batched entry).
     conf.setString("restart-strategy.type", "none");
@@ -73,15 +64,15 @@ public final class ViewJobBuilder {
     PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
         .setStartCursor(PositionCursors.start(resumeFrom))
         .setSubscriptionName(subscription(definition));
-    List<String> topics = partitions == 0 ? List.of(topic)
-        : java.util.stream.IntStream.range(0, partitions).mapToObj(p -> topic + "-partition-" + p).toList();
-    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(adminUrl, subscription(definition),
-        topics, resumeFrom == null ? List.of() : resumeFrom, null);
-    return assemble(conf, definition, streamColumns, List.of(topic), sourceParallelism(partitions, parallelism), serviceUrl, adminUrl, parallelism, source, null, preset,
-        watermarkDelayMs,
-        new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
-            new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
-        checkpointInterval, backfillTargetEvents);
+    List<String> topics = spec.partitions() == 0 ? List.of(spec.topic())
+        : IntStream.range(0, spec.partitions()).mapToObj(p -> spec.topic() + "-partition-" + p).toList();
+    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(spec.adminUrl(),
+        subscription(definition), topics, resumeFrom == null ? List.of() : resumeFrom, null);
+    return assemble(conf, spec, List.of(spec.topic()), sourceParallelism(spec.partitions(), spec.parallelism()), source,
+        null, preset, new RedisViewSink(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
+            definition.version(), new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId,
+            backfillTargetEvents, false),
+        backfillTargetEvents);
   }
 
   /**
@@ -90,32 +81,22 @@ public final class ViewJobBuilder {
    * {@code readThrough} and ends; the {@link PositionTracker} applies exactly the events of
    * {@code bound}. The job does not restart on failure (a failed replay is reported, and run again), and
    * its checkpoints are deleted when it ends. Its sink applies each commit to the virtual state itself (at
-   * every barrier, for progress, and at the end of input), so the job takes no final checkpoint.
+   * every barrier, for progress, and at the end of input), so the job takes no final checkpoint. A
+   * partitioned stream's replay reads only the partitions {@code readThrough} lists.
    *
-   * @param definition the transformation version to replay
-   * @param streamColumns the source stream's declared columns
-   * @param topic the source stream's Pulsar topic
-   * @param partitions the stream's partitions (0: unpartitioned); a partitioned stream's replay reads only
-   *     the partitions {@code readThrough} lists
-   * @param serviceUrl Pulsar service URL
-   * @param adminUrl Pulsar admin URL
-   * @param redisUri Redis URI of the views
-   * @param checkpointDir URI of a scratch checkpoint directory for this replay
-   * @param checkpointInterval checkpoint interval (each checkpoint commits progress to the virtual state)
-   * @param parallelism parallelism of the SQL operators
+   * @param spec the job (the transformation version to replay; its checkpoint directory a scratch directory
+   *     for this replay, each checkpoint committing progress to the virtual state)
    * @param target the virtual state the rows go to (version 1)
    * @param subscription the Pulsar subscription to read on (delete it when the replay ends)
    * @param bound the exact range applied
    * @param readThrough the last message ID the source reads (at or after the range's end), per partition
    * @param targetEvents events the replay expects to apply (progress; an upper bound for time stops)
-   * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @return the job graph, not yet submitted
    */
-  public static JobGraph buildReplay(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
-      int partitions, String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
-      int parallelism, ViewName target, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
-      long targetEvents, long watermarkDelayMs) {
-    Configuration conf = checkpointing(checkpointDir, checkpointInterval, false);
+  public static JobGraph buildReplay(ViewJobSpec spec, ViewName target, String subscription, ReplayBound bound,
+      List<MessageIdText> readThrough, long targetEvents) {
+    TransformDefinition definition = spec.definition();
+    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), false);
     conf.setString("restart-strategy.type", "none");
     // The bounded sink applies its last commit itself at the end of input, so the job ends with its input
     // instead of waiting up to a checkpoint interval (plus the min pause) for a final checkpoint.
@@ -128,15 +109,14 @@ public final class ViewJobBuilder {
         .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
         .setSubscriptionName(subscription);
     // Only partitions with events to read: a bounded split of a partition that has none would never end.
-    List<String> topics = partitions == 0 ? List.of(topic)
-        : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
+    List<String> topics = spec.partitions() == 0 ? List.of(spec.topic())
+        : readThrough.stream().map(id -> spec.topic() + "-partition-" + id.partition()).toList();
     String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
-    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(adminUrl, subscription, topics,
-        bound.startId() == null ? List.of() : List.of(bound.startId()), PositionCursors.stopAfter(readThrough));
-    return assemble(conf, definition, streamColumns, topics, sourceParallelism(Math.min(partitions, topics.size()),
-        parallelism), serviceUrl, adminUrl, parallelism, source, bound, preset,
-        watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThroughText,
-            targetEvents, true), checkpointInterval, -1);
+    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(spec.adminUrl(), subscription,
+        topics, bound.startId() == null ? List.of() : List.of(bound.startId()), PositionCursors.stopAfter(readThrough));
+    return assemble(conf, spec, topics, sourceParallelism(Math.min(spec.partitions(), topics.size()),
+        spec.parallelism()), source, bound, preset, new RedisViewSink(spec.redisUri(), target, 1,
+            new ArrayList<>(definition.columns().keySet()), readThroughText, targetEvents, true), -1);
   }
 
   /**
@@ -173,9 +153,16 @@ public final class ViewJobBuilder {
     return partitions <= 1 ? 1 : Math.max(1, Math.min(partitions, parallelism));
   }
 
-  private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
-      List<String> topics, int sourceParallelism, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
-      ReplayBound bound, PresetSubscriptionEnumerator.Setup preset, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval, long signalAtEvents) {
+  private static JobGraph assemble(Configuration conf, ViewJobSpec spec, List<String> topics, int sourceParallelism,
+      PulsarSourceBuilder<SourceEvent> sourceBuilder, ReplayBound bound, PresetSubscriptionEnumerator.Setup preset,
+      RedisViewSink sink, long signalAtEvents) {
+    TransformDefinition definition = spec.definition();
+    List<StreamColumn> streamColumns = spec.streamColumns();
+    String serviceUrl = spec.serviceUrl();
+    String adminUrl = spec.adminUrl();
+    int parallelism = spec.parallelism();
+    long watermarkDelayMs = spec.watermarkDelayMs();
+    Duration checkpointInterval = spec.checkpointInterval();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
     StreamTableEnvironment tableEnv = tableEnvironment(env);

@@ -15,6 +15,7 @@ import dev.streamfold.transforms.VirtualStateStatus;
 import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.job.ViewJobBuilder;
+import dev.streamfold.transforms.job.ViewJobSpec;
 import dev.streamfold.transforms.runtime.CheckpointStore;
 import dev.streamfold.transforms.runtime.FlinkCluster;
 import dev.streamfold.transforms.runtime.JobFailures;
@@ -169,6 +170,20 @@ public final class ReplayManager {
     if (info.partitioned()) {
       return replayPartitioned(definition, stream, info, from, to, as);
     }
+    return replayUnpartitioned(definition, stream, info, from, to, as, t0, described);
+  }
+
+  /**
+   * A replay of a view over an unpartitioned stream: its cursors are message IDs, event times or latest, and a
+   * replay to a message ID (or latest) from the earliest event may take the position form of name.
+   *
+   * @param t0 when the request began, for the log of where its time went ({@link System#nanoTime})
+   * @param described when the stream was described ({@link System#nanoTime})
+   */
+  private VirtualStateStatus replayUnpartitioned(TransformDefinition definition, StreamRef stream, StreamInfo info,
+      Optional<ReplayCursor> from, ReplayCursor to, Optional<String> as, long t0, long described) {
+    String tenant = definition.tenant();
+    String view = definition.name();
     if (to.kind() == ReplayCursor.Kind.POSITION || from.map(c -> c.kind() == ReplayCursor.Kind.POSITION).orElse(false)) {
       throw new TransformException.InvalidReplay("stream " + stream + " is not partitioned: give one message ID,"
           + " not a position vector");
@@ -231,10 +246,8 @@ public final class ReplayManager {
     String run = UUID.randomUUID().toString();
     String subscription = "streamfold-replay-" + run;
     Path scratch = replaysDir.resolve(run);
-    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(definition,
-        info.columns(), stream.topic(), 0, ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(),
-        scratch.toUri().toString(), options.checkpointInterval(), options.parallelism(), target, subscription, bound,
-        List.of(readThrough), targetEvents, info.watermarkDelayMs()));
+    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(
+        jobSpec(definition, info, stream, scratch), target, subscription, bound, List.of(readThrough), targetEvents));
     long built = System.nanoTime();
     long expected = exact ? targetEvents : -1;
     VirtualStateStatus status = runReplay(tenant, name, target, definition, graph, stream, subscription, scratch,
@@ -405,10 +418,8 @@ public final class ReplayManager {
     String run = UUID.randomUUID().toString();
     String subscription = "streamfold-replay-" + run;
     Path scratch = replaysDir.resolve(run);
-    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(definition,
-        info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(),
-        scratch.toUri().toString(), options.checkpointInterval(), options.parallelism(), target, subscription, bound,
-        readThrough, info.eventCount(), info.watermarkDelayMs()));
+    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(
+        jobSpec(definition, info, stream, scratch), target, subscription, bound, readThrough, info.eventCount()));
     boolean exact = messageStop && to.inclusive() && from.isEmpty();
     Set<String> expected = new HashSet<>(stops.stream().map(Object::toString).toList());
     return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, done -> {
@@ -547,6 +558,17 @@ public final class ReplayManager {
    */
   public boolean resume(String tenant, String view) {
     return views.resume(new ViewName(tenant, served.get(tenant, view).name()));
+  }
+
+  /** The job of a replay of {@code definition} over {@code stream}, checkpointing to its scratch directory. */
+  private ViewJobSpec jobSpec(TransformDefinition definition, StreamInfo info, StreamRef stream, Path scratch) {
+    return ViewJobSpec.builder(definition)
+        .stream(info.columns(), stream.topic(), info.partitions(), info.watermarkDelayMs())
+        .ledger(ledger.serviceUrl(), ledger.adminUrl())
+        .redisUri(options.redisUri())
+        .checkpoints(scratch.toUri().toString(), options.checkpointInterval())
+        .parallelism(options.parallelism())
+        .build();
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.streamfold.transforms.TransformOptions;
 import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.job.BackfillSignals;
 import dev.streamfold.transforms.job.ViewJobBuilder;
+import dev.streamfold.transforms.job.ViewJobSpec;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -141,9 +142,14 @@ public final class ViewJobSupervisor {
             targetEvents, targetId), clock.millis());
       }
     }
-    JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(),
-        ledger.adminUrl(), options.redisUri(), checkpoints.versionDir(definition),
-        options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
+    ViewJobSpec spec = ViewJobSpec.builder(definition)
+        .stream(info.columns(), stream.topic(), info.partitions(), info.watermarkDelayMs())
+        .ledger(ledger.serviceUrl(), ledger.adminUrl())
+        .redisUri(options.redisUri())
+        .checkpoints(checkpoints.versionDir(definition), options.checkpointInterval())
+        .parallelism(options.parallelism())
+        .build();
+    JobGraph graph = ViewJobBuilder.build(spec, targetId, targetEvents, resumeFrom);
     jars.attach(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
     JobID id = graph.getJobID();
@@ -192,11 +198,10 @@ public final class ViewJobSupervisor {
    * source at the view's committed position (as after a server restart). View jobs run with Flink's
    * restart strategy {@code none} on purpose: Flink's own restart restores the Pulsar source's split
    * state, and the connector resumes after the whole batched entry of its last message ID, losing the rest
-   * of that batch (found by {@code RemoteFlinkIT}: a TaskManager killed during a backfill left the view
-   * events short forever).
+   * of that batch ({@code RemoteFlinkIT} kills a TaskManager during a backfill and checks every event).
    *
-   * @return true when a restart is scheduled; false when the job failed {@link RestartBackoff#DEFAULT_MAX_RESTARTS} times within
-   *     the {@link RestartBackoff} window (or the manager is closing): then it is FAILED
+   * @return true when a restart is scheduled; false when the job failed {@link RestartBackoff#DEFAULT_MAX_RESTARTS}
+   *     times within the {@link RestartBackoff} window (or the manager is closing): then it is FAILED
    */
   private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed, String cause) {
     RestartBackoff backoff = backoffs.computeIfAbsent(key, k -> new RestartBackoff(clock));
@@ -235,8 +240,8 @@ public final class ViewJobSupervisor {
     try {
       submit(definition, checkpoints.latest(definition)); // replaces the job: no longer restarting
     } catch (RuntimeException e) {
-      // e.g. the view store still down: a failed resubmission is one more failure, restarted the same way (it
-      // gave up at once, and a view stayed FAILED after an outage of a minute)
+      // e.g. the view store still down: a failed resubmission is one more failure, restarted the same way, so
+      // a view rides out an outage shorter than the backoff's window
       String cause = "cannot restart: " + (ViewStore.isRedisFailure(e) ? ViewStore.describeRedisFailure(e)
           : e.getMessage());
       LOG.error("cannot restart view job {} v{}", key.name(), key.version(), e);
