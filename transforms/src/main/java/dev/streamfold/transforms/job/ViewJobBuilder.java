@@ -3,18 +3,23 @@ package dev.streamfold.transforms.job;
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.sink.RedisViewSink;
+import dev.streamfold.transforms.sink.ViewChange;
+import dev.streamfold.transforms.source.EventConverter;
+import dev.streamfold.transforms.source.LedgerSource;
+import dev.streamfold.transforms.source.PayloadParser;
+import dev.streamfold.transforms.source.SourceEvent;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.views.ViewName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.pulsar.source.PulsarSource;
-import org.apache.flink.connector.pulsar.source.PulsarSourceBuilder;
-import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -27,7 +32,7 @@ import org.apache.flink.types.Row;
 /**
  * Builds the Flink job of one view version, and plans SQL with the very same code before anything runs:
  * <pre>
- * PulsarSource (earliest, unbounded) -&gt; PositionTracker (rows + progress at each barrier)
+ * LedgerSource (earliest, unbounded) -&gt; PositionTracker (rows + progress at each barrier)
  *   -&gt; Flink SQL over the stream -&gt; changelog -&gt; ViewChange -&gt; RedisViewSink (parallelism 1)
  *   progress side output ---------------------------------------^
  * </pre>
@@ -61,15 +66,15 @@ public final class ViewJobBuilder {
     // source position (Flink's own restart would resume the Pulsar source after a whole batched entry).
     conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
-        .setStartCursor(PositionCursors.start(resumeFrom))
-        .setSubscriptionName(subscription(definition));
     List<String> topics = spec.partitions() == 0 ? List.of(spec.topic())
         : IntStream.range(0, spec.partitions()).mapToObj(p -> spec.topic() + "-partition-" + p).toList();
-    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(spec.adminUrl(),
-        subscription(definition), topics, resumeFrom == null ? List.of() : resumeFrom, null);
+    Source<SourceEvent, ?, ?> source = LedgerSource.builder(spec.serviceUrl(), spec.adminUrl(), subscription(definition),
+            topics)
+        .startAt(resumeFrom)
+        .payloadBytes(!definition.isFold())
+        .build();
     return assemble(conf, spec, List.of(spec.topic()), sourceParallelism(spec.partitions(), spec.parallelism()), source,
-        null, preset, new RedisViewSink(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
+        null, new RedisViewSink(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
             definition.version(), new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId,
             backfillTargetEvents, false),
         backfillTargetEvents);
@@ -102,34 +107,18 @@ public final class ViewJobBuilder {
     // instead of waiting up to a checkpoint interval (plus the min pause) for a final checkpoint.
     conf.setString("execution.checkpointing.checkpoints-after-tasks-finish", "false");
     conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
-    StartCursor start = bound.startId() == null ? StartCursor.earliest()
-        : PositionCursors.start(List.of(bound.startId()));
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
-        .setStartCursor(start)
-        .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
-        .setSubscriptionName(subscription);
     // Only partitions with events to read: a bounded split of a partition that has none would never end.
     List<String> topics = spec.partitions() == 0 ? List.of(spec.topic())
         : readThrough.stream().map(id -> spec.topic() + "-partition-" + id.partition()).toList();
     String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
-    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(spec.adminUrl(), subscription,
-        topics, bound.startId() == null ? List.of() : List.of(bound.startId()), PositionCursors.stopAfter(readThrough));
+    Source<SourceEvent, ?, ?> source = LedgerSource.builder(spec.serviceUrl(), spec.adminUrl(), subscription, topics)
+        .startAt(bound.startId() == null ? List.of() : List.of(bound.startId()))
+        .stopAfter(readThrough)
+        .payloadBytes(!definition.isFold())
+        .build();
     return assemble(conf, spec, topics, sourceParallelism(Math.min(spec.partitions(), topics.size()),
-        spec.parallelism()), source, bound, preset, new RedisViewSink(spec.redisUri(), target, 1,
+        spec.parallelism()), source, bound, new RedisViewSink(spec.redisUri(), target, 1,
             new ArrayList<>(definition.columns().keySet()), readThroughText, targetEvents, true), -1);
-  }
-
-  /**
-   * Hand fetched events over at least every 100 ms: the Pulsar source otherwise waits for up to 100
-   * records or 10 s per fetch (connector defaults), so on a quiet stream one event took 5-10 s to reach
-   * its view. Up to 10,000 records per fetch keep backfills fast.
-   *
-   * @param builder a source builder
-   * @return the builder
-   */
-  public static <T> PulsarSourceBuilder<T> fetchPromptly(PulsarSourceBuilder<T> builder) {
-    return builder.setConfig(org.apache.flink.connector.pulsar.source.PulsarSourceOptions.PULSAR_MAX_FETCH_TIME, 100L)
-        .setConfig(org.apache.flink.connector.pulsar.source.PulsarSourceOptions.PULSAR_MAX_FETCH_RECORDS, 10_000);
   }
 
   private static Configuration checkpointing(String checkpointDir, Duration checkpointInterval, boolean retain) {
@@ -154,12 +143,9 @@ public final class ViewJobBuilder {
   }
 
   private static JobGraph assemble(Configuration conf, ViewJobSpec spec, List<String> topics, int sourceParallelism,
-      PulsarSourceBuilder<SourceEvent> sourceBuilder, ReplayBound bound, PresetSubscriptionEnumerator.Setup preset,
-      RedisViewSink sink, long signalAtEvents) {
+      Source<SourceEvent, ?, ?> source, ReplayBound bound, RedisViewSink sink, long signalAtEvents) {
     TransformDefinition definition = spec.definition();
     List<StreamColumn> streamColumns = spec.streamColumns();
-    String serviceUrl = spec.serviceUrl();
-    String adminUrl = spec.adminUrl();
     int parallelism = spec.parallelism();
     long watermarkDelayMs = spec.watermarkDelayMs();
     Duration checkpointInterval = spec.checkpointInterval();
@@ -174,21 +160,10 @@ public final class ViewJobBuilder {
     // Pass records between chained operators without copies (every operator of this job builds new
     // objects for what it keeps).
     env.getConfig().enableObjectReuse();
-    // SQL jobs read the payload only through PayloadParser.toRowData, which scans its bytes.
-    PulsarSource<SourceEvent> source = fetchPromptly(sourceBuilder)
-        .setDeserializationSchema(new LedgerEventDeserializer(!definition.isFold()))
-        .setServiceUrl(serviceUrl)
-        .setAdminUrl(adminUrl)
-        .setTopics(topics)
-        .build();
-    String sourceName = "ledger " + topics.get(0).replaceAll("-partition-\\d+$", "");
-    PresetSubscriptionSource<SourceEvent> positioned = new PresetSubscriptionSource<>(source, preset);
-    DataStream<SourceEvent> read = (bound == null
-        ? env.fromSource(positioned, WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class))
-        : env.fromSource(new WithoutCursorAcks<>(positioned, TypeInformation.of(SourceEvent.class)),
-            WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class)))
+    DataStream<SourceEvent> read = env.fromSource(source, WatermarkStrategy.noWatermarks(), LedgerSource.name(topics),
+            TypeInformation.of(SourceEvent.class))
         .setParallelism(sourceParallelism)
-        .uid("ledger-source-" + java.util.UUID.randomUUID());
+        .uid("ledger-source-" + UUID.randomUUID());
     List<String> columns = new ArrayList<>(definition.columns().keySet());
     int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();
     DataStream<Row> result;
@@ -229,16 +204,6 @@ public final class ViewJobBuilder {
         .name("view " + definition.name())
         .uid("view-sink");
     return env.getStreamGraph().getJobGraph();
-  }
-
-  /**
-   * Where the source starts (see {@link PositionCursors#start}).
-   *
-   * @param resumeFrom message ID text per partition; empty for earliest
-   * @return the cursor
-   */
-  public static StartCursor startCursor(List<String> resumeFrom) {
-    return PositionCursors.start(resumeFrom);
   }
 
   /** Pulsar subscription of one view version's source: a new version reads on a new subscription. */

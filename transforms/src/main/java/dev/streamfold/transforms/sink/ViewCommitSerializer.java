@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.sink;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

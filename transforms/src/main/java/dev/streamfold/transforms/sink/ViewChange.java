@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.sink;
 
 /**
  * What the view sink receives: a row upsert, a row delete, or the source's progress at a checkpoint
@@ -27,7 +27,8 @@ public class ViewChange {
 
   public ViewChange() {}
 
-  static ViewChange upsert(String key, String[] values) {
+  /** A row upsert: the row's key and its column values as text in result order (null for SQL NULL). */
+  public static ViewChange upsert(String key, String[] values) {
     ViewChange c = new ViewChange();
     c.kind = UPSERT;
     c.key = key;
@@ -35,18 +36,21 @@ public class ViewChange {
     return c;
   }
 
-  static ViewChange delete(String key) {
+  /** A row delete. */
+  public static ViewChange delete(String key) {
     ViewChange c = new ViewChange();
     c.kind = DELETE;
     c.key = key;
     return c;
   }
 
-  static ViewChange progress(String position, long eventsApplied) {
+  /** The source's progress: the position applied (message ID text per partition, joined by ','), events applied. */
+  public static ViewChange progress(String position, long eventsApplied) {
     return progress(position, eventsApplied, 0);
   }
 
-  static ViewChange progress(String position, long eventsApplied, long eventsBehindWatermark) {
+  /** The source's progress, with the events read behind the watermark so far (event-time jobs). */
+  public static ViewChange progress(String position, long eventsApplied, long eventsBehindWatermark) {
     ViewChange c = new ViewChange();
     c.kind = PROGRESS;
     c.position = position;

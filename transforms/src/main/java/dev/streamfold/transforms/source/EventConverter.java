@@ -1,9 +1,9 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.source;
 
 import java.io.Serializable;
 
 /**
- * What the {@link PositionTracker} turns each applied event into: a SQL row ({@link PayloadParser}) or
+ * What the {@link dev.streamfold.transforms.job.PositionTracker} turns each applied event into: a SQL row ({@link PayloadParser}) or
  * the event itself ({@link #EVENTS}, for Java transformations).
  *
  * @param <OUT> the record type handed downstream

@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.source;
 
 /**
  * One ledger event as the Flink job reads it. A Flink POJO (public fields, no-argument constructor):

@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.source;
 
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.pulsar.PulsarMessageIds;

@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.sink;
 
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.views.ViewName;
@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The view sink, Flink's Sink V2 two-phase API. The writer buffers the row changes between two
  * checkpoint barriers (the last change per key wins) and, at the barrier, turns them and the position
- * the {@link PositionTracker} emitted before that barrier into one {@link ViewCommit}. Flink keeps the
+ * the {@link dev.streamfold.transforms.job.PositionTracker} emitted before that barrier into one {@link ViewCommit}. Flink keeps the
  * commit in the checkpoint; the committer applies it to Redis only once the checkpoint has completed,
  * in one atomic script ({@link ViewWriter#commit}) that skips a commit already applied. After a crash
  * the job restores the last completed checkpoint and the committer re-applies that checkpoint's
@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>A bounded sink (a replay into a virtual state) applies each commit itself, in order, at the barrier
  * and at the end of input, and hands nothing to the committer: a replay never restarts (a failed one is
  * reported and run again from scratch), so it needs no two-phase commit, and its job can end as soon as
- * its input does instead of waiting for a final checkpoint (see {@link ViewJobBuilder#buildReplay}).
+ * its input does instead of waiting for a final checkpoint (see {@link dev.streamfold.transforms.job.ViewJobBuilder#buildReplay}).
  */
 public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<ViewCommit> {
   private static final long serialVersionUID = 2L;

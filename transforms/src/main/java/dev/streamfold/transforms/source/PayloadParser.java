@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.source;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -154,7 +154,7 @@ public final class PayloadParser implements EventConverter<Row> {
 
   /**
    * The SQL schema of event-time rows (views with event-time windows): {@link #schema()} with
-   * {@code _event_time} as the rowtime attribute and the {@link PositionTracker}'s watermarks.
+   * {@code _event_time} as the rowtime attribute and the {@link dev.streamfold.transforms.job.PositionTracker}'s watermarks.
    */
   public Schema eventTimeSchema() {
     return Schema.newBuilder().fromSchema(schema()).watermark(EVENT_TIME_COLUMN, "SOURCE_WATERMARK()").build();

@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

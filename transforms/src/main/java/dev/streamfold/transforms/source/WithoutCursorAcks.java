@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.source;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

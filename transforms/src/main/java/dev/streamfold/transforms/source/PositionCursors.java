@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.source;
 
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.pulsar.PulsarMessageIds;
@@ -21,7 +21,7 @@ public final class PositionCursors {
   /**
    * Where the source starts: earliest, or the entry of each partition's committed message ID, inclusive.
    * Pulsar positions a subscription per entry, so a batched entry is re-read from its first message; the
-   * {@link PositionTracker} drops the messages it already applied. Partitions without a position start at
+   * {@link dev.streamfold.transforms.job.PositionTracker} drops the messages it already applied. Partitions without a position start at
    * the earliest event.
    *
    * @param position message ID text per partition (a view's committed position); empty for earliest

@@ -1,4 +1,4 @@
-package dev.streamfold.transforms.job;
+package dev.streamfold.transforms.source;
 
 import dev.streamfold.ledger.MessageIdText;
 import java.util.ArrayDeque;
@@ -18,7 +18,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * order the appender accepted them: ascending sequence id. Streamfold's appender numbers a stream's events
  * with one counter across partitions (each partition's sequence ids increase, so Pulsar's per-partition
  * deduplication still holds), so the sequence id is a total order of the stream: the ledger clock of
- * training sets ({@link PositionTracker} with {@code ledgerClock}) needs exactly that order.
+ * training sets ({@link dev.streamfold.transforms.job.PositionTracker} with {@code ledgerClock}) needs exactly that order.
  *
  * <p>An event is handed on once every partition still being read has an event waiting (the smallest
  * sequence id among the partitions' heads is then the next one of the stream); a partition is done once
