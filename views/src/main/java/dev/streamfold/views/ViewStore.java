@@ -140,20 +140,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /**
-   * KEYS[1] the view hash; ARGV[1] the version, ARGV[2] and ARGV[3] (optional) its columns and key columns.
-   * Serves it only when newer than the served one, and records its shape as the view's in the same step.
-   */
-  private static final String SERVE_SCRIPT = String.join("\n",
-      "local v = tonumber(redis.call('HGET', KEYS[1], 'served_version') or '0')",
-      "if tonumber(ARGV[1]) <= v then return 0 end",
-      "if ARGV[3] then",
-      "  redis.call('HSET', KEYS[1], 'served_version', ARGV[1], 'columns', ARGV[2], 'key_columns', ARGV[3])",
-      "else",
-      "  redis.call('HSET', KEYS[1], 'served_version', ARGV[1])",
-      "end",
-      "return 1");
-
-  /**
    * Make readers see {@code version} of a view, unless that or a newer version is served already (a job
    * of an older version that catches up late never takes the view back). The version's shape, as {@link
    * #defineVersion} recorded it, becomes the view's ({@code columns}, {@code key_columns} of the view hash) in
@@ -173,7 +159,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     String[] args = known
         ? new String[] {Integer.toString(version), shape.get(0).getValue(), shape.get(1).getValue()}
         : new String[] {Integer.toString(version)};
-    Long served = redis.eval(SERVE_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER,
+    Long served = redis.eval(RedisScripts.SERVE, io.lettuce.core.ScriptOutputType.INTEGER,
         new String[] {RedisKeys.view(name)}, args);
     boolean applied = served != null && served == 1L;
     if (applied && known) {
@@ -264,7 +250,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @return the snapshot; no rows and an empty position when the version does not exist
    */
   public Snapshot snapshot(ViewName name, int version) {
-    List<Object> reply = redis.eval(SNAPSHOT_SCRIPT, io.lettuce.core.ScriptOutputType.MULTI,
+    List<Object> reply = redis.eval(RedisScripts.SNAPSHOT, io.lettuce.core.ScriptOutputType.MULTI,
         new String[] {RedisKeys.meta(name, version), RedisKeys.keys(name, version)},
         RedisKeys.versionPrefix(name, version) + RedisKeys.ROW_INFIX);
     String position = reply.get(0) == null ? "" : String.valueOf(reply.get(0));
@@ -284,16 +270,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param rows row key to row (column to value text), sorted by row key
    */
   public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
-
-  /** KEYS[1] meta, KEYS[2] row-key set; ARGV[1] row-key prefix. Returns {position, events, key, row, ...}. */
-  private static final String SNAPSHOT_SCRIPT = String.join("\n",
-      "local meta = redis.call('HMGET', KEYS[1], 'position', 'events_applied')",
-      "local out = {meta[1] or '', meta[2] or '0'}",
-      "for _, k in ipairs(redis.call('SMEMBERS', KEYS[2])) do",
-      "  out[#out + 1] = k",
-      "  out[#out + 1] = redis.call('HGETALL', ARGV[1] .. k)",
-      "end",
-      "return out");
 
   private static Map<String, String> pairs(Object flat) {
     Map<String, String> hash = new LinkedHashMap<>();
@@ -401,39 +377,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return latest;
   }
 
-  /**
-   * KEYS[1] the view hash; ARGV[1] the tenant, ARGV[2] the view, ARGV[3..] row keys. Follows a rollback
-   * to the virtual state served in its place. Returns {source view, version, row 1, row 2, ...} (rows as
-   * flat field/value arrays), or an empty array when nothing is served.
-   */
-  private static final String ROWS_SCRIPT = String.join("\n",
-      "local h = redis.call('HMGET', KEYS[1], 'served_version', 'rollback')",
-      "local src = ARGV[2]",
-      "local v = h[1]",
-      "if h[2] then",
-      "  src = h[2]",
-      "  v = redis.call('HGET', 'sf:{' .. ARGV[1] .. ':' .. src .. '}:view', 'served_version')",
-      "end",
-      "if not v then return {} end",
-      "local prefix = 'sf:{' .. ARGV[1] .. ':' .. src .. ':' .. v .. '" + RedisKeys.ROW_INFIX + "'",
-      "local out = {src, v}",
-      "for i = 3, #ARGV do out[i] = redis.call('HGETALL', prefix .. ARGV[i]) end",
-      "return out");
-
   private volatile String rowsScriptSha;
-  /** SHA-1 hex of {@link #ROWS_SCRIPT}: the name Redis caches it by (EVALSHA). */
-  private static final String ROWS_SCRIPT_SHA1 = sha1Hex(ROWS_SCRIPT);
-
-  private static String sha1Hex(String script) {
-    try {
-      byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
-          .digest(script.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return java.util.HexFormat.of().formatHex(digest);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-1 is not available", e);
-    }
-  }
-
   @Override
   public List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
     return rowsWithSchema(name, rowKeys).rows();
@@ -444,13 +388,13 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     String[] args = rowsArgs(name, rowKeys);
     String[] keys = {RedisKeys.view(name)};
     if (rowsScriptSha == null) {
-      rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
+      rowsScriptSha = redis.scriptLoad(RedisScripts.ROWS);
     }
     List<Object> replies;
     try {
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
     } catch (io.lettuce.core.RedisNoScriptException flushed) {
-      rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
+      rowsScriptSha = redis.scriptLoad(RedisScripts.ROWS);
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
     }
     if (replies.size() < 2) {
@@ -514,7 +458,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     scriptReads.increment();
     String key = RedisKeys.view(name);
     CompletionStage<RowsScriptOutput.Reply> bySha = reads.dispatch(CommandType.EVALSHA,
-        new RowsScriptOutput(rowKeys.size()), scriptArgs(ROWS_SCRIPT_SHA1, key, name, rowKeys));
+        new RowsScriptOutput(rowKeys.size()), scriptArgs(RedisScripts.ROWS_SHA1, key, name, rowKeys));
     CompletionStage<RowsScriptOutput.Reply> sent = bySha.<CompletionStage<RowsScriptOutput.Reply>>handle((reply, error) -> {
       if (error == null) {
         return CompletableFuture.completedFuture(reply);
@@ -522,7 +466,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       Throwable cause = unwrap(error);
       if (cause instanceof io.lettuce.core.RedisNoScriptException) {
         return connection.async().dispatch(CommandType.EVAL, new RowsScriptOutput(rowKeys.size()),
-            scriptArgs(ROWS_SCRIPT, key, name, rowKeys));
+            scriptArgs(RedisScripts.ROWS, key, name, rowKeys));
       }
       return CompletableFuture.<RowsScriptOutput.Reply>failedFuture(cause);
     }).thenCompose(stage -> stage);
@@ -541,7 +485,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     });
   }
 
-  /** EVALSHA/EVAL arguments of {@link #ROWS_SCRIPT}: script or SHA-1, 1 key, tenant, view, row keys. */
+  /** EVALSHA/EVAL arguments of {@link RedisScripts#ROWS}: script or SHA-1, 1 key, tenant, view, row keys. */
   private static CommandArgs<String, String> scriptArgs(String scriptOrSha, String viewKey, ViewName name,
       List<String> rowKeys) {
     CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(scriptOrSha).add(1).addKey(viewKey)
