@@ -46,10 +46,10 @@ final class RedisScripts {
       "local v = h[1]",
       "if h[2] then",
       "  src = h[2]",
-      "  v = redis.call('HGET', 'sf:{' .. ARGV[1] .. ':' .. src .. '}:view', 'served_version')",
+      "  v = redis.call('HGET', " + RedisKeys.viewLua("ARGV[1]", "src") + ", 'served_version')",
       "end",
       "if not v then return {} end",
-      "local prefix = 'sf:{' .. ARGV[1] .. ':' .. src .. ':' .. v .. '" + RedisKeys.ROW_INFIX + "'",
+      "local prefix = " + RedisKeys.rowPrefixLua("ARGV[1]", "src", "v"),
       "local out = {src, v}",
       "for i = 3, #ARGV do out[i] = redis.call('HGETALL', prefix .. ARGV[i]) end",
       "return out");

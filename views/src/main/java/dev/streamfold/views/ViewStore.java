@@ -288,7 +288,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param version the version
    */
   public void dropVersion(ViewName name, int version) {
-    unlinkMatching(RedisKeys.versionPrefix(name, version) + "}:*");
+    unlinkMatching(RedisKeys.versionPattern(name, version));
     versionSchemas.remove(new VersionKey(name, version));
   }
 
@@ -335,8 +335,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public void drop(ViewName name) {
     redis.unlink(RedisKeys.view(name));
     redis.srem(RedisKeys.tenantViews(name.tenant()), name.view());
-    // version tags are "{tenant:view:<digits>}": a position-form name "view@..." is another view
-    unlinkMatching("sf:{" + name.tenant() + ":" + name.view() + ":[0-9]*");
+    unlinkMatching(RedisKeys.allVersionsPattern(name));
     schemas.remove(name);
     versionSchemas.keySet().removeIf(k -> k.name().equals(name));
   }
