@@ -50,11 +50,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   private final java.util.concurrent.atomic.LongAdder rowReads = new java.util.concurrent.atomic.LongAdder();
   /** Reads answered by the rows script. */
   private final java.util.concurrent.atomic.LongAdder scriptReads = new java.util.concurrent.atomic.LongAdder();
-  private final Map<ViewName, ViewSchema> schemas = new ConcurrentHashMap<>();
-  /** Per-version shapes; a version's shape never changes once defined. */
-  private final Map<VersionKey, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
 
   private final long rowCacheBytes;
+  private final ViewSchemas schemas;
 
   private ViewStore(RedisClient client, RedisURI uri, long rowCacheBytes) {
     this.client = client;
@@ -62,6 +60,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     this.rowCacheBytes = rowCacheBytes;
     this.connection = client.connect();
     this.redis = connection.sync();
+    this.schemas = new ViewSchemas(connection);
   }
 
   /**
@@ -136,7 +135,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public void defineVersion(ViewName name, int version, ViewSchema schema) {
     redis.hset(RedisKeys.meta(name, version), Map.of(
         "columns", schema.encodeColumns(), "key_columns", String.join(",", schema.keyColumns())));
-    versionSchemas.put(new VersionKey(name, version), schema);
+    schemas.put(name, version, schema);
   }
 
   /**
@@ -289,7 +288,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   public void dropVersion(ViewName name, int version) {
     unlinkMatching(RedisKeys.versionPattern(name, version));
-    versionSchemas.remove(new VersionKey(name, version));
+    schemas.forget(name, version);
   }
 
   private void unlinkMatching(String pattern) {
@@ -336,8 +335,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     redis.unlink(RedisKeys.view(name));
     redis.srem(RedisKeys.tenantViews(name.tenant()), name.view());
     unlinkMatching(RedisKeys.allVersionsPattern(name));
-    schemas.remove(name);
-    versionSchemas.keySet().removeIf(k -> k.name().equals(name));
+    schemas.forget(name);
   }
 
   /** One script reads the served version (following a rollback) and the row: atomic for readers. */
@@ -397,11 +395,11 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
     }
     if (replies.size() < 2) {
-      return emptyRows(rowKeys, viewSchema(name));
+      return emptyRows(rowKeys, schemas.viewSchema(name));
     }
     ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
     int version = Integer.parseInt(String.valueOf(replies.get(1)));
-    return parseRows(replies, rowKeys, schema(source, version));
+    return parseRows(replies, rowKeys, schemas.schema(source, version));
   }
 
   /**
@@ -425,7 +423,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     if (rowKeys.size() == 1) {
       ReadConnection.Served served = reads.served(name);
       if (served == null) {
-        reads.resolve(name, RedisKeys.view(name), this::schemaAsync);
+        reads.resolve(name, RedisKeys.view(name), schemas::schemaAsync);
       } else if (served.byRow()) {
         String rowKey = rowKeys.get(0);
         Optional<ViewSchema> schema = served.schema();
@@ -471,16 +469,16 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     }).thenCompose(stage -> stage);
     return sent.thenCompose(reply -> {
       if (!reply.served()) {
-        return viewSchemaAsync(name).thenApply(schema -> emptyRows(rowKeys, schema));
+        return schemas.viewSchemaAsync(name).thenApply(schema -> emptyRows(rowKeys, schema));
       }
       // the name was validated by the caller; a rollback target is a view name the server stored
       ViewName source = reply.source().equals(name.view()) ? name : new ViewName(name.tenant(), reply.source());
       int version = Integer.parseInt(reply.version());
-      ViewSchema cached = versionSchemas.get(new VersionKey(source, version));
+      ViewSchema cached = schemas.cached(source, version);
       if (cached != null) {
         return CompletableFuture.completedFuture(rows(reply.rows(), rowKeys.size(), Optional.of(cached)));
       }
-      return schemaAsync(source, version).thenApply(schema -> rows(reply.rows(), rowKeys.size(), schema));
+      return schemas.schemaAsync(source, version).thenApply(schema -> rows(reply.rows(), rowKeys.size(), schema));
     });
   }
 
@@ -547,9 +545,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
 
   /** Rows with at most this many columns are put in schema order by scanning, wider ones through a hash map. */
   private static final int SCAN_COLUMNS_UP_TO = 16;
-
-  /** Key of {@link #versionSchemas}: one version of a view. */
-  private record VersionKey(ViewName name, int version) {}
 
   /**
    * Send the reads that this thread queued with {@link #rowsWithSchemaAsync} since the last flush, in one
@@ -728,41 +723,8 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return new Rows(schema, result);
   }
 
-  /** {@link #schema(ViewName, int)} without blocking: cached, or one asynchronous HMGET. */
-  private CompletionStage<Optional<ViewSchema>> schemaAsync(ViewName name, int version) {
-    VersionKey cacheKey = new VersionKey(name, version);
-    ViewSchema cached = versionSchemas.get(cacheKey);
-    if (cached != null) {
-      return CompletableFuture.completedFuture(Optional.of(cached));
-    }
-    return connection.async().hmget(RedisKeys.meta(name, version), "columns", "key_columns").thenCompose(fields -> {
-      if (fields.get(0).hasValue() && fields.get(1).hasValue()) {
-        ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-        versionSchemas.put(cacheKey, schema);
-        return CompletableFuture.completedFuture(Optional.of(schema));
-      }
-      return viewSchemaAsync(name);
-    });
-  }
-
-  /** The view's registered shape without blocking: cached, or one asynchronous HMGET. */
-  private CompletionStage<Optional<ViewSchema>> viewSchemaAsync(ViewName name) {
-    ViewSchema cached = schemas.get(name);
-    if (cached != null) {
-      return CompletableFuture.completedFuture(Optional.of(cached));
-    }
-    return connection.async().hmget(RedisKeys.view(name), "columns", "key_columns").thenApply(fields -> {
-      if (!fields.get(0).hasValue() || !fields.get(1).hasValue()) {
-        return Optional.<ViewSchema>empty();
-      }
-      ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-      schemas.put(name, schema);
-      return Optional.of(schema);
-    });
-  }
-
   private Map<String, String> inSchemaOrder(ViewName name, int version, Map<String, String> hash) {
-    return inSchemaOrder(schema(name, version), hash);
+    return inSchemaOrder(schemas.schema(name, version), hash);
   }
 
   private static Map<String, String> inSchemaOrder(Optional<ViewSchema> schema, Map<String, String> hash) {
@@ -788,12 +750,12 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     ViewName source = rollbackTarget(name).orElse(name);
     int version = servedVersion(source);
     if (version > 0) {
-      Optional<ViewSchema> versioned = schema(source, version);
+      Optional<ViewSchema> versioned = schemas.schema(source, version);
       if (versioned.isPresent()) {
         return versioned;
       }
     }
-    return viewSchema(name);
+    return schemas.viewSchema(name);
   }
 
   /**
@@ -805,33 +767,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @return the shape, or empty when neither exists
    */
   public Optional<ViewSchema> schema(ViewName name, int version) {
-    VersionKey cacheKey = new VersionKey(name, version);
-    ViewSchema cached = versionSchemas.get(cacheKey);
-    if (cached != null) {
-      return Optional.of(cached);
-    }
-    List<KeyValue<String, String>> fields = redis.hmget(RedisKeys.meta(name, version), "columns", "key_columns");
-    if (fields.get(0).hasValue() && fields.get(1).hasValue()) {
-      ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-      versionSchemas.put(cacheKey, schema);
-      return Optional.of(schema);
-    }
-    return viewSchema(name);
-  }
-
-  private Optional<ViewSchema> viewSchema(ViewName name) {
-    ViewSchema cached = schemas.get(name);
-
-    if (cached != null) {
-      return Optional.of(cached);
-    }
-    List<KeyValue<String, String>> fields = redis.hmget(RedisKeys.view(name), "columns", "key_columns");
-    if (!fields.get(0).hasValue() || !fields.get(1).hasValue()) {
-      return Optional.empty();
-    }
-    ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-    schemas.put(name, schema);
-    return Optional.of(schema);
+    return schemas.schema(name, version);
   }
 
   /** Metadata of what reads of the view return: its served version, or the virtual state it is rolled back to. */
