@@ -41,11 +41,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * that thread was the busiest of the query-service in the serving profile.
    */
   public static final int READ_CONNECTIONS = 2;
-  /** Reads of {@link #rowsWithSchemaAsync} only, auto-flush off; an entry is null until first used. */
-  private final ReadConnection[] readConnections = new ReadConnection[READ_CONNECTIONS];
-  private int nextReadConnection;
-  /** The read connection of each thread that started reads: its reads and its flushes go to the same one. */
-  private final ThreadLocal<ReadConnection> threadReads = ThreadLocal.withInitial(this::assignReadConnection);
   /** One-row reads answered by a plain HGETALL at a remembered served version (see {@link ReadConnection}). */
   private final java.util.concurrent.atomic.LongAdder rowReads = new java.util.concurrent.atomic.LongAdder();
   /** Reads answered by the rows script. */
@@ -53,6 +48,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
 
   private final long rowCacheBytes;
   private final ViewSchemas schemas;
+  private final ReadConnections reads;
 
   private ViewStore(RedisClient client, RedisURI uri, long rowCacheBytes) {
     this.client = client;
@@ -61,6 +57,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     this.connection = client.connect();
     this.redis = connection.sync();
     this.schemas = new ViewSchemas(connection);
+    this.reads = new ReadConnections(client, uri, rowCacheBytes);
   }
 
   /**
@@ -419,7 +416,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   @Override
   public CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
-    ReadConnection reads = threadReads.get();
+    ReadConnection reads = this.reads.forThread();
     if (rowKeys.size() == 1) {
       ReadConnection.Served served = reads.served(name);
       if (served == null) {
@@ -552,7 +549,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   @Override
   public void flushReads() {
-    threadReads.get().flush();
+    reads.forThread().flush();
   }
 
   /**
@@ -565,23 +562,12 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public long[] readCounts() {
     long resolves = 0;
     long cacheHits = 0;
-    List<ReadConnection> all = new ArrayList<>(loopReads.values());
-    synchronized (this) {
-      for (ReadConnection reads : readConnections) {
-        if (reads != null) {
-          all.add(reads);
-        }
-      }
-    }
-    for (ReadConnection reads : all) {
-      resolves += reads.resolves();
-      cacheHits += reads.cacheHits();
+    for (ReadConnection connection : reads.all()) {
+      resolves += connection.resolves();
+      cacheHits += connection.cacheHits();
     }
     return new long[] {rowReads.sum(), scriptReads.sum(), resolves, cacheHits};
   }
-
-  /** Read connections whose channel is on an event loop given to {@link #readOnEventLoops}, by that loop's thread. */
-  private final Map<Thread, ReadConnection> loopReads = new ConcurrentHashMap<>();
 
   /**
    * Open one read connection on each of {@code loops} (a second lettuce client whose I/O threads are those
@@ -601,95 +587,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   @Override
   public AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
-    Class<? extends io.netty.channel.EventLoopGroup> lettuceLoops = io.lettuce.core.resource.Transports.eventLoopGroupClass();
-    if (!lettuceLoops.isInstance(loops)) {
-      throw new IllegalArgumentException("read connections can share only event loops of lettuce's transport ("
-          + lettuceLoops.getSimpleName() + "), not " + loops.getClass().getSimpleName());
-    }
-    int count = 0;
-    for (io.netty.util.concurrent.EventExecutor ignored : loops) {
-      count++;
-    }
-    io.lettuce.core.resource.ClientResources resources = io.lettuce.core.resource.ClientResources.builder()
-        .eventLoopGroupProvider(new SharedEventLoops(loops, count)).build();
-    RedisClient loopClient = RedisClient.create(resources, uri);
-    loopClient.setOptions(client.getOptions());
-    Map<Thread, ReadConnection> opened = new HashMap<>();
-    try {
-      for (int attempt = 0; attempt < 4 * count && opened.size() < count; attempt++) {
-        StatefulRedisConnection<String, String> connection = loopClient.connect();
-        CompletableFuture<Thread> loop = new CompletableFuture<>();
-        connection.async().ping().whenComplete((pong, error) -> loop.complete(Thread.currentThread()));
-        Thread thread = loop.get(DEFAULT_COMMAND_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        if (thread == Thread.currentThread() || opened.containsKey(thread)) {
-          connection.close();
-        } else {
-          opened.put(thread, new ReadConnection(loopClient, connection, rowCacheBytes));
-        }
-      }
-    } catch (Exception e) {
-      opened.values().forEach(ReadConnection::close);
-      loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      resources.shutdown();
-      if (e instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new io.lettuce.core.RedisException("could not open read connections on the event loops", e);
-    }
-    loopReads.putAll(opened);
-    return () -> {
-      opened.keySet().forEach(loopReads::remove);
-      opened.values().forEach(ReadConnection::close);
-      loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      resources.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
-    };
-  }
-
-  /** Hands lettuce event loops it does not own: never shuts them down (their owner does). */
-  private record SharedEventLoops(io.netty.channel.EventLoopGroup loops, int size)
-      implements io.lettuce.core.resource.EventLoopGroupProvider {
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T extends io.netty.channel.EventLoopGroup> T allocate(Class<T> type) {
-      if (!type.isInstance(loops)) {
-        throw new IllegalArgumentException("lettuce asked for " + type + "; the shared loops are " + loops.getClass());
-      }
-      return (T) loops;
-    }
-
-    @Override
-    public int threadPoolSize() {
-      return size;
-    }
-
-    @Override
-    public io.netty.util.concurrent.Future<Boolean> release(io.netty.util.concurrent.EventExecutorGroup group,
-        long quietPeriod, long timeout, java.util.concurrent.TimeUnit unit) {
-      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
-    }
-
-    @Override
-    public io.netty.util.concurrent.Future<Boolean> shutdown(long quietPeriod, long timeout,
-        java.util.concurrent.TimeUnit unit) {
-      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
-    }
-  }
-
-  /**
-   * Give a thread its read connection: the one on its event loop (see {@link #readOnEventLoops}), else the
-   * store's read connections round robin, each opened on first use.
-   */
-  private synchronized ReadConnection assignReadConnection() {
-    ReadConnection onLoop = loopReads.get(Thread.currentThread());
-    if (onLoop != null) {
-      return onLoop;
-    }
-    int i = nextReadConnection;
-    nextReadConnection = (i + 1) % READ_CONNECTIONS;
-    if (readConnections[i] == null) {
-      readConnections[i] = new ReadConnection(client, client.connect(), rowCacheBytes);
-    }
-    return readConnections[i];
+    return reads.readOnEventLoops(loops);
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -855,13 +753,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Close the connection and the client. */
   @Override
   public void close() {
-    synchronized (this) {
-      for (ReadConnection reads : readConnections) {
-        if (reads != null) {
-          reads.close();
-        }
-      }
-    }
+    reads.close();
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
