@@ -253,7 +253,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     long events = reply.get(1) == null ? 0 : Long.parseLong(String.valueOf(reply.get(1)));
     Map<String, Map<String, String>> rows = new java.util.TreeMap<>();
     for (int i = 2; i + 1 < reply.size(); i += 2) {
-      rows.put(String.valueOf(reply.get(i)), pairs(reply.get(i + 1)));
+      rows.put(String.valueOf(reply.get(i)), RowDecoding.pairs(reply.get(i + 1)));
     }
     return new Snapshot(position.isEmpty() ? List.of() : List.of(position.split(",")), events, rows);
   }
@@ -266,16 +266,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param rows row key to row (column to value text), sorted by row key
    */
   public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
-
-  private static Map<String, String> pairs(Object flat) {
-    Map<String, String> hash = new LinkedHashMap<>();
-    if (flat instanceof List<?> list) {
-      for (int j = 0; j + 1 < list.size(); j += 2) {
-        hash.put(String.valueOf(list.get(j)), String.valueOf(list.get(j + 1)));
-      }
-    }
-    return hash;
-  }
 
   /**
    * Remove one version's rows and metadata, in batches of 500 keys.
@@ -392,11 +382,11 @@ public final class ViewStore implements ViewReader, AutoCloseable {
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
     }
     if (replies.size() < 2) {
-      return emptyRows(rowKeys, schemas.viewSchema(name));
+      return RowDecoding.emptyRows(rowKeys, schemas.viewSchema(name));
     }
     ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
     int version = Integer.parseInt(String.valueOf(replies.get(1)));
-    return parseRows(replies, rowKeys, schemas.schema(source, version));
+    return RowDecoding.parseRows(replies, rowKeys, schemas.schema(source, version));
   }
 
   /**
@@ -428,7 +418,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
           if (read != null) {
             rowReads.increment();
             // built once per cached row: the reply is shared by every read of it, so its row map is unmodifiable
-            return CompletableFuture.completedFuture(read.built(schema, flat -> sharedRows(flat, schema)));
+            return CompletableFuture.completedFuture(read.built(schema, flat -> RowDecoding.sharedRows(flat, schema)));
           }
           // the view hash changed before the row was read, or the connection dropped: read it atomically
           CompletionStage<Rows> again = scriptRead(reads, name, rowKeys);
@@ -466,16 +456,16 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     }).thenCompose(stage -> stage);
     return sent.thenCompose(reply -> {
       if (!reply.served()) {
-        return schemas.viewSchemaAsync(name).thenApply(schema -> emptyRows(rowKeys, schema));
+        return schemas.viewSchemaAsync(name).thenApply(schema -> RowDecoding.emptyRows(rowKeys, schema));
       }
       // the name was validated by the caller; a rollback target is a view name the server stored
       ViewName source = reply.source().equals(name.view()) ? name : new ViewName(name.tenant(), reply.source());
       int version = Integer.parseInt(reply.version());
       ViewSchema cached = schemas.cached(source, version);
       if (cached != null) {
-        return CompletableFuture.completedFuture(rows(reply.rows(), rowKeys.size(), Optional.of(cached)));
+        return CompletableFuture.completedFuture(RowDecoding.rows(reply.rows(), rowKeys.size(), Optional.of(cached)));
       }
-      return schemas.schemaAsync(source, version).thenApply(schema -> rows(reply.rows(), rowKeys.size(), schema));
+      return schemas.schemaAsync(source, version).thenApply(schema -> RowDecoding.rows(reply.rows(), rowKeys.size(), schema));
     });
   }
 
@@ -489,59 +479,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     }
     return args;
   }
-
-  /** Rows from flat field/value arrays, in schema order; a missing or empty array is an absent row. */
-  /** The rows of one flat row array, with an unmodifiable row map (shared by the reads of a cached row). */
-  private static Rows sharedRows(String[] flat, Optional<ViewSchema> schema) {
-    return new Rows(schema, List.of(flat.length < 2 ? Optional.empty()
-        : Optional.of(java.util.Collections.unmodifiableMap(inSchemaOrder(schema, flat)))), new ViewReader.Derived());
-  }
-
-  private static Rows rows(List<String[]> flats, int rowKeys, Optional<ViewSchema> schema) {
-    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys);
-    for (int i = 0; i < rowKeys; i++) {
-      String[] flat = i < flats.size() ? flats.get(i) : null;
-      result.add(flat == null || flat.length < 2 ? Optional.empty() : Optional.of(inSchemaOrder(schema, flat)));
-    }
-    return new Rows(schema, result);
-  }
-
-  /**
-   * A row from a flat field/value array: the schema's columns in schema order (the columns the row has), or
-   * the array's order without a schema. Fields of the row that the schema does not name are left out, as
-   * {@link #inSchemaOrder(Optional, Map)} does.
-   */
-  private static Map<String, String> inSchemaOrder(Optional<ViewSchema> schema, String[] flat) {
-    Map<String, String> ordered = new LinkedHashMap<>();
-    if (schema.isEmpty()) {
-      for (int j = 0; j + 1 < flat.length; j += 2) {
-        ordered.put(flat[j], flat[j + 1]);
-      }
-      return ordered;
-    }
-    if (flat.length > 2 * SCAN_COLUMNS_UP_TO) {
-      Map<String, String> hash = new HashMap<>();
-      for (int j = 0; j + 1 < flat.length; j += 2) {
-        hash.put(flat[j], flat[j + 1]);
-      }
-      return inSchemaOrder(schema, hash);
-    }
-    for (String column : schema.get().columns().keySet()) {
-      // a row has few columns: finding each in the array is cheaper than hashing them (last one wins, like a map)
-      for (int j = flat.length - 2; j >= 0; j -= 2) {
-        if (column.equals(flat[j])) {
-          if (flat[j + 1] != null) {
-            ordered.put(column, flat[j + 1]);
-          }
-          break;
-        }
-      }
-    }
-    return ordered;
-  }
-
-  /** Rows with at most this many columns are put in schema order by scanning, wider ones through a hash map. */
-  private static final int SCAN_COLUMNS_UP_TO = 16;
 
   /**
    * Send the reads that this thread queued with {@link #rowsWithSchemaAsync} since the last flush, in one
@@ -605,38 +542,8 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return args;
   }
 
-  private static Rows emptyRows(List<String> rowKeys, Optional<ViewSchema> schema) {
-    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
-    rowKeys.forEach(k -> result.add(Optional.empty()));
-    return new Rows(schema, result);
-  }
-
-  private static Rows parseRows(List<Object> replies, List<String> rowKeys, Optional<ViewSchema> schema) {
-    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
-    for (int i = 0; i < rowKeys.size(); i++) {
-      Object flat = i + 2 < replies.size() ? replies.get(i + 2) : null;
-      Map<String, String> hash = pairs(flat);
-      result.add(hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(schema, hash)));
-    }
-    return new Rows(schema, result);
-  }
-
   private Map<String, String> inSchemaOrder(ViewName name, int version, Map<String, String> hash) {
-    return inSchemaOrder(schemas.schema(name, version), hash);
-  }
-
-  private static Map<String, String> inSchemaOrder(Optional<ViewSchema> schema, Map<String, String> hash) {
-    if (schema.isEmpty()) {
-      return hash;
-    }
-    Map<String, String> ordered = new LinkedHashMap<>();
-    for (String column : schema.get().columns().keySet()) {
-      String value = hash.get(column);
-      if (value != null) {
-        ordered.put(column, value);
-      }
-    }
-    return ordered;
+    return RowDecoding.inSchemaOrder(schemas.schema(name, version), hash);
   }
 
   /**
