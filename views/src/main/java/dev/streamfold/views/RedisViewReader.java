@@ -308,7 +308,7 @@ public final class RedisViewReader implements ViewReader {
   }
 
   /**
-   * The shape of one version, as recorded by {@link ViewStore#defineVersion}; the view's registered shape for a
+   * The shape of one version, as recorded by {@link ViewCatalog#defineVersion}; the view's registered shape for a
    * version recorded without one.
    *
    * @param name the view

@@ -36,7 +36,7 @@ final class ViewSchemas {
   }
 
   /**
-   * The shape of one version, as {@link ViewStore#defineVersion} recorded it; the view's registered shape
+   * The shape of one version, as {@link ViewCatalog#defineVersion} recorded it; the view's registered shape
    * for a version recorded without one.
    *
    * @param name the view

@@ -1,14 +1,10 @@
 package dev.streamfold.views;
 
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,9 +21,13 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
   private final RedisClient client;
+
   private final RedisURI uri;
+
   private final StatefulRedisConnection<String, String> connection;
+
   private final RedisCommands<String, String> redis;
+
   /**
    * Connections that carry {@link #rowsWithSchemaAsync} reads, at most this many. Each has its own lettuce
    * I/O thread (lettuce assigns connections to its threads round robin), which decodes the replies; with one,
@@ -36,9 +36,13 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public static final int READ_CONNECTIONS = 2;
 
   private final long rowCacheBytes;
+
   private final ViewSchemas schemas;
+
   private final ReadConnections reads;
+
   private final RedisViewReader reader;
+  private final ViewCatalog catalog;
 
   private ViewStore(RedisClient client, RedisURI uri, long rowCacheBytes) {
     this.client = client;
@@ -49,6 +53,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     this.schemas = new ViewSchemas(connection);
     this.reads = new ReadConnections(client, uri, rowCacheBytes);
     this.reader = new RedisViewReader(connection, schemas, reads);
+    this.catalog = new ViewCatalog(redis, schemas, reader);
   }
 
   /**
@@ -109,85 +114,37 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   /**
-   * Register a view (or update its schema) without serving any version yet.
+   * The catalog of this store's views, for the transform manager (the store's catalog methods delegate to it).
    *
-   * @param name the view
-   * @param schema its shape
+   * @return the catalog; closed with the store
    */
+  public ViewCatalog catalog() {
+    return catalog;
+  }
+
+  /** Same as {@link ViewCatalog#define(ViewName, ViewSchema)}. */
   public void define(ViewName name, ViewSchema schema) {
-    redis.sadd(RedisKeys.tenantViews(name.tenant()), name.view());
-    redis.hset(RedisKeys.view(name), Map.of(
-        "columns", schema.encodeColumns(), "key_columns", String.join(",", schema.keyColumns())));
-    schemas.put(name, schema);
+    catalog.define(name, schema);
   }
 
-  /**
-   * Record the shape of one version (a new transformation version may add, drop or retype columns, or
-   * change the key); readers of that version use it.
-   *
-   * @param name the view
-   * @param version the version
-   * @param schema its shape
-   */
+  /** Same as {@link ViewCatalog#defineVersion(ViewName, int, ViewSchema)}. */
   public void defineVersion(ViewName name, int version, ViewSchema schema) {
-    redis.hset(RedisKeys.meta(name, version), Map.of(
-        "columns", schema.encodeColumns(), "key_columns", String.join(",", schema.keyColumns())));
-    schemas.put(name, version, schema);
+    catalog.defineVersion(name, version, schema);
   }
 
-  /**
-   * Make readers see {@code version} of a view, unless that or a newer version is served already (a job
-   * of an older version that catches up late never takes the view back). The version's shape, as {@link
-   * #defineVersion} recorded it, becomes the view's ({@code columns}, {@code key_columns} of the view hash) in
-   * the same step, so the view hash never names one version while describing another. One script, atomic for
-   * readers (one key: the view hash, so it also runs on Redis Cluster). Older versions' rows stay until {@link
-   * #dropVersion}: a reader that resolved the old version just before the switch still finds its rows.
-   *
-   * @param name the view
-   * @param version the version to serve
-   * @return true when served, false when that or a newer version was served already
-   * @throws io.lettuce.core.RedisException if Redis cannot be reached or refuses the script
-   */
+  /** Same as {@link ViewCatalog#serve(ViewName, int)}. */
   public boolean serve(ViewName name, int version) {
-    // A version's recorded shape never changes, so reading it first and writing it in the script is exact.
-    List<KeyValue<String, String>> shape = redis.hmget(RedisKeys.meta(name, version), "columns", "key_columns");
-    boolean known = shape.get(0).hasValue() && shape.get(1).hasValue();
-    String[] args = known
-        ? new String[] {Integer.toString(version), shape.get(0).getValue(), shape.get(1).getValue()}
-        : new String[] {Integer.toString(version)};
-    Long served = redis.eval(RedisScripts.SERVE, io.lettuce.core.ScriptOutputType.INTEGER,
-        new String[] {RedisKeys.view(name)}, args);
-    boolean applied = served != null && served == 1L;
-    if (applied && known) {
-      schemas.put(name, ViewSchema.decode(shape.get(0).getValue(), shape.get(1).getValue()));
-    }
-    return applied;
+    return catalog.serve(name, version);
   }
 
-  /**
-   * Serve a virtual state in place of a view (rollback): reads of {@code name} return the rows and
-   * metadata of {@code virtualState} until {@link #resume}. One HSET, atomic for readers; the view's own
-   * versions keep being maintained underneath.
-   *
-   * @param name the view
-   * @param virtualState a virtual state of the same tenant
-   * @throws IllegalArgumentException if the virtual state belongs to another tenant
-   */
+  /** Same as {@link ViewCatalog#rollback(ViewName, ViewName)}. */
   public void rollback(ViewName name, ViewName virtualState) {
-    if (!virtualState.tenant().equals(name.tenant())) {
-      throw new IllegalArgumentException("a view serves only virtual states of its own tenant");
-    }
-    redis.hset(RedisKeys.view(name), "rollback", virtualState.view());
+    catalog.rollback(name, virtualState);
   }
 
-  /**
-   * Point reads of a view back at its own served version (undo {@link #rollback}). One HDEL, atomic.
-   *
-   * @param name the view
-   * @return true when the view was rolled back
-   */
+  /** Same as {@link ViewCatalog#resume(ViewName)}. */
   public boolean resume(ViewName name) {
-    return redis.hdel(RedisKeys.view(name), "rollback") == 1L;
+    return catalog.resume(name);
   }
 
   @Override
@@ -195,17 +152,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return reader.rollbackTarget(name);
   }
 
-  /**
-   * Register a virtual state: its description and its shape (stored as version 1). Nothing is served
-   * until {@link #completeVirtualState}.
-   *
-   * @param state the virtual state
-   * @param schema the shape of its rows
-   */
+  /** Same as {@link ViewCatalog#defineVirtualState(VirtualState, ViewSchema)}. */
   public void defineVirtualState(VirtualState state, ViewSchema schema) {
-    define(state.name(), schema);
-    redis.hset(RedisKeys.view(state.name()), state.toHash());
-    defineVersion(state.name(), 1, schema);
+    catalog.defineVirtualState(state, schema);
   }
 
   @Override
@@ -213,22 +162,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return reader.virtualState(name);
   }
 
-  /**
-   * Mark a virtual state complete (its bounded replay finished) and serve it.
-   *
-   * @param name the virtual state
-   */
+  /** Same as {@link ViewCatalog#completeVirtualState(ViewName)}. */
   public void completeVirtualState(ViewName name) {
-    // A complete state's target is what it applied: a replay's target was an upper bound where the exact count was
-    // not known before it ran (an event-time stop, or a partitioned stream: the stream's whole count).
-    String applied = redis.hget(RedisKeys.meta(name, 1), "events_applied");
-    Map<String, String> fields = new java.util.HashMap<>(Map.of("phase", ViewPhase.COMPLETE.name(),
-        "updated_at_ms", Long.toString(System.currentTimeMillis())));
-    if (applied != null) {
-      fields.put("backfill_target_events", applied);
-    }
-    redis.hset(RedisKeys.meta(name, 1), fields);
-    serve(name, 1);
+    catalog.completeVirtualState(name);
   }
 
   /** Same as {@link RedisViewReader#snapshot(ViewName, int)}. */
@@ -245,26 +181,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
 
-  /**
-   * Remove one version's rows and metadata, in batches of 500 keys.
-   *
-   * @param name the view
-   * @param version the version
-   */
+  /** Same as {@link ViewCatalog#dropVersion(ViewName, int)}. */
   public void dropVersion(ViewName name, int version) {
-    unlinkMatching(RedisKeys.versionPattern(name, version));
-    schemas.forget(name, version);
-  }
-
-  private void unlinkMatching(String pattern) {
-    ScanCursor cursor = ScanCursor.INITIAL;
-    do {
-      var page = redis.scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
-      if (!page.getKeys().isEmpty()) {
-        redis.unlink(page.getKeys().toArray(new String[0]));
-      }
-      cursor = page;
-    } while (!cursor.isFinished());
+    catalog.dropVersion(name, version);
   }
 
   /** Same as {@link RedisViewReader#servedVersion(ViewName)}. */
@@ -272,29 +191,14 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return reader.servedVersion(name);
   }
 
-  /**
-   * Mark a version as failed.
-   *
-   * @param name the view
-   * @param version the version
-   * @param error the cause, shown in the view status
-   */
+  /** Same as {@link ViewCatalog#fail(ViewName, int, String)}. */
   public void fail(ViewName name, int version, String error) {
-    redis.hset(RedisKeys.meta(name, version), Map.of("phase", ViewPhase.FAILED.name(), "error", error,
-        "updated_at_ms", Long.toString(System.currentTimeMillis())));
+    catalog.fail(name, version, error);
   }
 
-  /**
-   * Remove a view: its rows of every version, its metadata and its registration. Rows are deleted in
-   * batches of 500 keys.
-   *
-   * @param name the view
-   */
+  /** Same as {@link ViewCatalog#drop(ViewName)}. */
   public void drop(ViewName name) {
-    redis.unlink(RedisKeys.view(name));
-    redis.srem(RedisKeys.tenantViews(name.tenant()), name.view());
-    unlinkMatching(RedisKeys.allVersionsPattern(name));
-    schemas.forget(name);
+    catalog.drop(name);
   }
 
   @Override
@@ -307,21 +211,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return reader.row(name, version, rowKey);
   }
 
-  /**
-   * Return the newest version that has metadata (the one the current job fills).
-   *
-   * @param name the view
-   * @return the version, or 0 when none exists
-   */
+  /** Same as {@link ViewCatalog#latestVersion(ViewName)}. */
   public int latestVersion(ViewName name) {
-    int latest = 0;
-    for (int v = Math.max(1, servedVersion(name)); v < Math.max(1, servedVersion(name)) + 100; v++) {
-      if (redis.exists(RedisKeys.meta(name, v)) == 0) {
-        break;
-      }
-      latest = v;
-    }
-    return latest;
+    return catalog.latestVersion(name);
   }
 
   @Override
