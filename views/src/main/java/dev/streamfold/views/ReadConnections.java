@@ -93,9 +93,9 @@ final class ReadConnections implements AutoCloseable {
       loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       resources.shutdown();
       if (e instanceof RuntimeException runtime) {
-        throw runtime;
+        throw RedisFailures.translate(runtime);
       }
-      throw new io.lettuce.core.RedisException("could not open read connections on the event loops", e);
+      throw new ViewStoreException("could not open read connections on the event loops", e);
     }
     loopReads.putAll(opened);
     return () -> {
@@ -148,7 +148,7 @@ final class ReadConnections implements AutoCloseable {
     int i = nextReadConnection;
     nextReadConnection = (i + 1) % ViewStore.READ_CONNECTIONS;
     if (readConnections[i] == null) {
-      readConnections[i] = new ReadConnection(client, client.connect(), rowCacheBytes);
+      readConnections[i] = new ReadConnection(client, RedisFailures.connect(client), rowCacheBytes);
     }
     return readConnections[i];
   }

@@ -32,9 +32,10 @@ public final class RedisViewReader implements ViewReader {
   private final java.util.concurrent.atomic.LongAdder scriptReads = new java.util.concurrent.atomic.LongAdder();
   private volatile String rowsScriptSha;
 
-  RedisViewReader(StatefulRedisConnection<String, String> connection, ViewSchemas schemas, ReadConnections reads) {
+  RedisViewReader(StatefulRedisConnection<String, String> connection, RedisCommands<String, String> redis,
+      ViewSchemas schemas, ReadConnections reads) {
     this.connection = connection;
-    this.redis = connection.sync();
+    this.redis = redis;
     this.schemas = schemas;
     this.reads = reads;
   }
@@ -60,7 +61,7 @@ public final class RedisViewReader implements ViewReader {
     List<Object> replies;
     try {
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
-    } catch (io.lettuce.core.RedisNoScriptException flushed) {
+    } catch (RedisFailures.ScriptNotCached flushed) {
       rowsScriptSha = redis.scriptLoad(RedisScripts.ROWS);
       replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
     }
@@ -201,7 +202,7 @@ public final class RedisViewReader implements ViewReader {
    *     else a {@code NioEventLoopGroup}); the caller owns them
    * @return a handle that closes these connections and the second client; close it before shutting the loops down
    * @throws IllegalArgumentException if {@code loops} are not of the transport lettuce uses
-   * @throws io.lettuce.core.RedisException if Redis cannot be reached
+   * @throws ViewStoreException if Redis cannot be reached
    */
   @Override
   public AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {

@@ -63,7 +63,7 @@ public final class ViewCatalog {
    * @param name the view
    * @param version the version to serve
    * @return true when served, false when that or a newer version was served already
-   * @throws io.lettuce.core.RedisException if Redis cannot be reached or refuses the script
+   * @throws ViewStoreException if Redis cannot be reached or refuses the script
    */
   public boolean serve(ViewName name, int version) {
     // A version's recorded shape never changes, so reading it first and writing it in the script is exact.

@@ -118,8 +118,8 @@ public interface ViewReader {
    *
    * @param name the view
    * @param rowKeys the row keys
-   * @return the rows and their shape; completed exceptionally (e.g. with a lettuce
-   *     {@code RedisException}, see {@link ViewStore#isRedisFailure}) if the read fails
+   * @return the rows and their shape; completed exceptionally if the read fails (a failure of Redis is one that
+   *     {@link ViewStore#isRedisFailure} recognises)
    */
   default java.util.concurrent.CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
     try {

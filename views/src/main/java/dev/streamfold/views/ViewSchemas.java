@@ -29,10 +29,11 @@ final class ViewSchemas {
    * Read shapes on a shared connection.
    *
    * @param connection the store's shared connection (auto-flush on)
+   * @param redis its blocking commands, failures translated ({@link RedisFailures#translating})
    */
-  ViewSchemas(StatefulRedisConnection<String, String> connection) {
+  ViewSchemas(StatefulRedisConnection<String, String> connection, RedisCommands<String, String> redis) {
     this.connection = connection;
-    this.redis = connection.sync();
+    this.redis = redis;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.streamfold.views;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -48,11 +49,11 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     this.client = client;
     this.uri = uri;
     this.rowCacheBytes = rowCacheBytes;
-    this.connection = client.connect();
-    this.redis = connection.sync();
-    this.schemas = new ViewSchemas(connection);
+    this.connection = RedisFailures.connect(client);
+    this.redis = RedisFailures.translating(connection.sync());
+    this.schemas = new ViewSchemas(connection, redis);
     this.reads = new ReadConnections(client, uri, rowCacheBytes);
-    this.reader = new RedisViewReader(connection, schemas, reads);
+    this.reader = new RedisViewReader(connection, redis, schemas, reads);
     this.catalog = new ViewCatalog(redis, schemas, reader);
   }
 
@@ -61,7 +62,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    *
    * @param redisUri e.g. {@code redis://127.0.0.1:6379}
    * @return the store
-   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   * @throws ViewStoreException if Redis cannot be reached
    */
   public static ViewStore connect(String redisUri) {
     return connect(redisUri, DEFAULT_ROW_CACHE_BYTES);
@@ -79,7 +80,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    *     them and not counted.
    * @return the store
    * @throws IllegalArgumentException if {@code rowCacheBytes} is negative
-   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   * @throws ViewStoreException if Redis cannot be reached
    */
   public static ViewStore connect(String redisUri, long rowCacheBytes) {
     if (rowCacheBytes < 0) {
@@ -99,9 +100,10 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param name the view
    * @param version the version the writer fills
    * @return the writer; close it when done
+   * @throws ViewStoreException if Redis cannot be reached
    */
   public ViewWriter writer(ViewName name, int version) {
-    return new ViewWriter(client.connect(), name, version);
+    return new ViewWriter(RedisFailures.connect(client), name, version);
   }
 
   /**
@@ -285,10 +287,11 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * Tell whether an error comes from Redis (unreachable, timed out, or refused a command).
    *
    * @param error any error
-   * @return true for lettuce's {@link io.lettuce.core.RedisException} and its subclasses
+   * @return true for a {@link ViewStoreException}, and for the Redis client's own exceptions (those of a failed
+   *     {@link #rowsWithSchemaAsync} stage)
    */
   public static boolean isRedisFailure(Throwable error) {
-    return error instanceof io.lettuce.core.RedisException;
+    return error instanceof ViewStoreException || error instanceof RedisException;
   }
 
   /**

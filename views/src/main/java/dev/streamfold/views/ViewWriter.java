@@ -27,7 +27,7 @@ public final class ViewWriter implements AutoCloseable {
 
   ViewWriter(StatefulRedisConnection<String, String> connection, ViewName name, int version) {
     this.connection = connection;
-    this.redis = connection.sync();
+    this.redis = RedisFailures.translating(connection.sync());
     this.name = name;
     this.version = version;
   }
@@ -62,7 +62,7 @@ public final class ViewWriter implements AutoCloseable {
    * @param progress the position and counts after these changes
    * @param nowMs commit time, epoch milliseconds
    * @return true when applied, false when skipped as already committed
-   * @throws io.lettuce.core.RedisException if Redis fails; nothing of the commit is applied
+   * @throws ViewStoreException if Redis fails; nothing of the commit is applied
    */
   public boolean commit(Map<String, Map<String, String>> upserts, Iterable<String> deletes, Progress progress,
       long nowMs) {
@@ -108,7 +108,7 @@ public final class ViewWriter implements AutoCloseable {
     Long applied;
     try {
       applied = redis.evalsha(scriptSha, ScriptOutputType.INTEGER, keyArray, argArray);
-    } catch (io.lettuce.core.RedisNoScriptException flushed) {
+    } catch (RedisFailures.ScriptNotCached flushed) {
       scriptSha = redis.scriptLoad(RedisScripts.COMMIT);
       applied = redis.evalsha(scriptSha, ScriptOutputType.INTEGER, keyArray, argArray);
     }
