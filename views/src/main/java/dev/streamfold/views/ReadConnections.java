@@ -3,6 +3,14 @@ package dev.streamfold.views;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.EventLoopGroupProvider;
+import io.lettuce.core.resource.Transports;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The read connections of {@link ViewStore#rowsWithSchemaAsync}, and which thread uses which: the store's
@@ -61,17 +70,17 @@ final class ReadConnections implements AutoCloseable {
   }
 
   /** See {@link ViewStore#readOnEventLoops}. */
-  AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
-    Class<? extends io.netty.channel.EventLoopGroup> lettuceLoops = io.lettuce.core.resource.Transports.eventLoopGroupClass();
+  AutoCloseable readOnEventLoops(EventLoopGroup loops) {
+    Class<? extends EventLoopGroup> lettuceLoops = Transports.eventLoopGroupClass();
     if (!lettuceLoops.isInstance(loops)) {
       throw new IllegalArgumentException("read connections can share only event loops of lettuce's transport ("
           + lettuceLoops.getSimpleName() + "), not " + loops.getClass().getSimpleName());
     }
     int count = 0;
-    for (io.netty.util.concurrent.EventExecutor ignored : loops) {
+    for (EventExecutor ignored : loops) {
       count++;
     }
-    io.lettuce.core.resource.ClientResources resources = io.lettuce.core.resource.ClientResources.builder()
+    ClientResources resources = ClientResources.builder()
         .eventLoopGroupProvider(new SharedEventLoops(loops, count)).build();
     RedisClient loopClient = RedisClient.create(resources, uri);
     loopClient.setOptions(client.getOptions());
@@ -81,7 +90,7 @@ final class ReadConnections implements AutoCloseable {
         StatefulRedisConnection<String, String> connection = loopClient.connect();
         CompletableFuture<Thread> loop = new CompletableFuture<>();
         connection.async().ping().whenComplete((pong, error) -> loop.complete(Thread.currentThread()));
-        Thread thread = loop.get(ViewStore.DEFAULT_COMMAND_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        Thread thread = loop.get(ViewStore.DEFAULT_COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         if (thread == Thread.currentThread() || opened.containsKey(thread)) {
           connection.close();
         } else {
@@ -102,16 +111,16 @@ final class ReadConnections implements AutoCloseable {
       opened.keySet().forEach(loopReads::remove);
       opened.values().forEach(ReadConnection::close);
       loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      resources.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
     };
   }
 
   /** Hands lettuce event loops it does not own: never shuts them down (their owner does). */
-  private record SharedEventLoops(io.netty.channel.EventLoopGroup loops, int size)
-      implements io.lettuce.core.resource.EventLoopGroupProvider {
+  private record SharedEventLoops(EventLoopGroup loops, int size)
+      implements EventLoopGroupProvider {
     @Override
     @SuppressWarnings("unchecked")
-    public <T extends io.netty.channel.EventLoopGroup> T allocate(Class<T> type) {
+    public <T extends EventLoopGroup> T allocate(Class<T> type) {
       if (!type.isInstance(loops)) {
         throw new IllegalArgumentException("lettuce asked for " + type + "; the shared loops are " + loops.getClass());
       }
@@ -124,15 +133,15 @@ final class ReadConnections implements AutoCloseable {
     }
 
     @Override
-    public io.netty.util.concurrent.Future<Boolean> release(io.netty.util.concurrent.EventExecutorGroup group,
-        long quietPeriod, long timeout, java.util.concurrent.TimeUnit unit) {
-      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+    public Future<Boolean> release(EventExecutorGroup group,
+        long quietPeriod, long timeout, TimeUnit unit) {
+      return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
     }
 
     @Override
-    public io.netty.util.concurrent.Future<Boolean> shutdown(long quietPeriod, long timeout,
-        java.util.concurrent.TimeUnit unit) {
-      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+    public Future<Boolean> shutdown(long quietPeriod, long timeout,
+        TimeUnit unit) {
+      return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
     }
   }
 

@@ -1,19 +1,25 @@
 package dev.streamfold.views;
 
+import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.netty.channel.EventLoopGroup;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Reads of materialized views in Redis, as {@link ViewStore#reader()} hands them out: rows (one atomic script,
@@ -27,9 +33,10 @@ public final class RedisViewReader implements ViewReader {
   private final ViewSchemas schemas;
   private final ReadConnections reads;
   /** One-row reads answered by a plain HGETALL at a remembered served version (see {@link ReadConnection}). */
-  private final java.util.concurrent.atomic.LongAdder rowReads = new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder rowReads = new LongAdder();
   /** Reads answered by the rows script. */
-  private final java.util.concurrent.atomic.LongAdder scriptReads = new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder scriptReads = new LongAdder();
+  /** SHA-1 of the rows script as Redis returned it from SCRIPT LOAD (for the blocking reads); null until then. */
   private volatile String rowsScriptSha;
 
   RedisViewReader(StatefulRedisConnection<String, String> connection, RedisCommands<String, String> redis,
@@ -60,10 +67,10 @@ public final class RedisViewReader implements ViewReader {
     }
     List<Object> replies;
     try {
-      replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
+      replies = redis.evalsha(rowsScriptSha, ScriptOutputType.MULTI, keys, args);
     } catch (RedisFailures.ScriptNotCached flushed) {
       rowsScriptSha = redis.scriptLoad(RedisScripts.ROWS);
-      replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
+      replies = redis.evalsha(rowsScriptSha, ScriptOutputType.MULTI, keys, args);
     }
     if (replies.size() < 2) {
       return RowDecoding.emptyRows(rowKeys, schemas.viewSchema(name));
@@ -132,7 +139,7 @@ public final class RedisViewReader implements ViewReader {
         return CompletableFuture.completedFuture(reply);
       }
       Throwable cause = unwrap(error);
-      if (cause instanceof io.lettuce.core.RedisNoScriptException) {
+      if (cause instanceof RedisNoScriptException) {
         return connection.async().dispatch(CommandType.EVAL, new RowsScriptOutput(rowKeys.size()),
             scriptArgs(RedisScripts.ROWS, key, name, rowKeys));
       }
@@ -175,7 +182,7 @@ public final class RedisViewReader implements ViewReader {
   }
 
   private static Throwable unwrap(Throwable error) {
-    return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+    return error instanceof CompletionException && error.getCause() != null
         ? error.getCause() : error;
   }
 
@@ -205,7 +212,7 @@ public final class RedisViewReader implements ViewReader {
    * @throws ViewStoreException if Redis cannot be reached
    */
   @Override
-  public AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
+  public AutoCloseable readOnEventLoops(EventLoopGroup loops) {
     return reads.readOnEventLoops(loops);
   }
 
@@ -253,12 +260,12 @@ public final class RedisViewReader implements ViewReader {
    * @return the snapshot; no rows and an empty position when the version does not exist
    */
   public ViewStore.Snapshot snapshot(ViewName name, int version) {
-    List<Object> reply = redis.eval(RedisScripts.SNAPSHOT, io.lettuce.core.ScriptOutputType.MULTI,
+    List<Object> reply = redis.eval(RedisScripts.SNAPSHOT, ScriptOutputType.MULTI,
         new String[] {RedisKeys.meta(name, version), RedisKeys.keys(name, version)},
         RedisKeys.versionPrefix(name, version) + RedisKeys.ROW_INFIX);
     String position = reply.get(0) == null ? "" : String.valueOf(reply.get(0));
     long events = reply.get(1) == null ? 0 : Long.parseLong(String.valueOf(reply.get(1)));
-    Map<String, Map<String, String>> rows = new java.util.TreeMap<>();
+    Map<String, Map<String, String>> rows = new TreeMap<>();
     for (int i = 2; i + 1 < reply.size(); i += 2) {
       rows.put(String.valueOf(reply.get(i)), RowDecoding.pairs(reply.get(i + 1)));
     }

@@ -3,6 +3,7 @@ package dev.streamfold.views;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.HashMap;
 import java.util.List;
@@ -72,7 +73,7 @@ public final class ViewCatalog {
     String[] args = known
         ? new String[] {Integer.toString(version), shape.get(0).getValue(), shape.get(1).getValue()}
         : new String[] {Integer.toString(version)};
-    Long served = redis.eval(RedisScripts.SERVE, io.lettuce.core.ScriptOutputType.INTEGER,
+    Long served = redis.eval(RedisScripts.SERVE, ScriptOutputType.INTEGER,
         new String[] {RedisKeys.view(name)}, args);
     boolean applied = served != null && served == 1L;
     if (applied && known) {
@@ -129,7 +130,7 @@ public final class ViewCatalog {
     // A complete state's target is what it applied: a replay's target was an upper bound where the exact count was
     // not known before it ran (an event-time stop, or a partitioned stream: the stream's whole count).
     String applied = redis.hget(RedisKeys.meta(name, 1), "events_applied");
-    Map<String, String> fields = new java.util.HashMap<>(Map.of("phase", ViewPhase.COMPLETE.name(),
+    Map<String, String> fields = new HashMap<>(Map.of("phase", ViewPhase.COMPLETE.name(),
         "updated_at_ms", Long.toString(System.currentTimeMillis())));
     if (applied != null) {
       fields.put("backfill_target_events", applied);

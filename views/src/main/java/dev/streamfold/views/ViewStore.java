@@ -5,6 +5,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,46 +13,38 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Materialized views in one Redis server (layout in {@link RedisKeys}): reads for the query-service
- * and catalog operations for the transform manager. Owns one lettuce client and a shared connection,
- * plus up to {@link #READ_CONNECTIONS} for {@link #rowsWithSchemaAsync} (opened on first use, auto-flush
- * off, see {@link #flushReads()}); thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
+ * Materialized views in one Redis server (layout in {@link RedisKeys}). Owns one Redis client and hands out
+ * the roles that use it: {@link #reader()}, the reads the query-service serves; {@link #catalog()}, the
+ * catalog operations of the transform manager; {@link #writer}, the commits of rows of one version (on a
+ * connection of its own). The store's own methods are one-line delegations to them. The reader and the
+ * catalog share one connection, plus up to {@link #READ_CONNECTIONS} for {@link #rowsWithSchemaAsync}
+ * (opened on first use, auto-flush off, see {@link #flushReads()}); thread-safe. Redis failures throw
+ * {@link ViewStoreException}.
  */
 public final class ViewStore implements ViewReader, AutoCloseable {
   /** Timeout of one Redis command. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
-
-  private final RedisClient client;
-
-  private final RedisURI uri;
-
-  private final StatefulRedisConnection<String, String> connection;
-
-  private final RedisCommands<String, String> redis;
-
   /**
    * Connections that carry {@link #rowsWithSchemaAsync} reads, at most this many. Each has its own lettuce
    * I/O thread (lettuce assigns connections to its threads round robin), which decodes the replies; with one,
    * that thread was the busiest of the query-service in the serving profile.
    */
   public static final int READ_CONNECTIONS = 2;
+  /** Row cache of each read connection by default, estimated heap bytes (16 MiB). Ours. */
+  public static final long DEFAULT_ROW_CACHE_BYTES = 16L * 1024 * 1024;
 
-  private final long rowCacheBytes;
-
-  private final ViewSchemas schemas;
-
+  private final RedisClient client;
+  /** Shared by the blocking reads and the catalog; auto-flush on. */
+  private final StatefulRedisConnection<String, String> connection;
   private final ReadConnections reads;
-
   private final RedisViewReader reader;
   private final ViewCatalog catalog;
 
   private ViewStore(RedisClient client, RedisURI uri, long rowCacheBytes) {
     this.client = client;
-    this.uri = uri;
-    this.rowCacheBytes = rowCacheBytes;
     this.connection = RedisFailures.connect(client);
-    this.redis = RedisFailures.translating(connection.sync());
-    this.schemas = new ViewSchemas(connection, redis);
+    RedisCommands<String, String> redis = RedisFailures.translating(connection.sync());
+    ViewSchemas schemas = new ViewSchemas(connection, redis);
     this.reads = new ReadConnections(client, uri, rowCacheBytes);
     this.reader = new RedisViewReader(connection, redis, schemas, reads);
     this.catalog = new ViewCatalog(redis, schemas, reader);
@@ -90,9 +83,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     uri.setTimeout(DEFAULT_COMMAND_TIMEOUT);
     return new ViewStore(RedisClient.create(uri), uri, rowCacheBytes);
   }
-
-  /** Row cache of each read connection by default, estimated heap bytes (16 MiB). Ours. */
-  public static final long DEFAULT_ROW_CACHE_BYTES = 16L * 1024 * 1024;
 
   /**
    * Open a writer for one version of a view, on its own connection.
@@ -149,19 +139,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return catalog.resume(name);
   }
 
-  @Override
-  public Optional<ViewName> rollbackTarget(ViewName name) {
-    return reader.rollbackTarget(name);
-  }
-
   /** Same as {@link ViewCatalog#defineVirtualState(VirtualState, ViewSchema)}. */
   public void defineVirtualState(VirtualState state, ViewSchema schema) {
     catalog.defineVirtualState(state, schema);
-  }
-
-  @Override
-  public Optional<VirtualState> virtualState(ViewName name) {
-    return reader.virtualState(name);
   }
 
   /** Same as {@link ViewCatalog#completeVirtualState(ViewName)}. */
@@ -169,28 +149,9 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     catalog.completeVirtualState(name);
   }
 
-  /** Same as {@link RedisViewReader#snapshot(ViewName, int)}. */
-  public Snapshot snapshot(ViewName name, int version) {
-    return reader.snapshot(name, version);
-  }
-
-  /**
-   * An exact state of a view version.
-   *
-   * @param position last applied message ID text per partition (empty when nothing applied)
-   * @param eventsApplied events folded into it
-   * @param rows row key to row (column to value text), sorted by row key
-   */
-  public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
-
   /** Same as {@link ViewCatalog#dropVersion(ViewName, int)}. */
   public void dropVersion(ViewName name, int version) {
     catalog.dropVersion(name, version);
-  }
-
-  /** Same as {@link RedisViewReader#servedVersion(ViewName)}. */
-  public int servedVersion(ViewName name) {
-    return reader.servedVersion(name);
   }
 
   /** Same as {@link ViewCatalog#fail(ViewName, int, String)}. */
@@ -203,6 +164,31 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     catalog.drop(name);
   }
 
+  /** Same as {@link ViewCatalog#latestVersion(ViewName)}. */
+  public int latestVersion(ViewName name) {
+    return catalog.latestVersion(name);
+  }
+
+  @Override
+  public Optional<ViewName> rollbackTarget(ViewName name) {
+    return reader.rollbackTarget(name);
+  }
+
+  @Override
+  public Optional<VirtualState> virtualState(ViewName name) {
+    return reader.virtualState(name);
+  }
+
+  /** Same as {@link RedisViewReader#snapshot(ViewName, int)}. */
+  public Snapshot snapshot(ViewName name, int version) {
+    return reader.snapshot(name, version);
+  }
+
+  /** Same as {@link RedisViewReader#servedVersion(ViewName)}. */
+  public int servedVersion(ViewName name) {
+    return reader.servedVersion(name);
+  }
+
   @Override
   public Optional<Map<String, String>> row(ViewName name, String rowKey) {
     return reader.row(name, rowKey);
@@ -211,11 +197,6 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Same as {@link RedisViewReader#row(ViewName, int, String)}. */
   public Optional<Map<String, String>> row(ViewName name, int version, String rowKey) {
     return reader.row(name, version, rowKey);
-  }
-
-  /** Same as {@link ViewCatalog#latestVersion(ViewName)}. */
-  public int latestVersion(ViewName name) {
-    return catalog.latestVersion(name);
   }
 
   @Override
@@ -244,7 +225,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   }
 
   @Override
-  public AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
+  public AutoCloseable readOnEventLoops(EventLoopGroup loops) {
     return reader.readOnEventLoops(loops);
   }
 
@@ -282,6 +263,15 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   public ScanPage scan(String tenant, String cursor, long count) {
     return reader.scan(tenant, cursor, count);
   }
+
+  /**
+   * An exact state of a view version.
+   *
+   * @param position last applied message ID text per partition (empty when nothing applied)
+   * @param eventsApplied events folded into it
+   * @param rows row key to row (column to value text), sorted by row key
+   */
+  public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
 
   /**
    * Tell whether an error comes from Redis (unreachable, timed out, or refused a command).
