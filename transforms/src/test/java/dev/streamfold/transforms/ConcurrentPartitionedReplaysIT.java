@@ -12,6 +12,7 @@ import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;

@@ -13,6 +13,7 @@ import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.FlinkSessionCluster;
 import dev.streamfold.testkit.process.ManagedProcess;
 import dev.streamfold.transforms.fold.TestFolds;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;

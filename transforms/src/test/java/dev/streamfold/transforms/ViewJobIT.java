@@ -11,6 +11,7 @@ import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
