@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.RedisServerProcess;
+import dev.streamfold.testkit.resp.RawRespClient;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewSchema;

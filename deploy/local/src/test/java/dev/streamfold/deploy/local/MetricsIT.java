@@ -15,6 +15,7 @@ import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.testkit.resp.RawRespClient;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

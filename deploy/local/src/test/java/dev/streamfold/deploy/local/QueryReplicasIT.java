@@ -15,6 +15,7 @@ import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.testkit.resp.RawRespClient;
 import dev.streamfold.views.ViewStore;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;

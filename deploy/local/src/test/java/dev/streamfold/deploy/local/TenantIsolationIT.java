@@ -30,6 +30,7 @@ import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.testkit.resp.RawRespClient;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
