@@ -35,12 +35,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pulsar.client.impl.Murmur3Hash32;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Partitioned streams end to end on real Pulsar, Redis and a Flink MiniCluster: key routing, a view over
@@ -48,6 +50,7 @@ import org.junit.jupiter.api.Test;
  * replays to a position vector, to latest and to an event time, and a training set whose features are
  * checked row by row against the append order, each against an oracle.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PartitionedStreamIT {
   private static final int PARTITIONS = 4;
   private static PulsarLedger ledger;

@@ -21,10 +21,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 10: view jobs on a real Flink session cluster — a JobManager and TaskManagers as their own JVMs —
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * in-test fold of the ledger, exactly (Flink restores the job from its last checkpoint and the view sink's
  * commits are exactly-once). A Java transformation's jar travels to the cluster with its job.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RemoteFlinkIT {
   private static final int EVENTS = 150_000;
   private static PulsarLedger ledger;

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * MiniCluster: every virtual state is compared with the live view's own recorded states, or with an
  * oracle over the appended events.
  */
+@org.junit.jupiter.api.Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ReplayIT {
   private static final String COUNT_SQL = "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin";
 

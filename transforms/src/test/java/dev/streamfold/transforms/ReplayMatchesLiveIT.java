@@ -19,16 +19,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@link ReplayMatchesLive} on real Pulsar, Redis and a Flink MiniCluster: it compares SQL and Java views of an
  * unpartitioned and a partitioned stream with their replays, skips a view with nothing to replay, and fails,
  * naming the view, its position and the key, when one row of a live view is changed behind the job's back.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ReplayMatchesLiveIT {
   private static PulsarLedger ledger;
   private static ViewStore views;

@@ -21,16 +21,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The SQL semantics a view pins down (README, "SQL semantics"), each on real Pulsar, Redis and Flink:
  * event-time windows with deterministic watermarks, late events, ordering of LAST_VALUE, retractions.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SqlSemanticsIT {
   private static PulsarLedger ledger;
   private static ViewStore views;

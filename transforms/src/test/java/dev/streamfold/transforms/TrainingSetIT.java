@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
@@ -38,11 +39,13 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Point-in-time training sets on real Pulsar, Redis and a Flink MiniCluster, checked row by row against
  * oracles computed from the appended events in ledger order.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TrainingSetIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -20,12 +20,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** A SQL view job on real Pulsar, real Redis and a real Flink MiniCluster, checked against an oracle. */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewJobIT {
   private static PulsarLedger ledger;
   private static ViewStore views;

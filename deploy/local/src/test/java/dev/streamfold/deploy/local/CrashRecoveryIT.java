@@ -36,12 +36,14 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Exactly-once views across crashes (issue 3): the Streamfold server is a real process killed with
  * SIGKILL; every check compares the view with a plain fold of exactly the events up to the position the
  * view reports.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class CrashRecoveryIT {
   static PulsarLedger ledger;
   static ViewStore views;

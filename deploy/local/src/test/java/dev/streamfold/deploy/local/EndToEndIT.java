@@ -42,12 +42,14 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The main job end to end on real data: real flights rows ingested over gRPC into a real Pulsar ledger,
  * a SQL transformation created over gRPC and run by Flink, every view row read through the
  * query-service with a real Redis client (lettuce) and compared with a plain group-by.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EndToEndIT {
   private static final String TENANT = Testkit.uniqueName("e2e");
   private static StreamfoldServer server;

@@ -42,6 +42,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -51,6 +52,7 @@ import org.junit.jupiter.api.function.Executable;
  * were, and the server must keep serving. Inputs that are legal but odd (NUL and emoji keys, duplicate
  * idempotency keys in one batch, an event time in 1970) are stored exactly, on another stream.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HostileIngestIT {
   private static final String TENANT = Testkit.uniqueName("hostile");
   private static final String STREAM = "events";

@@ -35,6 +35,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A counted corpus of hostile SQL and training-set expressions, sent to the whole server over gRPC (real
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * the server still serves. The entries are the refusals a user meets and the ways around each rule that
  * a planner-level test ({@code PlanRuleBypassTest}) covers in more forms.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HostileSqlIT {
   private static final String TENANT = Testkit.uniqueName("hostilesql");
   private static final String NOT_DETERMINISTIC = "is not deterministic";

@@ -30,17 +30,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The server's {@code /metrics} endpoint, scraped over HTTP after known traffic: exact ingest, gRPC and RESP
  * counters, a view's progress gauges, and the text exposition format line by line.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MetricsIT {
   private static final String TENANT = Testkit.uniqueName("metrics");
   private static final int EVENTS = 600;

@@ -33,6 +33,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Query-service replicas: two RESP servers of their own (as separate query-service processes would run), each
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * VIEW.INFO position answers byte for byte the same on both; a replica restarted from nothing answers the same at
  * once (it keeps no state of its own).
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class QueryReplicasIT {
   private static final String TENANT = Testkit.uniqueName("replicas");
   private static final String VIEW = "delays_by_origin";

@@ -54,6 +54,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 5 end to end on the real server (Pulsar, Redis, Flink MiniCluster): replay to a message ID returned
@@ -61,6 +62,7 @@ import org.junit.jupiter.api.Test;
  * ({@code ViewService}), inclusive and exclusive stops, rollback and resume with read-your-writes, the errors
  * of each surface, and a transformation update swapped in while the old version serves.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ReplaySurfacesIT {
   private static final String TENANT = Testkit.uniqueName("replay");
   private static final String VIEW = "delays_by_origin";

@@ -23,16 +23,19 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A stream's schema end to end: declared over gRPC with NOT NULL and DEFAULT, enforced on append, evolved
  * with a new column that has a DEFAULT, and a SQL view created afterwards reads the old events with that
  * default (typed), through the query-service.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StreamSchemaEndToEndIT {
   private static final String TENANT = Testkit.uniqueName("schema");
   private static StreamfoldServer server;

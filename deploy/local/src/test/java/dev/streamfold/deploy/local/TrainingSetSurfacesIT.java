@@ -50,6 +50,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 6 over gRPC on the real server (Pulsar, Redis, Flink MiniCluster): {@code ExportTrainingSet} with
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.Test;
  * validation error; and issue 5's read-your-writes over RESP: {@code VIEW.WAIT} right after an Append
  * returns once {@code HGET} reflects the event, and times out (0) once the view's job is stopped.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TrainingSetSurfacesIT {
   private static final String TENANT = Testkit.uniqueName("tsets");
   private static final String ROUTE_SQL = "SELECT route, COUNT(*) AS flights, AVG(CAST(delay AS DOUBLE)) AS avg_delay"

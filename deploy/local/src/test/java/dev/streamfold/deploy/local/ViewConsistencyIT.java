@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Readers never see half a commit; a Redis restart during the tail is survived (issue 3). */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewConsistencyIT {
   @BeforeAll
   static void connect() {
