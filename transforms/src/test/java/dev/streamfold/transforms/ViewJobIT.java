@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -232,8 +233,8 @@ class ViewJobIT {
       second.start();
       assertThat(second.get(tenant, "delays_by_origin").version()).isEqualTo(2);
       // readers keep seeing version 1 (never a half-built version 2) until version 2 is LIVE
-      long last = servedBefore;
-      while (true) {
+      AtomicLong last = new AtomicLong(servedBefore);
+      Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(20)).until(() -> {
         // a read bracketed by two checks that version 1 is served came from version 1 (versions only go up)
         int servedFirst = views.servedVersion(name);
         long flightsNow = Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"));
@@ -241,15 +242,12 @@ class ViewJobIT {
         if (servedFirst == 1 && servedAfter == 1) {
           assertThat(flightsNow).isEqualTo(servedBefore);
         }
-        last = flightsNow;
-        if (servedAfter != 1) {
-          break;
-        }
-        Thread.sleep(20);
-      }
+        last.set(flightsNow);
+        return servedAfter != 1;
+      });
       awaitApplied(name, 2, 20_000);
       assertThat(views.servedVersion(name)).isEqualTo(2);
-      assertThat(Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"))).isGreaterThanOrEqualTo(last);
+      assertThat(Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"))).isGreaterThanOrEqualTo(last.get());
       assertEqualsOracle(name, flights);
       assertThat(views.metadata(name, 1)).as("version 1 is dropped once version 2 is served").isEmpty();
     }

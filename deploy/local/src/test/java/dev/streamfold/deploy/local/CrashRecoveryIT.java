@@ -172,7 +172,7 @@ class CrashRecoveryIT {
         for (int from = 180_000; from < 200_000; from += 500) {
           more.addAll(append(stream, all.subList(from, from + 500), 500));
           try {
-            Thread.sleep(20);
+            Thread.sleep(20); // paces the writer, so the kill falls while events keep arriving; nothing waits on it
           } catch (InterruptedException e) {
             throw new IllegalStateException(e);
           }
