@@ -7,17 +7,17 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StoredEvent;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
@@ -36,12 +36,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pulsar.client.impl.Murmur3Hash32;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Partitioned streams end to end on real Pulsar, Redis and a Flink MiniCluster: key routing, a view over
@@ -49,6 +51,7 @@ import org.junit.jupiter.api.Test;
  * replays to a position vector, to latest and to an event time, and a training set whose features are
  * checked row by row against the append order, each against an oracle.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PartitionedStreamIT {
   private static final int PARTITIONS = 4;
   private static PulsarLedger ledger;
@@ -77,38 +80,8 @@ class PartitionedStreamIT {
     return manager;
   }
 
-  private static List<StreamColumn> columns() {
-    List<StreamColumn> columns = new ArrayList<>();
-    for (String c : Flights.COLUMNS) {
-      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
-    }
-    return columns;
-  }
-
-  /** Append keyed by origin; returns each event's message ID, in append order. */
-  private static List<MessageIdText> append(StreamRef stream, List<Flights.Flight> flights) {
-    List<MessageIdText> ids = new ArrayList<>();
-    for (int from = 0; from < flights.size(); from += 1000) {
-      List<EventEnvelope> batch = new ArrayList<>();
-      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
-        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
-      }
-      for (Appended a : ledger.append(stream, batch).join()) {
-        ids.add(a.messageId());
-      }
-    }
-    return ids;
-  }
-
   private static int expectedPartition(String key) {
     return Murmur3Hash32.getInstance().makeHash(key) % PARTITIONS; // Pulsar's signSafeMod of a non-negative hash
-  }
-
-  private static void awaitLive(ViewName name, long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewMetadata m = views.liveMetadata(name).orElse(null);
-      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
-    });
   }
 
   private static VirtualStateStatus awaitComplete(TransformManager manager, String tenant, String name) {
@@ -141,14 +114,14 @@ class PartitionedStreamIT {
   void keysStayInTheirPartitionAndViewsReplaysAndTrainingSetsAreExactOverEveryPartition() throws Exception {
     String tenant = Testkit.uniqueName("p");
     StreamRef stream = new StreamRef(tenant, "flights");
-    assertThat(ledger.createStream(stream, columns(), 0, PARTITIONS)).isTrue();
-    assertThat(ledger.createStream(stream, columns(), 0, PARTITIONS)).isFalse();
-    assertThatThrownBy(() -> ledger.createStream(stream, columns(), 0, 0))
+    assertThat(ledger.createStream(stream, FlightEvents.columns(), 0, PARTITIONS)).isTrue();
+    assertThat(ledger.createStream(stream, FlightEvents.columns(), 0, PARTITIONS)).isFalse();
+    assertThatThrownBy(() -> ledger.createStream(stream, FlightEvents.columns(), 0, 0))
         .isInstanceOf(LedgerException.StreamExists.class).hasMessageContaining("4 partitions");
     assertThat(ledger.listStreams(tenant)).containsExactly(stream);
 
     List<Flights.Flight> flights = Flights.load().subList(0, 18_000);
-    List<MessageIdText> ids = append(stream, flights.subList(0, 15_000));
+    List<MessageIdText> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(0, 15_000)));
 
     // Key routing: murmur3_32(key) mod partitions, so one origin's events are in one partition.
     Set<Integer> used = new HashSet<>();
@@ -183,22 +156,22 @@ class PartitionedStreamIT {
     TransformManager manager = manager(tenant, "partitioned-" + tenant);
     try {
       manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
-      awaitLive(name, 15_000);
+      ViewAwaits.awaitLive(views, name, 15_000);
       ViewMetadata live = views.liveMetadata(name).orElseThrow();
       assertThat(live.position()).hasSize(PARTITIONS);
       assertThat(String.join(",", live.position())).isEqualTo(info.latestPositionText());
       assertEqualsOracle(views.snapshot(name, 1).rows(), flights.subList(0, 15_000));
       position15k = String.join(",", live.position());
-      ids.addAll(append(stream, flights.subList(15_000, 16_500)));
-      awaitLive(name, 16_500);
+      ids.addAll(FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(15_000, 16_500))));
+      ViewAwaits.awaitLive(views, name, 16_500);
     } finally {
       manager.close();
     }
     // Appended while no job runs; the restarted server resumes every partition at its committed position.
-    ids.addAll(append(stream, flights.subList(16_500, 18_000)));
+    ids.addAll(FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(16_500, 18_000))));
     manager = manager(tenant, "partitioned-" + tenant);
     try {
-      awaitLive(name, 18_000);
+      ViewAwaits.awaitLive(views, name, 18_000);
       assertEqualsOracle(views.snapshot(name, 1).rows(), flights);
 
       // Replays: to the position vector the view had at 15,000 events, to latest, and before an event time.
