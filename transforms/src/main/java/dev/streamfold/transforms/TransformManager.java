@@ -1,62 +1,42 @@
 package dev.streamfold.transforms;
 
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
-import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
-import dev.streamfold.transforms.job.BackfillSignals;
-import dev.streamfold.transforms.job.PayloadParser;
+import dev.streamfold.transforms.replay.EventLocator;
+import dev.streamfold.transforms.replay.ReplayManager;
 import dev.streamfold.transforms.runtime.CheckpointStore;
-import dev.streamfold.transforms.runtime.JobFailures;
-import dev.streamfold.transforms.runtime.RestartBackoff;
+import dev.streamfold.transforms.runtime.EmbeddedMiniCluster;
+import dev.streamfold.transforms.runtime.FlinkCluster;
 import dev.streamfold.transforms.runtime.StallDetector;
+import dev.streamfold.transforms.runtime.ViewJobSupervisor;
 import dev.streamfold.transforms.sql.SqlPlanner;
-import dev.streamfold.transforms.job.ReplayBound;
-import dev.streamfold.transforms.training.FeatureSpec;
-import dev.streamfold.transforms.training.TrainingSetColumns;
-import dev.streamfold.transforms.training.TrainingSetFormat;
-import dev.streamfold.transforms.training.TrainingSetJobBuilder;
-import dev.streamfold.transforms.training.TrainingSetPlan;
 import dev.streamfold.transforms.training.TrainingSetSpec;
+import dev.streamfold.transforms.training.TrainingSetManager;
 import dev.streamfold.transforms.training.TrainingSetStatus;
-import dev.streamfold.transforms.training.TrainingSetWriter;
 import dev.streamfold.transforms.fold.FoldClasses;
+import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
-import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewSchema;
 import dev.streamfold.views.ViewStore;
-import dev.streamfold.views.ViewWriter;
-import dev.streamfold.views.VirtualState;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * restarted from earliest on its existing subscription (that would re-read everything into live
  * rows): it is rebuilt as the next version on a new subscription and served once caught up.
  */
-public final class TransformManager implements AutoCloseable {
+public final class TransformManager implements ServedTransforms, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransformManager.class);
 
   private final Ledger ledger;
@@ -77,37 +57,23 @@ public final class TransformManager implements AutoCloseable {
   private final TransformCatalog updates;
   private final CheckpointStore checkpoints;
   private final StallDetector stalls;
-  /** Running view jobs by view version: the served version's, and an update's beside it. */
-  private final Map<JobKey, JobID> jobs = new ConcurrentHashMap<>();
-  /** When each running view job was submitted, epoch ms: a stall counts from it or from the last commit. */
-  private final Map<JobKey, Long> submittedAtMs = new ConcurrentHashMap<>();
-  private final Map<JobKey, String> failures = new ConcurrentHashMap<>();
-  /** Running replay jobs by virtual state. */
-  private final Map<ViewName, JobID> replays = new ConcurrentHashMap<>();
-  private final Map<ViewName, java.util.concurrent.CompletableFuture<Void>> replayEnds = new ConcurrentHashMap<>();
+  private final FoldJarStore jars;
+  private final EventLocator locator;
   /** Views this manager runs, for the retirement of superseded versions. */
   private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
   /** The served version up to which older versions were retired, per view. */
   private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
-  private final Map<JobKey, RestartBackoff> restarts = new ConcurrentHashMap<>();
-  private final java.time.Clock clock = java.time.Clock.systemUTC();
-  /**
-   * Jobs that failed and wait for their restart: what {@link #status} reports meanwhile (job state RESTARTING,
-   * not FAILED, and the cause as the error), e.g. {@code restart 1 of 5 after: Foo failed on event ...}.
-   */
-  private final Map<JobKey, String> restarting = new ConcurrentHashMap<>();
+  private final Clock clock;
+  private final Supplier<FlinkCluster> clusters;
   private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "transform-housekeeping");
     t.setDaemon(true);
     return t;
   });
-  /** Training-set builds since start, by "tenant/name", and the scratch directories of running ones. */
-  private final Map<String, TrainingSetStatus> trainingSets = new ConcurrentHashMap<>();
-  private final Map<String, Path> trainingScratch = new ConcurrentHashMap<>();
   private FlinkCluster cluster;
-
-  /** One view version's job. */
-  private record JobKey(ViewName name, int version) {}
+  private ViewJobSupervisor jobs;
+  private ReplayManager replays;
+  private TrainingSetManager trainingSets;
 
   /**
    * Create a manager; call {@link #start()} before use.
@@ -117,6 +83,23 @@ public final class TransformManager implements AutoCloseable {
    * @param options Redis URI, data directory, checkpoint interval, parallelism
    */
   public TransformManager(Ledger ledger, ViewStore views, TransformOptions options) {
+    this(ledger, views, options, Clock.systemUTC(), () -> clusterFor(options));
+  }
+
+  /**
+   * Create a manager with its time and its Flink cluster given; call {@link #start()} before use.
+   *
+   * @param ledger the ledger (catalog storage and sources)
+   * @param views the view store
+   * @param options Redis URI, data directory, checkpoint interval, parallelism
+   * @param clock the time of commits, submissions, restarts and stalls
+   * @param clusters the Flink cluster the jobs run on, asked for once by {@link #start()} (which owns it from
+   *     then on and closes it in {@link #close()})
+   */
+  public TransformManager(Ledger ledger, ViewStore views, TransformOptions options, Clock clock,
+      Supplier<FlinkCluster> clusters) {
+    this.clock = clock;
+    this.clusters = clusters;
     this.ledger = ledger;
     this.views = views;
     this.options = options;
@@ -124,20 +107,21 @@ public final class TransformManager implements AutoCloseable {
     this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
     this.checkpoints = new CheckpointStore(options.checkpointsUri());
     this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
+    this.locator = new EventLocator(ledger);
+    this.jars = new FoldJarStore(ledger, options.dataDir().resolve("jars"));
   }
 
   /**
-   * Start the embedded Flink MiniCluster and resume every transformation of every tenant.
+   * Start the Flink cluster (the embedded MiniCluster unless {@link TransformOptions#flinkRestAddress} names one) and resume every transformation of every tenant.
    *
    * @throws TransformException if the cluster cannot start
    */
   public synchronized void start() {
-    if (options.flinkRestAddress() != null) {
-      cluster = FlinkCluster.remote(options.flinkRestAddress());
-      LOG.info("running view jobs on {}", cluster.describe());
-    } else {
-      cluster = FlinkCluster.embedded(startMiniCluster());
-    }
+    cluster = clusters.get();
+    jobs = new ViewJobSupervisor(ledger, views, options, cluster, checkpoints, jars, stalls, housekeeping, clock, this);
+    replays = new ReplayManager(ledger, views, options, cluster, this, jars, locator, stalls, housekeeping, clock);
+    trainingSets = new TrainingSetManager(ledger, cluster, this, jars, locator, options.dataDir(), housekeeping,
+        clock);
     for (String tenant : ledger.tenants()) {
       if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {
         continue;
@@ -156,43 +140,22 @@ public final class TransformManager implements AutoCloseable {
           }
         } catch (RuntimeException e) {
           LOG.error("cannot resume transformation {}/{}", tenant, definition.name(), e);
-          failures.put(new JobKey(viewName(definition), definition.version()), e.getMessage());
+          jobs.failedToStart(viewName(definition), definition.version(), e.getMessage());
         }
       }
-      failInterruptedReplays(tenant);
+      replays.failInterrupted(tenant);
     }
     housekeeping.scheduleWithFixedDelay(this::retireSafely, 250, 250, TimeUnit.MILLISECONDS);
   }
 
-  private MiniCluster startMiniCluster() {
-    try {
-      Path tmp = options.dataDir().resolve("flink-tmp");
-      Files.createDirectories(tmp);
-      Configuration conf = new Configuration();
-      conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
-      conf.set(RestOptions.BIND_PORT, "0");
-      conf.set(CoreOptions.TMP_DIRS, tmp.toString());
-      conf.set(TaskManagerOptions.NUM_TASK_SLOTS, options.taskSlots());
-      // Window aggregations take managed memory per slot (their record buffers); 2 MiB per slot made
-      // them fail ("minBucketMemorySize is not valid"). Reserved lazily, so idle slots cost nothing.
-      conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(Math.max(64, 16L * options.taskSlots())));
-      conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(128));
-      conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(128));
-      // Java transformations' jars get their own (child-first) class loader; the SPI they implement must
-      // be the server's copy even if a jar bundles one.
-      conf.setString("classloader.parent-first-patterns.additional", "dev.streamfold.transforms.fold.");
-      // Match a job's slot requests with the (one, local) TaskManager's free slots at once. Flink's default
-      // waits 50 ms to batch requirement changes (FLINK-27921), which only helps clusters that start workers;
-      // here it delayed every job start (a view's backfill, each replay) by that much (measured: 78 ms from
-      // the JobMaster's registration to the first task deployed, 6-9 ms with no delay).
-      conf.set(org.apache.flink.configuration.ResourceManagerOptions.REQUIREMENTS_CHECK_DELAY, java.time.Duration.ZERO);
-      MiniCluster mini = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
-          .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.taskSlots()).build());
-      mini.start();
-      return mini;
-    } catch (Exception e) {
-      throw new TransformException("cannot start the embedded Flink MiniCluster: " + e.getMessage(), e);
+  /** The cluster {@code options} name: a session cluster's REST address, else the embedded MiniCluster. */
+  private static FlinkCluster clusterFor(TransformOptions options) {
+    if (options.flinkRestAddress() != null) {
+      FlinkCluster remote = FlinkCluster.remote(options.flinkRestAddress());
+      LOG.info("running view jobs on {}", remote.describe());
+      return remote;
     }
+    return FlinkCluster.embedded(EmbeddedMiniCluster.start(options.dataDir().resolve("flink-tmp"), options.taskSlots()));
   }
 
   /**
@@ -211,12 +174,12 @@ public final class TransformManager implements AutoCloseable {
     Optional<String> checkpoint = checkpoints.latest(definition);
     if (checkpoint.isPresent()) {
       LOG.info("resuming {} v{} from {}", viewName(definition), definition.version(), checkpoint.get());
-      submit(definition, checkpoint);
+      jobs.submit(definition, checkpoint);
     } else {
       TransformDefinition next = definition.withVersion(nextVersion(definition.tenant(), definition.name()));
       LOG.info("no checkpoint for {} v{}: rebuilding as v{}", viewName(definition), definition.version(), next.version());
       table.put(next);
-      submit(next, Optional.empty());
+      jobs.submit(next, Optional.empty());
     }
   }
 
@@ -226,24 +189,6 @@ public final class TransformManager implements AutoCloseable {
     max = Math.max(max, catalog.get(tenant, name).map(TransformDefinition::version).orElse(0));
     max = Math.max(max, updates.get(tenant, name).map(TransformDefinition::version).orElse(0));
     return max + 1;
-  }
-
-  /** A replay cannot continue after a restart (its job is gone): say so in its metadata. */
-  private void failInterruptedReplays(String tenant) {
-    for (String name : views.views(tenant)) {
-      try {
-        ViewName state = new ViewName(tenant, name);
-        if (views.virtualState(state).isEmpty()) {
-          continue;
-        }
-        Optional<ViewMetadata> meta = views.metadata(state, 1);
-        if (meta.isPresent() && meta.get().phase() != ViewPhase.COMPLETE && meta.get().phase() != ViewPhase.FAILED) {
-          views.fail(state, 1, "the replay was interrupted by a server restart: drop the virtual state and replay again");
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("cannot check virtual state {}/{}", tenant, name, e);
-      }
-    }
   }
 
   /**
@@ -269,7 +214,7 @@ public final class TransformManager implements AutoCloseable {
     checkWindowsUnpartitioned(tenant, plan);
     long planned = System.nanoTime();
     TransformDefinition created = startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
-        plan.keyColumns(), plan.columns(), 1, System.currentTimeMillis()));
+        plan.keyColumns(), plan.columns(), 1, clock.millis()));
     LOG.info("view {}/{} v1 created in {} ms: columns of {} streams {} ms, SQL validated and planned {} ms, job built"
         + " and submitted {} ms", tenant, name, (System.nanoTime() - start) / 1_000_000, streams.size(),
         (described - start) / 1_000_000, (planned - described) / 1_000_000, (System.nanoTime() - planned) / 1_000_000);
@@ -279,9 +224,9 @@ public final class TransformManager implements AutoCloseable {
   /**
    * Event-time windows close on a watermark computed from the events in ledger order. A partitioned stream
    * has no such order across partitions: its partitions are read interleaved in any way, so a watermark over
-   * all of them runs ahead of the slower partitions and their events become late (a tryout lost 59 % of the
-   * events, and live and replay disagreed). Per-partition watermarks are future work; until then such SQL is
-   * refused before anything is stored or started.
+   * all of them runs ahead of the slower partitions and their events become late (dropped, and live and replay
+   * disagree). Per-partition watermarks are future work; until then such SQL is refused before anything is
+   * stored or started.
    *
    * @throws TransformException.InvalidSql naming the stream and its partitions
    */
@@ -358,70 +303,9 @@ public final class TransformManager implements AutoCloseable {
     if (jar == null || jar.length == 0) {
       throw new TransformException.InvalidFold("the jar is empty", null);
     }
-    Path dir = options.dataDir().toAbsolutePath().resolve("jars").resolve(tenant);
-    Path upload;
-    try {
-      Files.createDirectories(dir);
-      upload = Files.createTempFile(dir, "upload-", ".jar");
-      Files.write(upload, jar);
-    } catch (IOException e) {
-      throw new TransformException("cannot write the jar under " + dir + ": " + e.getMessage(), e);
-    }
-    try {
-      FoldClasses.Shape shape = FoldClasses.inspect(upload, className);
-      String sha256 = ledger.putArtifact(tenant, jar);
-      Files.move(upload, dir.resolve(sha256 + ".jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-      LOG.info("stored jar sha256:{} ({} bytes) of {}/{} in the ledger", sha256, jar.length, tenant, name);
-      return new TransformDefinition(tenant, name, null, stream, List.of(shape.keyColumn()), shape.viewColumns(),
-          version, System.currentTimeMillis(), className, sha256);
-    } catch (IOException e) {
-      throw new TransformException("cannot keep the jar under " + dir + ": " + e.getMessage(), e);
-    } finally {
-      try {
-        Files.deleteIfExists(upload);
-      } catch (IOException ignored) {
-        // a leftover upload file is harmless
-      }
-    }
-  }
-
-  /**
-   * The local copy of a Java transformation's jar, fetched from the ledger when missing (a new server, a
-   * wiped data directory).
-   */
-  private Path jarFile(TransformDefinition definition) {
-    Path dir = options.dataDir().toAbsolutePath().resolve("jars").resolve(definition.tenant());
-    Path file = dir.resolve(definition.jarSha256() + ".jar");
-    if (Files.isRegularFile(file)) {
-      return file;
-    }
-    byte[] jar = ledger.artifact(definition.tenant(), definition.jarSha256());
-    try {
-      Files.createDirectories(dir);
-      Path temp = Files.createTempFile(dir, "fetch-", ".jar");
-      Files.write(temp, jar);
-      Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException e) {
-      throw new TransformException("cannot keep the jar of " + definition.name() + " under " + dir + ": "
-          + e.getMessage(), e);
-    }
-    LOG.info("fetched jar sha256:{} of {}/{} from the ledger", definition.jarSha256(), definition.tenant(),
-        definition.name());
-    return file;
-  }
-
-  /** Attach the jars of Java transformations to a job graph (Flink ships them to the tasks' class loader). */
-  private void attachJars(JobGraph graph, List<TransformDefinition> definitions) {
-    for (TransformDefinition definition : definitions) {
-      if (definition.isFold()) {
-        org.apache.flink.core.fs.Path jar = new org.apache.flink.core.fs.Path(jarFile(definition).toUri());
-        if (!graph.getUserJars().contains(jar)) {
-          graph.addJar(jar);
-        }
-      }
-    }
+    FoldJarStore.Stored stored = jars.store(tenant, name, jar, className);
+    return new TransformDefinition(tenant, name, null, stream, List.of(stored.shape().keyColumn()),
+        stored.shape().viewColumns(), version, clock.millis(), className, stored.sha256());
   }
 
   private TransformDefinition startNew(TransformDefinition definition) {
@@ -431,7 +315,7 @@ public final class TransformManager implements AutoCloseable {
     catalog.put(definition);
     views.define(viewName, schema(definition));
     managed.add(viewName);
-    submit(definition, Optional.empty());
+    jobs.submit(definition, Optional.empty());
     return definition;
   }
 
@@ -466,7 +350,7 @@ public final class TransformManager implements AutoCloseable {
     SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streamColumns(tenant), keyColumns);
     checkWindowsUnpartitioned(tenant, plan);
     return startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
-        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), System.currentTimeMillis()));
+        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), clock.millis()));
   }
 
   private TransformDefinition startUpdate(TransformDefinition next) {
@@ -482,7 +366,7 @@ public final class TransformManager implements AutoCloseable {
     updates.put(next);
     managed.add(viewName(current));
     try {
-      submit(next, Optional.empty());
+      jobs.submit(next, Optional.empty());
     } catch (RuntimeException e) {
       updates.delete(tenant, name);
       views.dropVersion(viewName(next), next.version());
@@ -494,7 +378,7 @@ public final class TransformManager implements AutoCloseable {
 
   /** Stop an update in progress and remove everything it made. */
   private void abandonUpdate(TransformDefinition update) {
-    cancel(new JobKey(viewName(update), update.version()));
+    jobs.cancel(viewName(update), update.version());
     updates.delete(update.tenant(), update.name());
     removeVersion(update);
   }
@@ -502,7 +386,7 @@ public final class TransformManager implements AutoCloseable {
   /** Remove one version's rows, subscription and checkpoints (its job is stopped). */
   private void removeVersion(TransformDefinition version) {
     views.dropVersion(viewName(version), version.version());
-    failures.remove(new JobKey(viewName(version), version.version()));
+    jobs.forget(viewName(version), version.version());
     checkpoints.deleteVersion(version);
     try {
       ledger.deleteSubscription(new StreamRef(version.tenant(), version.sourceStream()),
@@ -512,25 +396,11 @@ public final class TransformManager implements AutoCloseable {
     }
   }
 
-  private void cancel(JobKey key) {
-    JobID id = jobs.remove(key);
-    submittedAtMs.remove(key);
-    if (id == null) {
-      return;
-    }
-    try {
-      cluster.cancelJob(id).get(60, TimeUnit.SECONDS);
-      cluster.requestJobResult(id).get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.warn("cancelling the job of {} v{} failed", key.name(), key.version(), e);
-    }
-  }
-
   /** The update's version is served: it becomes the transformation; the old version is retired. */
   private synchronized void finishUpdate(TransformDefinition update) {
     Optional<TransformDefinition> old = catalog.get(update.tenant(), update.name());
     if (old.isPresent() && old.get().version() != update.version()) {
-      cancel(new JobKey(viewName(update), old.get().version()));
+      jobs.cancel(viewName(update), old.get().version());
       removeVersion(old.get());
     }
     views.define(viewName(update), schema(update)); // the view hash has it since the serve; this refreshes caches
@@ -540,9 +410,7 @@ public final class TransformManager implements AutoCloseable {
   }
 
   private void retireSafely() {
-    if (!unrecordedFailures.isEmpty() && System.currentTimeMillis() - lastFailureRecordingMs >= 5_000) {
-      recordFailures();
-    }
+    jobs.recordPendingFailures();
     try {
       retire();
     } catch (RuntimeException e) {
@@ -565,168 +433,11 @@ public final class TransformManager implements AutoCloseable {
       Integer done = retiredBelow.get(name);
       if (served > 0 && (done == null || done < served)) {
         for (int v = 1; v < served; v++) {
-          if (!jobs.containsKey(new JobKey(name, v)) && views.metadata(name, v).isPresent()) {
+          if (!jobs.hasJob(name, v) && views.metadata(name, v).isPresent()) {
             views.dropVersion(name, v);
           }
         }
         retiredBelow.put(name, served);
-      }
-    }
-  }
-
-  private void submit(TransformDefinition definition, Optional<String> checkpoint) {
-    ViewName name = viewName(definition);
-    JobKey key = new JobKey(name, definition.version());
-    views.defineVersion(name, definition.version(), schema(definition));
-    StreamRef stream = new StreamRef(definition.tenant(), definition.sourceStream());
-    StreamInfo info = ledger.describe(stream);
-    String targetId;
-    long targetEvents;
-    List<String> resumeFrom = List.of();
-    Optional<ViewMetadata> existing = views.metadata(name, definition.version());
-    if (checkpoint.isPresent() && existing.isPresent()) {
-      targetId = existing.get().backfillTargetMessageId();
-      targetEvents = existing.get().backfillTargetEvents();
-      resumeFrom = existing.get().position();
-    } else {
-      // The backfill target is recorded once, when the version starts.
-      targetId = info.latestPositionText(); // a position vector on a partitioned stream
-      targetEvents = info.eventCount();
-      try (ViewWriter writer = views.writer(name, definition.version())) {
-        writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-            targetEvents, targetId), System.currentTimeMillis());
-      }
-    }
-    JobGraph graph = ViewJobBuilder.build(definition, info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(),
-        ledger.adminUrl(), options.redisUri(), checkpoints.versionDir(definition),
-        options.checkpointInterval(), options.parallelism(), targetId, targetEvents, info.watermarkDelayMs(), resumeFrom);
-    attachJars(graph, List.of(definition));
-    checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
-    JobID id = graph.getJobID();
-    // When the job's tracker has applied the backfill target, checkpoint at once: that checkpoint's commit
-    // makes the version LIVE (a hint from the task, in this JVM only; see BackfillSignals).
-    long reachable = targetEvents;
-    BackfillSignals.register(id, () -> {
-      LOG.info("view {} v{} applied its backfill target ({} events): triggering a checkpoint", name,
-          definition.version(), reachable);
-      cluster.triggerCheckpoint(id).whenComplete((done, error) -> {
-        if (error != null) {
-          LOG.info("checkpoint at the backfill target of view {} v{} not taken ({}); the next periodic one"
-              + " commits it", name, definition.version(), error.getMessage());
-        }
-      });
-    });
-    try {
-      cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      BackfillSignals.unregister(id);
-      throw new TransformException("cannot submit the job of view " + name + ": " + e.getMessage(), e);
-    }
-    jobs.put(key, id);
-    submittedAtMs.put(key, System.currentTimeMillis());
-    failures.remove(key);
-    restarting.remove(key);
-    cluster.requestJobResult(id).whenComplete((result, error) -> {
-      BackfillSignals.unregister(id);
-      if (!id.equals(jobs.get(key))) {
-        return; // cancelled or replaced on purpose
-      }
-      String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse(null);
-      if (cause != null) {
-        LOG.error("view job {} v{} failed: {}", name, definition.version(), cause);
-        if (restartLater(definition, key, id, cause)) {
-          return;
-        }
-        recordFailure(key, cause);
-      }
-    });
-  }
-
-  /** Restarts of one view job allowed within {@link RestartBackoff#DEFAULT_WINDOW} before it is reported FAILED. */
-  static final int MAX_RESTARTS = RestartBackoff.DEFAULT_MAX_RESTARTS;
-
-  /**
-   * Restart a failed view job the exact way: resubmit it from its latest retained checkpoint with the
-   * source at the view's committed position (as after a server restart). View jobs run with Flink's
-   * restart strategy {@code none} on purpose: Flink's own restart restores the Pulsar source's split
-   * state, and the connector resumes after the whole batched entry of its last message ID, losing the rest
-   * of that batch (found by {@code RemoteFlinkIT}: a TaskManager killed during a backfill left the view
-   * events short forever).
-   *
-   * @return true when a restart is scheduled; false when the job failed {@link #MAX_RESTARTS} times within
-   *     the {@link RestartBackoff} window (or the manager is closing): then it is FAILED
-   */
-  private boolean restartLater(TransformDefinition definition, JobKey key, JobID failed, String cause) {
-    RestartBackoff backoff = restarts.computeIfAbsent(key, k -> new RestartBackoff(clock));
-    long delayMs;
-    synchronized (backoff) {
-      java.util.OptionalLong delay = backoff.next();
-      if (delay.isEmpty()) {
-        restarting.remove(key);
-        return false;
-      }
-      delayMs = delay.getAsLong();
-      restarting.put(key, "restart " + backoff.granted() + " of " + backoff.maxRestarts() + " after: " + cause);
-      LOG.warn("restarting view job {} v{} from its latest checkpoint in {} ms (restart {} of {} allowed in {} min)",
-          key.name(), key.version(), delayMs, backoff.granted(), backoff.maxRestarts(), backoff.windowMs() / 60_000);
-    }
-    try {
-      housekeeping.schedule(() -> restart(definition, key, failed), delayMs, TimeUnit.MILLISECONDS);
-      return true;
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      restarting.remove(key);
-      return false;
-    }
-  }
-
-  private synchronized void restart(TransformDefinition definition, JobKey key, JobID failed) {
-    if (!failed.equals(jobs.get(key))) {
-      restarting.remove(key);
-      return; // deleted, retired, replaced or closed meanwhile
-    }
-    try {
-      submit(definition, checkpoints.latest(definition)); // replaces the job: no longer restarting
-    } catch (RuntimeException e) {
-      // e.g. the view store still down: a failed resubmission is one more failure, restarted the same way (it
-      // gave up at once, and a view stayed FAILED after an outage of a minute)
-      String cause = "cannot restart: " + (ViewStore.isRedisFailure(e) ? ViewStore.describeRedisFailure(e)
-          : e.getMessage());
-      LOG.error("cannot restart view job {} v{}", key.name(), key.version(), e);
-      if (!restartLater(definition, key, failed, cause)) {
-        recordFailure(key, cause);
-      }
-    }
-  }
-
-  /**
-   * A view job's final failure: reported by {@link #status} from memory at once, and recorded in the view's
-   * metadata (what {@code VIEW.INFO}, {@code VIEW.LIST} and the metrics read) now, or by housekeeping once the
-   * view store answers again.
-   */
-  private void recordFailure(JobKey key, String cause) {
-    failures.put(key, cause);
-    unrecordedFailures.put(key, cause);
-    recordFailures();
-  }
-
-  /** Failures the view store did not take yet (it was down), by view job. */
-  private final Map<JobKey, String> unrecordedFailures = new ConcurrentHashMap<>();
-  private volatile long lastFailureRecordingMs;
-
-  /** Record the failures not recorded yet in the views' metadata; at most every 5 s while the view store is down. */
-  private void recordFailures() {
-    for (Map.Entry<JobKey, String> failure : unrecordedFailures.entrySet()) {
-      JobKey key = failure.getKey();
-      try {
-        if (failure.getValue().equals(failures.get(key))) { // not restarted or cancelled meanwhile
-          views.fail(key.name(), key.version(), failure.getValue());
-        }
-        unrecordedFailures.remove(key, failure.getValue());
-      } catch (RuntimeException e) {
-        LOG.warn("cannot record the failure of view {} v{} yet: {}", key.name(), key.version(), e.getMessage());
-        lastFailureRecordingMs = System.currentTimeMillis();
-        return;
       }
     }
   }
@@ -737,6 +448,7 @@ public final class TransformManager implements AutoCloseable {
    *
    * @throws TransformException.NotFound if it does not exist
    */
+  @Override
   public TransformDefinition get(String tenant, String name) {
     return current(tenant, name).served();
   }
@@ -781,21 +493,31 @@ public final class TransformManager implements AutoCloseable {
    * @param view view (transformation) name
    * @return the count, or empty when the view is unknown or the ledger cannot say
    */
-  public java.util.OptionalLong sourceEvents(String tenant, String view) {
+  public OptionalLong sourceEvents(String tenant, String view) {
     if (catalog.get(tenant, view).isEmpty()) {
-      return java.util.OptionalLong.empty();
+      return OptionalLong.empty();
     }
     try {
       // the served version's stream: an update may fold another stream
-      return java.util.OptionalLong.of(ledger.describe(new StreamRef(tenant, get(tenant, view).sourceStream())).eventCount());
+      return OptionalLong.of(ledger.describe(new StreamRef(tenant, get(tenant, view).sourceStream())).eventCount());
     } catch (RuntimeException e) {
-      return java.util.OptionalLong.empty();
+      return OptionalLong.empty();
     }
+  }
+
+  @Override
+  public boolean exists(String tenant, String name) {
+    return catalog.get(tenant, name).isPresent();
+  }
+
+  @Override
+  public List<String> names(String tenant) {
+    return catalog.list(tenant).stream().map(TransformDefinition::name).toList();
   }
 
   /** List a tenant's transformations as served (see {@link #get}), by name. */
   public List<TransformDefinition> list(String tenant) {
-    List<TransformDefinition> served = new java.util.ArrayList<>();
+    List<TransformDefinition> served = new ArrayList<>();
     for (TransformDefinition definition : catalog.list(tenant)) {
       try {
         served.add(get(tenant, definition.name()));
@@ -816,401 +538,50 @@ public final class TransformManager implements AutoCloseable {
     Current current = current(tenant, name);
     TransformDefinition definition = current.served();
     ViewName viewName = viewName(definition);
-    JobKey key = new JobKey(viewName, definition.version());
-    // each job's restart cause read once, for both its state and its error: read apart, a restart scheduled in
-    // between showed RESTARTING with no error
-    String restartCause = restarting.get(key);
-    String error = failures.getOrDefault(key, restartCause != null ? restartCause
-        : views.metadata(viewName, definition.version()).map(ViewMetadata::error).orElse(""));
-    Optional<ViewStatus.Update> update = current.pending().map(next -> {
-      JobKey nextKey = new JobKey(viewName, next.version());
-      String nextRestartCause = restarting.get(nextKey);
-      Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
-      String nextError = failures.getOrDefault(nextKey, nextRestartCause != null ? nextRestartCause
-          : progress.map(ViewMetadata::error).orElse(""));
-      String nextState = jobState(nextKey, nextRestartCause);
-      return new ViewStatus.Update(next, progress, nextState, nextError == null ? "" : nextError,
-          stalled(nextKey, next, progress, nextState));
-    });
     Optional<ViewMetadata> building = views.metadata(viewName, definition.version());
-    String state = jobState(key, restartCause);
-    return new ViewStatus(definition, building, current.servedVersion(), state, error == null ? "" : error, update,
-        views.rollbackTarget(viewName).map(ViewName::view), stalled(key, definition, building, state));
+    ViewJobSupervisor.Report job = jobs.report(definition, building);
+    Optional<ViewStatus.Update> update = current.pending().map(next -> {
+      Optional<ViewMetadata> progress = views.metadata(viewName, next.version());
+      ViewJobSupervisor.Report nextJob = jobs.report(next, progress);
+      return new ViewStatus.Update(next, progress, nextJob.state(), nextJob.error(), nextJob.stalled());
+    });
+    return new ViewStatus(definition, building, current.servedVersion(), job.state(), job.error(), update,
+        views.rollbackTarget(viewName).map(ViewName::view), job.stalled());
   }
 
   /**
-   * Say why a backfill looks stuck, or "" when it does not: its job is RUNNING, it has events left to apply, and
-   * its last commit and its job's submission are older than {@link TransformOptions#stallAfter} (a backfill
-   * commits at every checkpoint in which it made progress). The cause is named from where the next events are stored: a segment
-   * offloaded to S3 and deleted locally points at the S3 endpoint, whose reads the broker retries while the
-   * job's consumer waits without an error.
-   *
-   * @param key the version's job
-   * @param definition the version's definition (its source stream)
-   * @param metadata the version's metadata, empty before its first commit
-   * @param jobState the version's Flink job state
-   * @return the stall in words, "" when none
-   */
-  private String stalled(JobKey key, TransformDefinition definition, Optional<ViewMetadata> metadata,
-      String jobState) {
-    if (!"RUNNING".equals(jobState) || metadata.isEmpty()) {
-      return "";
-    }
-    return stalls.stalled(new StreamRef(definition.tenant(), definition.sourceStream()), metadata.get(),
-        submittedAtMs.getOrDefault(key, 0L), "backfill");
-  }
-
-  private String jobState(JobKey key, String restartCause) {
-    JobID id = jobs.get(key);
-    if (id == null) {
-      return "NOT_RUNNING";
-    }
-    if (restartCause != null) {
-      return "RESTARTING"; // the failed job waits for its restart from the latest checkpoint: not FAILED yet
-    }
-    String state;
-    try {
-      state = cluster.getJobStatus(id).get(10, TimeUnit.SECONDS).name();
-    } catch (Exception e) {
-      return "UNKNOWN";
-    }
-    // Flink's FAILED ends the job, not the view: until the job's result is handled (a restart scheduled, or the
-    // failure recorded once restarts ran out) the view is still failing over, not FAILED, which clients take as final
-    return state.equals("FAILED") && !failures.containsKey(key) ? "FAILING" : state;
-  }
-
-  /**
-   * Replay a view's transformation over a range of the ledger into a new virtual state: a named,
-   * read-only view as of an exact position (cursor semantics in {@link ReplayCursor}). Validates the
-   * cursors, registers the state, and starts a bounded Flink job running the view's served SQL (the same
-   * code path as the view job) from the earliest event (or {@code from}) up to the stop; returns at once.
-   * Follow its progress with {@link #virtualState}: BACKFILLING while it runs, then COMPLETE (served,
-   * read as {@code <name>:<key>}) or FAILED. A completed replay is checked: the events it applied must
-   * equal the ledger's count up to a message-ID stop (the appender's sequence ids are the events'
-   * ordinals), else it is marked FAILED.
+   * Replay a view's transformation over a range of the ledger into a new virtual state; returns at once (see
+   * {@link ReplayManager#replay}).
    *
    * @param tenant tenant name
    * @param view the view (transformation) to replay
    * @param from where to start, or empty for the earliest event (a full-history state)
    * @param to where to stop ({@code inclusive} false for {@code --before})
-   * @param as the virtual state's name; empty for the position form {@code <view>@<message ID>}, which
-   *     exists only for a full-history replay to a message ID or to latest (resolved to its message ID)
+   * @param as the virtual state's name; empty for the position form {@code <view>@<message ID>}
    * @return the new virtual state
    * @throws TransformException.NotFound if the view does not exist
    * @throws TransformException.InvalidReplay if a message ID is not in the stream (the message names the
    *     stream and its first and latest message IDs), the start is after the stop, or a name is needed
    * @throws TransformException.VirtualStateExists if the name is taken
+   * @throws TransformException.Conflict if the view's transformation no longer plans against its stream
    * @throws IllegalArgumentException if the name is malformed
    * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
    */
   public synchronized VirtualStateStatus replay(String tenant, String view, Optional<ReplayCursor> from,
       ReplayCursor to, Optional<String> as) {
-    long t0 = System.nanoTime();
-    TransformDefinition definition = get(tenant, view);
-    StreamRef stream = new StreamRef(tenant, definition.sourceStream());
-    StreamInfo info = ledger.describe(stream);
-    long described = System.nanoTime();
-    if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.LATEST) {
-      throw new TransformException.InvalidReplay("--from takes a message ID or an event time, not 'latest'");
-    }
-    if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.EVENT_TIME && to.kind() == ReplayCursor.Kind.EVENT_TIME
-        && (from.get().eventTimeMs() > to.eventTimeMs() || from.get().eventTimeMs() == to.eventTimeMs() && !to.inclusive())) {
-      // The start is the first event (in ledger order) at or after its time, which is past the stop time, and the
-      // stop ends the range before the first event past its time: the range is empty whatever the ledger holds.
-      throw new TransformException.InvalidReplay("the start (" + from.get().describe("from") + ") is after the stop ("
-          + to.describe(to.inclusive() ? "to" : "before") + "): nothing to replay");
-    }
-    if (info.partitioned()) {
-      return replayPartitioned(definition, stream, info, from, to, as);
-    }
-    if (to.kind() == ReplayCursor.Kind.POSITION || from.map(c -> c.kind() == ReplayCursor.Kind.POSITION).orElse(false)) {
-      throw new TransformException.InvalidReplay("stream " + stream + " is not partitioned: give one message ID,"
-          + " not a position vector");
-    }
-    Optional<StoredEvent> start = from.filter(c -> c.kind() == ReplayCursor.Kind.MESSAGE)
-        .map(c -> locateOrExplain(stream, info, c.messageId().get()));
-    Optional<StoredEvent> stop = to.kind() == ReplayCursor.Kind.MESSAGE
-        ? Optional.of(locateOrExplain(stream, info, to.messageId().get()))
-        : to.kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
-            ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
-    long located = System.nanoTime();
-    if (start.isPresent() && stop.isPresent() && (start.get().sequence() > stop.get().sequence()
-        || start.get().sequence() == stop.get().sequence() && !to.inclusive())) {
-      throw new TransformException.InvalidReplay("the start " + start.get().messageId()
-          + (to.inclusive() ? " is after the stop " : " is not before the stop (--before) ")
-          + stop.get().messageId() + " in stream " + stream + ": nothing to replay");
-    }
-    String name = as.filter(n -> !n.isBlank()).orElseGet(() -> {
-      if (from.isEmpty() && to.inclusive() && stop.isPresent()) {
-        return view + "@" + stop.get().messageId();
-      }
-      throw new TransformException.InvalidReplay("name the virtual state with --as (only a full-history replay"
-          + " --to a message ID or latest gets the default name <view>@<message ID>)");
-    });
-    ViewName target = new ViewName(tenant, name);
-    if (target.isPositionForm()) {
-      // The position form is a promise: VIEW@ID is VIEW's full history up to and including ID.
-      String expected = from.isEmpty() && to.inclusive() && stop.isPresent() ? view + "@" + stop.get().messageId() : null;
-      if (!name.equals(expected)) {
-        throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
-            + " which only names a full-history replay of that view --to that message ID"
-            + (expected == null ? "" : " (here: " + expected + ")") + "; choose a plain name with --as");
-      }
-    }
-    if (views.virtualState(target).isPresent() || views.schema(target).isPresent()
-        || catalog.get(tenant, name).isPresent()) {
-      throw views.virtualState(target).isPresent() ? new TransformException.VirtualStateExists(tenant, name)
-          : new TransformException.VirtualStateExists(tenant, name, "a view: name the new state with --as");
-    }
-    // Events the replay must apply: exact for message-ID cursors (sequence ids are ordinals), else an upper bound.
-    long first = start.map(StoredEvent::sequence).orElse(0L);
-    long end = stop.map(e -> e.sequence() + (to.inclusive() ? 1 : 0)).orElse(info.eventCount());
-    boolean exact = stop.isPresent() && from.map(c -> c.kind() == ReplayCursor.Kind.MESSAGE).orElse(true);
-    long targetEvents = Math.max(0, end - first);
-    MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
-    VirtualState state = new VirtualState(target, view, definition.version(), definition.logic(),
-        from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
-        System.currentTimeMillis());
-    views.defineVirtualState(state, schema(definition));
-    try (ViewWriter writer = views.writer(target, 1)) {
-      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(), targetEvents,
-          readThrough == null ? "" : readThrough.toString()), System.currentTimeMillis());
-    }
-    long defined = System.nanoTime();
-    if (readThrough == null || (exact && targetEvents == 0)) {
-      views.completeVirtualState(target); // nothing to read: the empty state is exact
-      LOG.info("virtual state {} is empty ({} over an empty range)", target, state.stop());
-      return virtualState(tenant, name);
-    }
-    ReplayBound bound = new ReplayBound(start.map(e -> e.messageId().toString()).orElse(null),
-        from.filter(c -> c.kind() == ReplayCursor.Kind.EVENT_TIME).map(ReplayCursor::eventTimeMs).orElse(Long.MIN_VALUE),
-        stop.map(e -> e.messageId().toString()).orElse(null), to.inclusive(),
-        to.kind() == ReplayCursor.Kind.EVENT_TIME ? to.eventTimeMs() : Long.MAX_VALUE, to.inclusive());
-    String run = java.util.UUID.randomUUID().toString();
-    String subscription = "streamfold-replay-" + run;
-    Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
-    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(definition,
-        info.columns(), stream.topic(), 0, ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(),
-        scratch.toUri().toString(), options.checkpointInterval(), options.parallelism(), target, subscription, bound,
-        List.of(readThrough), targetEvents, info.watermarkDelayMs()));
-    long built = System.nanoTime();
-    long expected = exact ? targetEvents : -1;
-    VirtualStateStatus status = runReplay(tenant, name, target, definition, graph, stream, subscription, scratch,
-        applied -> {
-          long events = applied.eventsApplied();
-          return expected >= 0 && events != expected
-              ? "the replay applied " + events + " events but the ledger holds " + expected + " in its range" : null;
-        });
-    long submitted = System.nanoTime();
-    LOG.info("replay {} of {} events started in {} ms: stream described {} ms, cursors located {} ms, virtual state"
-        + " defined {} ms, SQL planned and job built {} ms, job submitted {} ms", target, targetEvents,
-        (submitted - t0) / 1_000_000, (described - t0) / 1_000_000, (located - described) / 1_000_000,
-        (defined - located) / 1_000_000, (built - defined) / 1_000_000, (submitted - built) / 1_000_000);
-    return status;
-  }
-
-  /**
-   * Plan a replay's job. The view's SQL is planned against the stream's current columns, so it fails when a
-   * column the view uses was removed since (or came back otherwise). Then the virtual state just defined is
-   * removed again (it stayed BACKFILLING with nothing running, and blocked its name) and the caller gets a
-   * FAILED_PRECONDITION naming the cause instead of an internal error.
-   *
-   * @throws TransformException.Conflict if the SQL no longer plans against the stream
-   */
-  private JobGraph plannedReplay(ViewName target, TransformDefinition definition, StreamRef stream,
-      java.util.function.Supplier<JobGraph> build) {
-    try {
-      return build.get();
-    } catch (RuntimeException e) {
-      try {
-        views.drop(target);
-      } catch (RuntimeException dropFailed) {
-        LOG.warn("cannot remove virtual state {} after its replay failed to plan", target, dropFailed);
-      }
-      throw new TransformException.Conflict("view '" + definition.name() + "' (version " + definition.version()
-          + ") cannot be replayed: its transformation does not plan against the current columns of stream '"
-          + stream.stream() + "' (" + dev.streamfold.ledger.Names.shorten(JobFailures.rootMessage(e)) + "); if a column it"
-          + " uses was removed since, bring it back as it was (stream schema update)");
-    }
-  }
-
-  /**
-   * Submit a replay job and follow it to COMPLETE or FAILED.
-   *
-   * @param check the completed replay's metadata to the reason it is wrong, or null when it is right
-   */
-  private VirtualStateStatus runReplay(String tenant, String name, ViewName target, TransformDefinition definition,
-      JobGraph graph, StreamRef stream, String subscription, Path scratch,
-      java.util.function.Function<ViewMetadata, String> check) {
-    attachJars(graph, List.of(definition));
-    try {
-      cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      views.fail(target, 1, "cannot submit the replay job: " + e.getMessage());
-      throw new TransformException("cannot submit the replay job of " + target + ": " + e.getMessage(), e);
-    }
-    JobID id = graph.getJobID();
-    java.util.concurrent.CompletableFuture<Void> ended = new java.util.concurrent.CompletableFuture<>();
-    replayEnds.put(target, ended);
-    replays.put(target, id);
-    cluster.requestJobResult(id).whenCompleteAsync((result, error) -> {
-      try {
-        if (!id.equals(replays.remove(target))) {
-          return; // dropped on purpose
-        }
-        String cause = error != null ? error.getMessage()
-            : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse(null);
-        if (cause == null) {
-          Optional<ViewMetadata> done = views.metadata(target, 1);
-          cause = done.isEmpty() ? "the replay's virtual state has no metadata" : check.apply(done.get());
-        }
-        if (cause == null) {
-          views.completeVirtualState(target);
-          LOG.info("virtual state {} is complete", target);
-        } else {
-          LOG.error("replay {} failed: {}", target, cause);
-          views.fail(target, 1, cause);
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("cannot record the end of replay {}", target, e);
-      } finally {
-        replayEnds.remove(target, ended);
-        ended.complete(null); // recorded: wake the progress streams before the cleanup below
-        CheckpointStore.deleteLocalDir(scratch);
-        try {
-          ledger.deleteSubscription(stream, subscription);
-        } catch (RuntimeException e) {
-          LOG.warn("cannot delete replay subscription {}", subscription, e);
-        }
-      }
-    }, housekeeping);
-    return virtualState(tenant, name);
-  }
-
-  /**
-   * A replay of a view over a partitioned stream. Ledger order exists within each partition only, so every
-   * cursor is applied partition by partition: a stop is a position vector (one message ID per partition;
-   * a partition it does not list contributes nothing), {@code latest} (the latest position vector when the
-   * replay starts) or an event time (each partition stops at its own first event past T); a start is an
-   * event time (each partition starts at its own first event at or after T). A completed replay to a
-   * position vector (inclusive) or to latest is checked: its committed position must equal the stop vector,
-   * partition by partition, else it is FAILED.
-   */
-  private VirtualStateStatus replayPartitioned(TransformDefinition definition, StreamRef stream, StreamInfo info,
-      Optional<ReplayCursor> from, ReplayCursor to, Optional<String> as) {
-    String tenant = definition.tenant();
-    if (from.isPresent() && from.get().kind() != ReplayCursor.Kind.EVENT_TIME) {
-      throw new TransformException.InvalidReplay("stream " + stream + " has " + info.partitions() + " partitions, which"
-          + " have no common order of message IDs: --from takes an event time there (each partition starts at its first"
-          + " event at or after it)");
-    }
-    List<MessageIdText> stops = new ArrayList<>();
-    switch (to.kind()) {
-      case MESSAGE -> throw new TransformException.InvalidReplay("stream " + stream + " has " + info.partitions()
-          + " partitions" + (to.messageId().get().partition() >= info.partitions() || to.messageId().get().partition() < 0
-              ? " (0 to " + (info.partitions() - 1) + "; message ID " + to.messageId().get() + " names partition "
-                  + to.messageId().get().partition() + ")" : "")
-          + ": a single message ID names one partition's position only; stop at a position vector (one"
-          + " message ID per partition, joined by ',', as VIEW.INFO reports a view's position; latest: "
-          + info.latestPositionText() + "), at latest, or at an event time");
-      case POSITION -> {
-        List<MessageIdText> ids = to.position();
-        for (MessageIdText id : ids) {
-          if (id.partition() < 0 || id.partition() >= info.partitions()) {
-            throw new TransformException.InvalidReplay("message ID " + id + " names partition " + id.partition()
-                + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1) + " (latest position "
-                + info.latestPositionText() + ")");
-          }
-          stops.add(locateOrExplain(stream, info, id).messageId());
-        }
-      }
-      case LATEST -> stops.addAll(info.latestPositions());
-      case EVENT_TIME -> { }
-    }
-    stops.sort(java.util.Comparator.comparingInt(MessageIdText::partition));
-    String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
-        "name the virtual state with --as: a replay of a partitioned stream stops at a position vector, which has no"
-        + " <view>@<message ID> name (to roll back to it: replay --as NAME, then rollback VIEW --state NAME)"));
-    ViewName target = new ViewName(tenant, name);
-    if (target.isPositionForm()) {
-      throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
-          + " which names replays of unpartitioned streams only; choose a plain name with --as");
-    }
-    if (views.virtualState(target).isPresent() || views.schema(target).isPresent()
-        || catalog.get(tenant, name).isPresent()) {
-      throw views.virtualState(target).isPresent() ? new TransformException.VirtualStateExists(tenant, name)
-          : new TransformException.VirtualStateExists(tenant, name, "a view: name the new state with --as");
-    }
-    boolean messageStop = to.kind() != ReplayCursor.Kind.EVENT_TIME;
-    List<MessageIdText> readThrough = messageStop ? stops : info.latestPositions();
-    String stopText = String.join(",", stops.stream().map(Object::toString).toList());
-    // "to latest" is recorded as the vector it stood for, so the state says where it stops and can be rebuilt
-    String stopDescription = to.kind() == ReplayCursor.Kind.LATEST && !stops.isEmpty()
-        ? "to " + stopText + " (latest when replayed)" : to.describe(to.inclusive() ? "to" : "before");
-    VirtualState state = new VirtualState(target, definition.name(), definition.version(), definition.logic(),
-        from.map(c -> c.describe("from")).orElse(""), stopDescription, System.currentTimeMillis());
-    views.defineVirtualState(state, schema(definition));
-    String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
-    try (ViewWriter writer = views.writer(target, 1)) {
-      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-          info.eventCount(), readThroughText), System.currentTimeMillis());
-    }
-    if (readThrough.isEmpty()) {
-      views.completeVirtualState(target); // nothing to read: the empty state is exact
-      LOG.info("virtual state {} is empty ({} over an empty range)", target, state.stop());
-      return virtualState(tenant, name);
-    }
-    ReplayBound bound = new ReplayBound(null,
-        from.map(ReplayCursor::eventTimeMs).orElse(Long.MIN_VALUE),
-        messageStop ? stopText : null, to.inclusive(),
-        to.kind() == ReplayCursor.Kind.EVENT_TIME ? to.eventTimeMs() : Long.MAX_VALUE, to.inclusive());
-    String run = java.util.UUID.randomUUID().toString();
-    String subscription = "streamfold-replay-" + run;
-    Path scratch = options.dataDir().toAbsolutePath().resolve("replays").resolve(run);
-    JobGraph graph = plannedReplay(target, definition, stream, () -> ViewJobBuilder.buildReplay(definition,
-        info.columns(), stream.topic(), info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), options.redisUri(),
-        scratch.toUri().toString(), options.checkpointInterval(), options.parallelism(), target, subscription, bound,
-        readThrough, info.eventCount(), info.watermarkDelayMs()));
-    boolean exact = messageStop && to.inclusive() && from.isEmpty();
-    java.util.Set<String> expected = new java.util.HashSet<>(stops.stream().map(Object::toString).toList());
-    return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, done -> {
-      java.util.Set<String> reached = new java.util.HashSet<>(done.position());
-      return exact && !reached.equals(expected)
-          ? "the replay stopped at " + String.join(",", done.position()) + " but its stop is " + stopText : null;
-    });
-  }
-
-  /** The event at {@code id}, or an error naming the stream and its valid range. */
-  private StoredEvent locateOrExplain(StreamRef stream, StreamInfo info, MessageIdText id) {
-    Optional<StoredEvent> found = ledger.locate(stream, id, 30_000);
-    if (found.isPresent()) {
-      return found.get();
-    }
-    if (info.latest().isEmpty()) {
-      throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": the stream is empty");
-    }
-    if (info.partitioned()) {
-      // a partitioned stream has no single first or latest message ID: name the latest position instead
-      throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
-          + info.eventCount() + " events in " + info.partitions() + " partitions end at the position "
-          + info.latestPositionText() + " (latest)");
-    }
-    String firstId = ledger.read(stream, Optional.empty(), 1, 30_000).stream().findFirst()
-        .map(e -> e.messageId().toString()).orElse("?");
-    throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
-        + info.eventCount() + " events run from " + firstId + " (first) to " + info.latest().get() + " (latest)");
+    return replays.replay(tenant, view, from, to, as);
   }
 
   /**
    * When the replay into a virtual state ends: completes once its job has ended and the state is recorded
-   * COMPLETE or FAILED, so followers need not wait for their next poll.
+   * COMPLETE or FAILED.
    *
    * @param tenant tenant name
    * @param name the virtual state
    * @return a future completed on the end of its running replay, or already completed when none runs
    */
-  public java.util.concurrent.CompletableFuture<Void> replayEnded(String tenant, String name) {
-    return replayEnds.getOrDefault(new ViewName(tenant, name), java.util.concurrent.CompletableFuture.completedFuture(null));
+  public CompletableFuture<Void> replayEnded(String tenant, String name) {
+    return replays.replayEnded(tenant, name);
   }
 
   /**
@@ -1219,37 +590,12 @@ public final class TransformManager implements AutoCloseable {
    * @throws TransformException.VirtualStateNotFound if {@code name} is not a virtual state
    */
   public VirtualStateStatus virtualState(String tenant, String name) {
-    ViewName target = new ViewName(tenant, name);
-    VirtualState state = views.virtualState(target)
-        .orElseThrow(() -> new TransformException.VirtualStateNotFound(tenant, name));
-    List<String> rolledBack = new java.util.ArrayList<>();
-    for (TransformDefinition definition : catalog.list(tenant)) {
-      if (views.rollbackTarget(viewName(definition)).map(target::equals).orElse(false)) {
-        rolledBack.add(definition.name());
-      }
-    }
-    Optional<ViewMetadata> progress = views.metadata(target, 1);
-    String stalled = "";
-    if (progress.isPresent() && replays.containsKey(target)) {
-      try {
-        StreamRef stream = new StreamRef(tenant, current(tenant, state.sourceView()).served().sourceStream());
-        stalled = stalls.stalled(stream, progress.get(), state.createdAtMs(), "replay");
-      } catch (TransformException.NotFound deleted) {
-        // its view is gone: nothing says which stream it reads
-      }
-    }
-    return new VirtualStateStatus(state, progress, rolledBack, stalled);
+    return replays.virtualState(tenant, name);
   }
 
   /** List a tenant's virtual states, by name. */
   public List<VirtualStateStatus> virtualStates(String tenant) {
-    List<VirtualStateStatus> states = new java.util.ArrayList<>();
-    for (String name : views.views(tenant)) {
-      if (views.virtualState(new ViewName(tenant, name)).isPresent()) {
-        states.add(virtualState(tenant, name));
-      }
-    }
-    return states;
+    return replays.virtualStates(tenant);
   }
 
   /**
@@ -1259,34 +605,12 @@ public final class TransformManager implements AutoCloseable {
    * @throws TransformException.Conflict if a view is rolled back to it (resume the view first)
    */
   public synchronized boolean dropVirtualState(String tenant, String name) {
-    ViewName target = new ViewName(tenant, name);
-    if (views.virtualState(target).isEmpty()) {
-      return false;
-    }
-    List<String> rolledBack = virtualState(tenant, name).rolledBackViews();
-    if (!rolledBack.isEmpty()) {
-      throw new TransformException.Conflict("virtual state '" + name + "' serves reads of " + rolledBack
-          + " (rolled back); resume first: streamfold resume " + rolledBack.get(0));
-    }
-    JobID id = replays.remove(target);
-    if (id != null) {
-      // Wait for the job to end, not only for the cancel to be acknowledged: a late commit of the
-      // cancelled job must not land after the drop (and into a new state of the same name).
-      try {
-        cluster.cancelJob(id).get(60, TimeUnit.SECONDS);
-        cluster.requestJobResult(id).get(60, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        LOG.warn("cancelling replay {} failed", target, e);
-      }
-    }
-    views.drop(target);
-    return true;
+    return replays.dropVirtualState(tenant, name);
   }
 
   /**
-   * Roll a view back: its reads return a complete, full-history virtual state of it until {@link #resume}.
-   * The switch is one Redis write, atomic for readers. The view's job keeps running underneath, so the
-   * live state stays current and resume is instant, and appends are never held back.
+   * Roll a view back: its reads return a complete, full-history virtual state of it until {@link #resume}
+   * (see {@link ReplayManager#rollback}).
    *
    * @param tenant tenant name
    * @param view the view
@@ -1297,29 +621,7 @@ public final class TransformManager implements AutoCloseable {
    *     event, or is not complete
    */
   public synchronized void rollback(String tenant, String view, String state) {
-    TransformDefinition definition = get(tenant, view);
-    VirtualStateStatus status = virtualState(tenant, state);
-    if (!status.state().sourceView().equals(view)) {
-      throw new TransformException.Conflict("virtual state '" + state + "' was replayed from view '"
-          + status.state().sourceView() + "', not '" + view + "'");
-    }
-    if (!status.state().fullHistory()) {
-      throw new TransformException.Conflict("virtual state '" + state + "' starts " + status.state().start()
-          + ", not at the earliest event: it is not the view as of any position");
-    }
-    if (!status.state().sql().equals(definition.logic())) {
-      throw new TransformException.Conflict("virtual state '" + state + "' was replayed with another transformation"
-          + " (version " + status.state().transformVersion() + ": other SQL or Java fold) than view '" + view
-          + "' serves now (version " + definition.version() + "); replay it with the current one under another name"
-          + " (streamfold replay " + view + " --to <message ID> --as NAME) and roll back to that");
-    }
-    ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);
-    if (phase != ViewPhase.COMPLETE) {
-      throw new TransformException.Conflict("virtual state '" + state + "' is " + phase
-          + (phase == ViewPhase.FAILED ? " (" + status.progress().get().error() + ")" : " (still replaying)")
-          + "; a view can be rolled back only to a complete state");
-    }
-    views.rollback(viewName(definition), new ViewName(tenant, state));
+    replays.rollback(tenant, view, state);
   }
 
   /**
@@ -1329,321 +631,24 @@ public final class TransformManager implements AutoCloseable {
    * @throws TransformException.NotFound if the view does not exist
    */
   public synchronized boolean resume(String tenant, String view) {
-    return views.resume(viewName(get(tenant, view)));
+    return replays.resume(tenant, view);
   }
 
   /**
-   * Build a point-in-time-correct training set from the ledger (see {@link TrainingSetSpec}): validates
-   * everything first (views, columns, expressions, output), then starts a bounded Flink job that folds
-   * the label stream from the earliest event with each feature view's own SQL and writes one row per
-   * label event with the features as the views held them just before it ({@link
-   * dev.streamfold.transforms.training.PointInTimeJoin}). Returns at once; follow it with
-   * {@link #trainingSet}. When the job ends, a manifest ({@code <output>.manifest.json}) records the
-   * range, the transformation versions and the command. Features must read the label stream: ledger order
-   * is defined within one stream only.
+   * Build a point-in-time-correct training set from the ledger; returns at once (see
+   * {@link TrainingSetManager#create}).
    *
    * @param spec the training set
    * @return its status (RUNNING, or COMPLETE at once for an empty stream)
    * @throws TransformException.InvalidTrainingSet if a name, view, column, expression, cursor or the
    *     output is not usable; the message names the field
+   * @throws TransformException.Conflict if a build of that name is running
    * @throws TransformException.NotFound if a feature view does not exist
    * @throws TransformException.InvalidReplay if the stop message ID is not in the stream
    * @throws dev.streamfold.ledger.LedgerException.StreamNotFound if the label stream does not exist
    */
   public synchronized TrainingSetStatus createTrainingSet(TrainingSetSpec spec) {
-    if (!spec.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
-      throw new TransformException.InvalidTrainingSet("invalid training set name '" + spec.name()
-          + "': use a letter or '_' then letters, digits, '_' or '-'");
-    }
-    TrainingSetStatus running = trainingSets.get(spec.tenant() + "/" + spec.name());
-    if (running != null && running.phase().equals(TrainingSetStatus.RUNNING)) {
-      throw new TransformException.Conflict("training set '" + spec.name() + "' is being built already");
-    }
-    StreamRef stream = new StreamRef(spec.tenant(), spec.labelStream());
-    StreamInfo info = ledger.describe(stream);
-    if (info.partitioned() && spec.to().kind() == ReplayCursor.Kind.MESSAGE) {
-      throw new TransformException.InvalidTrainingSet("stream " + stream + " has " + info.partitions() + " partitions:"
-          + " --to takes a position vector (one message ID per partition, joined by ','), latest or an event time");
-    }
-    if (!info.partitioned() && spec.to().kind() == ReplayCursor.Kind.POSITION) {
-      throw new TransformException.InvalidTrainingSet("stream " + stream + " is not partitioned: give one message ID,"
-          + " not a position vector");
-    }
-    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
-    Path output = Path.of(spec.output());
-    if (!output.isAbsolute()) {
-      output = options.dataDir().toAbsolutePath().resolve("training-sets").resolve(output);
-    }
-    TrainingSetFormat format;
-    try {
-      format = TrainingSetFormat.of(output);
-    } catch (IllegalArgumentException e) {
-      throw new TransformException.InvalidTrainingSet("--out: " + e.getMessage());
-    }
-    String table = ViewJobBuilder.quote(spec.labelStream());
-    String entity = requireExpression("--entity", spec.entity());
-    String label = requireExpression("--label", spec.label());
-    checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
-    String labelType = checkExpression("--label", label, label, table, streams);
-    String where = spec.where().isEmpty() ? "TRUE" : spec.where();
-    String whereType = checkExpression("--where", where, where, table, streams);
-    if (!whereType.equals("BOOLEAN")) {
-      // a CAST to BOOLEAN plans for any string and fails the job on the first value that is not 'true'/'false'
-      throw new TransformException.InvalidTrainingSet("--where: '" + where + "' is " + whereType + ", not a condition;"
-          + " give a condition on the label stream's columns, e.g. delay > 15");
-    }
-
-    List<TransformDefinition> views = new java.util.ArrayList<>();
-    List<String> viewNames = new java.util.ArrayList<>();
-    List<String> joins = new java.util.ArrayList<>();
-    int n = spec.features().size();
-    int[] viewOf = new int[n];
-    int[] joinOf = new int[n];
-    int[] columnOf = new int[n];
-    LinkedHashMap<String, String> featureTypes = new LinkedHashMap<>();
-    for (int f = 0; f < n; f++) {
-      FeatureSpec feature = spec.features().get(f);
-      TransformDefinition view = get(spec.tenant(), feature.view());
-      if (!view.sourceStream().equals(spec.labelStream())) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()
-            + "'; ledger order is defined within one stream, so features must read the label stream");
-      }
-      if (!view.isFold() && SqlPlanner.analyze(view.sql(), view.sourceStream(), info.columns(), null).eventTimeWindows()) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' uses event-time windows; windowed views are not supported as features yet");
-      }
-      List<String> columns = new java.util.ArrayList<>(view.columns().keySet());
-      columnOf[f] = columns.indexOf(feature.column());
-      if (columnOf[f] < 0) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' has no column '" + feature.column() + "'; its columns: " + columns);
-      }
-      if (List.of("message_id", "event_time", "entity", "label").contains(feature.name())) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
-            + feature.name() + "' is taken by the training set's own columns (message_id, event_time, entity, label);"
-            + " name the feature, e.g. " + feature.column() + "_feature=" + feature.view() + "." + feature.column());
-      }
-      if (featureTypes.put(feature.name(), view.columns().get(feature.column())) != null) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
-            + feature.name() + "' is used by another feature; give one of them another name (name=VIEW.column)");
-      }
-      if (!viewNames.contains(view.name())) {
-        viewNames.add(view.name());
-        views.add(view);
-      }
-      viewOf[f] = viewNames.indexOf(view.name());
-      String join = feature.join().isEmpty() ? entity : feature.join();
-      checkExpression("feature " + feature.describe() + " join", join, "CAST((" + join + ") AS STRING)", table, streams);
-      if (!joins.contains(join)) {
-        joins.add(join);
-      }
-      joinOf[f] = joins.indexOf(join);
-    }
-    List<int[]> keyIndexes = new java.util.ArrayList<>();
-    for (TransformDefinition view : views) {
-      List<String> columns = new java.util.ArrayList<>(view.columns().keySet());
-      keyIndexes.add(view.keyColumns().stream().mapToInt(columns::indexOf).toArray());
-    }
-    StringBuilder projection = new StringBuilder("SELECT CAST((" + entity + ") AS STRING) AS `_entity`, (" + label
-        + ") AS `_label`, COALESCE(CAST((" + where + ") AS BOOLEAN), FALSE) AS `_is_label`, `"
-        + PayloadParser.EVENT_TIME_COLUMN + "`, `" + PayloadParser.MESSAGE_ID_COLUMN + "`");
-    for (int j = 0; j < joins.size(); j++) {
-      projection.append(", CAST((").append(joins.get(j)).append(") AS STRING) AS `_join_").append(j).append('`');
-    }
-    projection.append(" FROM ").append(table);
-
-    List<MessageIdText> readThroughAll;
-    long targetEvents;
-    String stopText;
-    if (info.partitioned()) {
-      // Per partition (see replayPartitioned); the events are merged back into sequence-id order in the job.
-      List<MessageIdText> stops = new ArrayList<>();
-      if (spec.to().kind() == ReplayCursor.Kind.POSITION) {
-        for (MessageIdText id : spec.to().position()) {
-          if (id.partition() < 0 || id.partition() >= info.partitions()) {
-            throw new TransformException.InvalidTrainingSet("message ID " + id + " names partition " + id.partition()
-                + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1));
-          }
-          stops.add(locateOrExplain(stream, info, id).messageId());
-        }
-      } else if (spec.to().kind() == ReplayCursor.Kind.LATEST) {
-        stops.addAll(info.latestPositions());
-      }
-      stops.sort(Comparator.comparingInt(MessageIdText::partition));
-      readThroughAll = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? info.latestPositions() : stops;
-      targetEvents = info.eventCount(); // an upper bound: progress only
-      stopText = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? null
-          : String.join(",", stops.stream().map(Object::toString).toList());
-    } else {
-      Optional<StoredEvent> stop = spec.to().kind() == ReplayCursor.Kind.MESSAGE
-          ? Optional.of(locateOrExplain(stream, info, spec.to().messageId().get()))
-          : spec.to().kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
-              ? Optional.of(locateOrExplain(stream, info, info.latest().get())) : Optional.empty();
-      readThroughAll = stop.map(StoredEvent::messageId).or(info::latest).map(List::of).orElse(List.of());
-      targetEvents = stop.map(e -> e.sequence() + (spec.to().inclusive() ? 1 : 0)).orElse(info.eventCount());
-      stopText = stop.map(e -> e.messageId().toString()).orElse(null);
-    }
-    String readThrough = readThroughAll.isEmpty() ? null
-        : String.join(",", readThroughAll.stream().map(Object::toString).toList());
-    ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, stopText,
-        spec.to().inclusive(), spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? spec.to().eventTimeMs() : Long.MAX_VALUE,
-        spec.to().inclusive());
-    TrainingSetColumns columns = TrainingSetColumns.of(labelType, featureTypes);
-    String run = java.util.UUID.randomUUID().toString();
-    Path scratch = options.dataDir().toAbsolutePath().resolve("training").resolve(run);
-    try {
-      Files.createDirectories(scratch);
-      Files.createDirectories(output.toAbsolutePath().getParent());
-    } catch (IOException e) {
-      throw new TransformException.InvalidTrainingSet("--out: cannot create " + output.getParent() + ": " + e.getMessage());
-    }
-    TrainingSetPlan plan = new TrainingSetPlan(spec.features(), viewNames, viewOf, joinOf, columnOf, keyIndexes, columns,
-        format, output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString());
-    String key = spec.tenant() + "/" + spec.name();
-    long startedAt = System.currentTimeMillis();
-    String stopId = readThrough == null ? "" : readThrough;
-    Path manifest = output.resolveSibling(output.getFileName() + ".manifest.json");
-    TrainingSetStatus status = new TrainingSetStatus(spec.name(), TrainingSetStatus.RUNNING, 0, targetEvents, 0,
-        output.toString(), manifest.toString(), stopId, startedAt, 0, "");
-    if (readThrough == null || targetEvents == 0) {
-      try (TrainingSetWriter writer = TrainingSetWriter.open(format, output, columns)) {
-        // an empty range: a file with the schema and no rows
-      } catch (IOException e) {
-        throw new TransformException.InvalidTrainingSet("--out: cannot write " + output + ": " + e.getMessage());
-      }
-      status = finishTrainingSet(spec, status, views, columns, 0, 0, "");
-      trainingSets.put(key, status);
-      return status;
-    }
-    String subscription = "streamfold-training-" + run;
-    String partitionedStop = info.partitioned() && spec.to().inclusive() ? stopText : null;
-    JobGraph graph = TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
-        info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), projection.toString(), views, subscription, bound,
-        readThroughAll, plan);
-    attachJars(graph, views);
-    try {
-      cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new TransformException("cannot submit the training set job " + spec.name() + ": " + e.getMessage(), e);
-    }
-    trainingSets.put(key, status);
-    trainingScratch.put(key, scratch);
-    TrainingSetStatus started = status;
-    cluster.requestJobResult(graph.getJobID()).whenCompleteAsync((result, error) -> {
-      String cause = error != null ? error.getMessage()
-          : result.getSerializedThrowable().map(t -> JobFailures.rootCause(t.getFullStringifiedStackTrace())).orElse("");
-      long[] progress = trainingProgress(scratch);
-      // The range ends at the last event folded (for --before and event-time stops, not the stop cursor); on a
-      // partitioned stream a message stop is its position vector (rebuild with --to that vector), and an
-      // event-time stop is rebuilt with the same event time.
-      String lastRead = partitionedStop != null ? partitionedStop : trainingLastMessageId(scratch);
-      TrainingSetStatus ended = new TrainingSetStatus(started.name(), started.phase(), started.eventsRead(),
-          started.targetEvents(), started.rows(), started.output(), started.manifest(), lastRead,
-          started.startedAtMs(), 0, "");
-      try {
-        trainingSets.put(key, finishTrainingSet(spec, ended, views, columns, progress[0], progress[1], cause));
-      } catch (RuntimeException e) {
-        LOG.warn("cannot finish training set {}", key, e);
-        trainingSets.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],
-            started.targetEvents(), progress[1], started.output(), started.manifest(), lastRead,
-            started.startedAtMs(), System.currentTimeMillis(), "cannot write the manifest: " + e.getMessage()));
-      } finally {
-        trainingScratch.remove(key);
-        CheckpointStore.deleteLocalDir(scratch);
-        try {
-          ledger.deleteSubscription(stream, subscription);
-        } catch (RuntimeException e) {
-          LOG.warn("cannot delete training subscription {}", subscription, e);
-        }
-      }
-    }, housekeeping);
-    return status;
-  }
-
-  /** Record the end of a training set: the manifest when it succeeded. */
-  private TrainingSetStatus finishTrainingSet(TrainingSetSpec spec, TrainingSetStatus started,
-      List<TransformDefinition> views, TrainingSetColumns columns, long events, long rows, String cause) {
-    long now = System.currentTimeMillis();
-    if (cause != null && !cause.isEmpty()) {
-      LOG.error("training set {} failed: {}", spec.name(), cause);
-      return new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, events, started.targetEvents(), rows,
-          started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, cause);
-    }
-    Map<String, Object> manifest = new LinkedHashMap<>();
-    manifest.put("name", spec.name());
-    manifest.put("tenant", spec.tenant());
-    manifest.put("label_stream", spec.labelStream());
-    manifest.put("entity", spec.entity());
-    manifest.put("label", spec.label());
-    manifest.put("where", spec.where());
-    Map<String, Object> range = new LinkedHashMap<>();
-    range.put("from", "earliest");
-    range.put("to", started.stopMessageId());
-    range.put("stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"));
-    range.put("events", events);
-    manifest.put("range", range);
-    List<Map<String, Object>> features = new java.util.ArrayList<>();
-    for (FeatureSpec f : spec.features()) {
-      TransformDefinition view = views.stream().filter(v -> v.name().equals(f.view())).findFirst().orElseThrow();
-      Map<String, Object> entry = new LinkedHashMap<>();
-      entry.put("name", f.name());
-      entry.put("view", f.view());
-      entry.put("column", f.column());
-      entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
-      entry.put("ttl_ms", f.ttlMs());
-      entry.put("transform_version", view.version());
-      entry.put(view.isFold() ? "fold" : "sql", view.logic());
-      features.add(entry);
-    }
-    manifest.put("features", features);
-    List<Map<String, String>> cols = new java.util.ArrayList<>();
-    for (int i = 0; i < columns.size(); i++) {
-      Map<String, String> column = new LinkedHashMap<>();
-      column.put("name", columns.names().get(i));
-      column.put("type", columns.types().get(i));
-      cols.add(column);
-    }
-    manifest.put("columns", cols);
-    manifest.put("rows", rows);
-    manifest.put("format", TrainingSetFormat.of(Path.of(started.output())).name());
-    manifest.put("command", spec.command());
-    manifest.put("created_at", java.time.Instant.ofEpochMilli(now).toString());
-    try {
-      Files.writeString(Path.of(started.manifest()), new com.fasterxml.jackson.databind.ObjectMapper()
-          .writerWithDefaultPrettyPrinter().writeValueAsString(manifest));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    LOG.info("training set {}: {} rows from {} events in {} ms", spec.name(), rows, events, now - started.startedAtMs());
-    return new TrainingSetStatus(spec.name(), TrainingSetStatus.COMPLETE, events, started.targetEvents(), rows,
-        started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, "");
-  }
-
-  /** {events, rows} from a running build's progress file; zeros before its first write. */
-  private static long[] trainingProgress(Path scratch) {
-    try {
-      Path file = scratch.resolve("progress.json");
-      if (!Files.exists(file)) {
-        return new long[] {0, 0};
-      }
-      var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(Files.readString(file));
-      return new long[] {node.path("events").asLong(), node.path("rows").asLong()};
-    } catch (IOException | RuntimeException e) {
-      return new long[] {0, 0};
-    }
-  }
-
-  /** The last message ID a build folded, from its progress file; "" before its first event. */
-  private static String trainingLastMessageId(Path scratch) {
-    try {
-      Path file = scratch.resolve("progress.json");
-      return Files.exists(file)
-          ? new com.fasterxml.jackson.databind.ObjectMapper().readTree(Files.readString(file)).path("last_message_id").asText("")
-          : "";
-    } catch (IOException | RuntimeException e) {
-      return "";
-    }
+    return trainingSets.create(spec);
   }
 
   /**
@@ -1655,36 +660,7 @@ public final class TransformManager implements AutoCloseable {
    * @throws TransformException.InvalidTrainingSet if no build of that name ran since the server started
    */
   public TrainingSetStatus trainingSet(String tenant, String name) {
-    String key = tenant + "/" + name;
-    TrainingSetStatus status = trainingSets.get(key);
-    if (status == null) {
-      throw new TransformException.InvalidTrainingSet("no training set '" + name + "' was built in tenant '" + tenant
-          + "' since the server started (its manifest, beside the output file, records a finished one)");
-    }
-    Path scratch = trainingScratch.get(key);
-    if (status.phase().equals(TrainingSetStatus.RUNNING) && scratch != null) {
-      long[] progress = trainingProgress(scratch);
-      return new TrainingSetStatus(status.name(), status.phase(), progress[0], status.targetEvents(), progress[1],
-          status.output(), status.manifest(), status.stopMessageId(), status.startedAtMs(), 0, "");
-    }
-    return status;
-  }
-
-  private static String requireExpression(String field, String expression) {
-    if (expression == null || expression.isBlank()) {
-      throw new TransformException.InvalidTrainingSet(field + " is required");
-    }
-    return expression.trim();
-  }
-
-  /** Plan {@code SELECT expression FROM table}; return its SQL type, or fail naming the field. */
-  private static String checkExpression(String field, String asWritten, String expression, String table,
-      Map<String, List<StreamColumn>> streams) {
-    try {
-      return SqlPlanner.planColumns("SELECT " + expression + " AS `v` FROM " + table, streams).get("v");
-    } catch (TransformException.InvalidSql e) {
-      throw new TransformException.InvalidTrainingSet(field + ": invalid expression '" + asWritten + "': " + e.getMessage());
-    }
+    return trainingSets.status(tenant, name);
   }
 
   /**
@@ -1700,12 +676,12 @@ public final class TransformManager implements AutoCloseable {
     ViewName viewName = viewName(definition.get());
     Optional<TransformDefinition> update = updates.get(tenant, name);
     update.ifPresent(this::abandonUpdate);
-    cancel(new JobKey(viewName, definition.get().version()));
+    jobs.cancel(viewName, definition.get().version());
     catalog.delete(tenant, name);
     managed.remove(viewName);
     retiredBelow.remove(viewName);
     views.drop(viewName);
-    failures.keySet().removeIf(k -> k.name().equals(viewName));
+    jobs.forgetView(viewName);
     checkpoints.deleteView(definition.get());
     StreamRef stream = new StreamRef(tenant, definition.get().sourceStream());
     for (int v = 1; v <= definition.get().version(); v++) {
@@ -1729,13 +705,14 @@ public final class TransformManager implements AutoCloseable {
   @Override
   public synchronized void close() {
     housekeeping.shutdownNow();
-    List<JobID> running = new java.util.ArrayList<>(jobs.values());
-    running.addAll(replays.values());
-    jobs.clear();
-    replays.clear();
+    List<JobID> running = new ArrayList<>();
+    if (jobs != null) {
+      running.addAll(jobs.detachAll());
+      running.addAll(replays.detachAll());
+    }
     if (cluster != null) {
-      // all at once, within one deadline: one after the other, a server with a dozen views took over 30 s to stop
-      List<java.util.concurrent.CompletableFuture<?>> ends = new java.util.ArrayList<>();
+      // all at once, within one deadline: one after the other, the deadlines would add up per job
+      List<CompletableFuture<?>> ends = new ArrayList<>();
       for (JobID id : running) {
         ends.add(cluster.cancelJob(id).thenCompose(cancelled -> cluster.requestJobResult(id))
             .exceptionally(e -> {
@@ -1744,7 +721,7 @@ public final class TransformManager implements AutoCloseable {
             }));
       }
       try {
-        java.util.concurrent.CompletableFuture.allOf(ends.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+        CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0]))
             .get(30, TimeUnit.SECONDS);
       } catch (Exception e) {
         LOG.warn("not every job ended within 30 s of its cancellation", e);

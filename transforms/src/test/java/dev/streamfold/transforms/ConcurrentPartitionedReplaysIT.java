@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Timeout;
  * subscription with a consumer (subscribe, seek, close), closed it while the seek's disconnect had it
  * resubscribing, and the Pulsar client then closed the whole connection, failing the next partition's
  * lookup; bounded sources now create their subscription with the admin API
- * ({@link dev.streamfold.transforms.job.PresetSubscriptionEnumerator}, issue 36).
+ * ({@link dev.streamfold.transforms.source.PresetSubscriptionEnumerator}, issue 36).
  */
 class ConcurrentPartitionedReplaysIT {
   private static final int PARTITIONS = 4;

@@ -12,6 +12,7 @@ import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.runtime.RestartBackoff;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -151,7 +152,7 @@ class ReplayIT {
         assertThat(status.jobState()).as("a job waiting for its restart is not FAILED").isNotEqualTo("FAILED");
         return status.jobState().equals("RESTARTING");
       });
-      assertThat(seen.get().error()).startsWith("restart 1 of " + TransformManager.MAX_RESTARTS + " after: "
+      assertThat(seen.get().error()).startsWith("restart 1 of " + RestartBackoff.DEFAULT_MAX_RESTARTS + " after: "
           + dev.streamfold.transforms.fold.TestFolds.Sum.class.getName() + " failed on event " + ids.get(1).messageId()
           + " (row key 'boom'): java.lang.IllegalStateException: boom");
     } finally {

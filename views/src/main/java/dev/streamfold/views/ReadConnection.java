@@ -1,5 +1,8 @@
 package dev.streamfold.views;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -8,6 +11,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.net.SocketAddress;
@@ -21,7 +25,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * One of {@link ViewStore}'s read connections, which remembers which version each view serves, so that
@@ -84,18 +90,18 @@ final class ReadConnection implements AutoCloseable {
   private final Set<ViewName> resolving = ConcurrentHashMap.newKeySet();
   private final RedisConnectionStateListener reconnects;
   /** Tracked reads of a view hash started by {@link #resolve}. */
-  private final java.util.concurrent.atomic.LongAdder resolves = new java.util.concurrent.atomic.LongAdder();
-  private final io.lettuce.core.AbstractRedisClient client;
+  private final LongAdder resolves = new LongAdder();
+  private final AbstractRedisClient client;
   /**
    * Cached rows of remembered versions: row key ({@link RedisKeys#row}) to its flat field/value array as
    * {@code HGETALL} returned it (empty when the row was absent); null when caching is off. See the class
    * comment for why an entry is exact.
    */
-  private final com.github.benmanes.caffeine.cache.Cache<String, RowRead> rows;
+  private final Cache<String, RowRead> rows;
   /** The {@code PING} queued since the last flush that cached reads wait for, or null (guarded by this). */
   private CompletableFuture<Void> barrier;
   /** Rows answered from {@link #rows}. */
-  private final java.util.concurrent.atomic.LongAdder cacheHits = new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder cacheHits = new LongAdder();
 
   /**
    * Wrap a fresh connection: turn tracking on (waits for Redis, at most the command timeout), then turn
@@ -108,7 +114,7 @@ final class ReadConnection implements AutoCloseable {
    *     text); 0 turns the row cache off
    * @throws IllegalArgumentException if {@code rowCacheBytes} is negative
    */
-  ReadConnection(io.lettuce.core.AbstractRedisClient client, StatefulRedisConnection<String, String> connection,
+  ReadConnection(AbstractRedisClient client, StatefulRedisConnection<String, String> connection,
       long rowCacheBytes) {
     if (rowCacheBytes < 0) {
       throw new IllegalArgumentException("row cache size must be at least 0 bytes, got " + rowCacheBytes);
@@ -116,7 +122,7 @@ final class ReadConnection implements AutoCloseable {
     this.client = client;
     this.connection = connection;
     this.async = connection.async();
-    this.rows = rowCacheBytes == 0 ? null : com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+    this.rows = rowCacheBytes == 0 ? null : Caffeine.newBuilder()
         .maximumWeight(rowCacheBytes)
         .<String, RowRead>weigher((key, read) -> weight(key, read.flat()))
         .executor(Runnable::run) // evict on the calling thread, no ForkJoinPool task per write
@@ -351,7 +357,7 @@ final class ReadConnection implements AutoCloseable {
   private synchronized CompletableFuture<Void> barrier() {
     if (barrier == null) {
       CompletableFuture<Void> next = new CompletableFuture<>();
-      async.dispatch(CommandType.PING, new io.lettuce.core.output.StatusOutput<>(StringCodec.UTF8),
+      async.dispatch(CommandType.PING, new StatusOutput<>(StringCodec.UTF8),
           new CommandArgs<>(StringCodec.UTF8)).whenComplete((pong, error) -> {
             if (error != null) {
               next.completeExceptionally(error);
@@ -422,7 +428,7 @@ final class ReadConnection implements AutoCloseable {
      * @return the result
      */
     @SuppressWarnings("unchecked")
-    <T> T built(Object shape, java.util.function.Function<String[], T> build) {
+    <T> T built(Object shape, Function<String[], T> build) {
       Built known = built;
       if (known == null || known.shape() != shape) {
         known = new Built(shape, build.apply(flat));

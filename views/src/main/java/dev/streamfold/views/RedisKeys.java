@@ -23,11 +23,24 @@ final class RedisKeys {
   }
 
   static String view(ViewName name) {
-    return "sf:{" + name.tenant() + ":" + name.view() + "}:view";
+    return view(name.tenant(), name.view());
   }
 
   static String versionPrefix(ViewName name, int version) {
-    return "sf:{" + name.tenant() + ":" + name.view() + ":" + version;
+    return versionPrefix(name.tenant(), name.view(), Integer.toString(version));
+  }
+
+  /** Glob matching every key of one version: its metadata, its row-key set and its rows. */
+  static String versionPattern(ViewName name, int version) {
+    return versionPrefix(name, version) + "}:*";
+  }
+
+  /**
+   * Glob matching every key of every version of a view. A version's tag is {@code {tenant:view:<digits>}},
+   * so the keys of a position-form name {@code view@...}, another view, do not match.
+   */
+  static String allVersionsPattern(ViewName name) {
+    return versionPrefix(name.tenant(), name.view(), "[0-9]*");
   }
 
   static String meta(ViewName name, int version) {
@@ -73,5 +86,47 @@ final class RedisKeys {
     }
     return new String[] {tag.substring(0, colon), tag.substring(colon + 1),
         redisKey.substring(infix + ROW_INFIX.length())};
+  }
+
+  /**
+   * The view hash ({@link #view}) as a Lua expression, for a script that learns the view's name as it runs.
+   *
+   * @param tenant a Lua expression of the tenant, e.g. {@code ARGV[1]}
+   * @param view a Lua expression of the view
+   * @return a Lua string expression, e.g. {@code 'sf:{' .. ARGV[1] .. ':' .. src .. '}:view'}
+   */
+  static String viewLua(String tenant, String view) {
+    return quoted(view(spliced(tenant), spliced(view)));
+  }
+
+  /**
+   * The rows' prefix of a version ({@link #row} without the row key) as a Lua expression, for a script that
+   * learns the view and the version as it runs.
+   *
+   * @param tenant a Lua expression of the tenant
+   * @param view a Lua expression of the view
+   * @param version a Lua expression of the version
+   * @return a Lua string expression, e.g. {@code 'sf:{' .. ARGV[1] .. ':' .. src .. ':' .. v .. '}:r:'}
+   */
+  static String rowPrefixLua(String tenant, String view, String version) {
+    return quoted(versionPrefix(spliced(tenant), spliced(view), spliced(version)) + ROW_INFIX);
+  }
+
+  private static String view(String tenant, String view) {
+    return "sf:{" + tenant + ":" + view + "}:view";
+  }
+
+  private static String versionPrefix(String tenant, String view, String version) {
+    return "sf:{" + tenant + ":" + view + ":" + version;
+  }
+
+  /** A Lua expression as a part of a quoted Lua string: it closes the quote, concatenates, reopens it. */
+  private static String spliced(String luaExpression) {
+    return "' .. " + luaExpression + " .. '";
+  }
+
+  /** Text of the layout (no quote in it) as a Lua string literal. */
+  private static String quoted(String text) {
+    return "'" + text + "'";
   }
 }

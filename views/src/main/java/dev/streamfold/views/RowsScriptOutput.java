@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The reply of {@link ViewStore}'s rows script, decoded as it arrives: {@code {source view, version, row 1,
- * row 2, ...}} with each row a flat field/value array (HGETALL's reply), or an empty array when nothing is
+ * The reply of the rows script ({@link RedisScripts#ROWS}), decoded as it arrives: {@code {source view,
+ * version, row 1, row 2, ...}} with each row a flat field/value array (HGETALL's reply), or an empty array when nothing is
  * served. Replaces lettuce's generic nested-list output ({@code ScriptOutputType.MULTI}), which built a
  * {@code List<Object>} per row that the reader then copied into a map: the replies are decoded on lettuce's
  * I/O thread, the busiest thread of the read path in the serving profile.

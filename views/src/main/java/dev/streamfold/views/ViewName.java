@@ -1,6 +1,7 @@
 package dev.streamfold.views;
 
 import java.util.Objects;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -50,7 +51,7 @@ public record ViewName(String tenant, String view) {
     int at = key.indexOf('@');
     int colon = key.indexOf(':');
     if (at > 0 && (colon < 0 || at < colon)) {
-      java.util.regex.Matcher m = POSITION_KEY.matcher(key);
+      Matcher m = POSITION_KEY.matcher(key);
       if (m.matches()) {
         return new String[] {m.group(1), m.group(2)};
       }

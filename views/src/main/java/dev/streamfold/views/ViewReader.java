@@ -1,8 +1,15 @@
 package dev.streamfold.views;
 
+import io.netty.channel.EventLoopGroup;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /** Read access to a tenant's materialized views, as the query-service serves them. Thread-safe. */
 public interface ViewReader {
@@ -27,7 +34,7 @@ public interface ViewReader {
    *     not exist)
    */
   default List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
-    List<Optional<Map<String, String>>> result = new java.util.ArrayList<>();
+    List<Optional<Map<String, String>>> result = new ArrayList<>();
     for (String key : rowKeys) {
       result.add(row(name, key));
     }
@@ -60,7 +67,7 @@ public interface ViewReader {
      * @return the value: {@code make}'s, or the one made earlier for the same key while shared
      */
     @SuppressWarnings("unchecked")
-    public <T> T derived(Object key, java.util.function.Supplier<T> make) {
+    public <T> T derived(Object key, Supplier<T> make) {
       return shared == null ? make.get() : (T) shared.get(key, make);
     }
 
@@ -71,18 +78,18 @@ public interface ViewReader {
 
     @Override
     public int hashCode() {
-      return java.util.Objects.hash(schema, rows);
+      return Objects.hash(schema, rows);
     }
   }
 
   /** Values derived from shared {@link Rows}, by key; thread-safe (two threads may both make a value, one is kept). */
   final class Derived {
-    private final java.util.concurrent.ConcurrentHashMap<Object, Object> values = new java.util.concurrent.ConcurrentHashMap<>(4);
+    private final ConcurrentHashMap<Object, Object> values = new ConcurrentHashMap<>(4);
 
-    Object get(Object key, java.util.function.Supplier<?> make) {
+    Object get(Object key, Supplier<?> make) {
       Object known = values.get(key);
       if (known == null) {
-        known = java.util.Objects.requireNonNull(make.get(), "derived value");
+        known = Objects.requireNonNull(make.get(), "derived value");
         Object first = values.putIfAbsent(key, known);
         if (first != null) {
           known = first;
@@ -118,14 +125,14 @@ public interface ViewReader {
    *
    * @param name the view
    * @param rowKeys the row keys
-   * @return the rows and their shape; completed exceptionally (e.g. with a lettuce
-   *     {@code RedisException}, see {@link ViewStore#isRedisFailure}) if the read fails
+   * @return the rows and their shape; completed exceptionally if the read fails (a failure of Redis is one that
+   *     {@link ViewStore#isRedisFailure} recognises)
    */
-  default java.util.concurrent.CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
+  default CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
     try {
-      return java.util.concurrent.CompletableFuture.completedFuture(rowsWithSchema(name, rowKeys));
+      return CompletableFuture.completedFuture(rowsWithSchema(name, rowKeys));
     } catch (RuntimeException e) {
-      return java.util.concurrent.CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(e);
     }
   }
 
@@ -144,7 +151,7 @@ public interface ViewReader {
    *     and must close the returned handle before shutting them down
    * @return a handle that closes those connections (reads then use the reader's own connections again)
    */
-  default AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
+  default AutoCloseable readOnEventLoops(EventLoopGroup loops) {
     return () -> {};
   }
 

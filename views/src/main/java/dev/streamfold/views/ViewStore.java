@@ -1,67 +1,53 @@
 package dev.streamfold.views;
 
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
+import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Materialized views in one Redis server (layout in {@link RedisKeys}): reads for the query-service
- * and catalog operations for the transform manager. Owns one lettuce client and a shared connection,
- * plus up to {@link #READ_CONNECTIONS} for {@link #rowsWithSchemaAsync} (opened on first use, auto-flush
- * off, see {@link #flushReads()}); thread-safe. Commits of rows go through {@link ViewWriter}, which has its own connection.
+ * Materialized views in one Redis server (layout in {@link RedisKeys}). Owns one Redis client and hands out
+ * the roles that use it: {@link #reader()}, the reads the query-service serves; {@link #catalog()}, the
+ * catalog operations of the transform manager; {@link #writer}, the commits of rows of one version (on a
+ * connection of its own). The store's own methods are one-line delegations to them. The reader and the
+ * catalog share one connection, plus up to {@link #READ_CONNECTIONS} for {@link #rowsWithSchemaAsync}
+ * (opened on first use, auto-flush off, see {@link #flushReads()}); thread-safe. Redis failures throw
+ * {@link ViewStoreException}.
  */
 public final class ViewStore implements ViewReader, AutoCloseable {
   /** Timeout of one Redis command. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
-
-  private final RedisClient client;
-  private final RedisURI uri;
-  private final StatefulRedisConnection<String, String> connection;
-  private final RedisCommands<String, String> redis;
   /**
    * Connections that carry {@link #rowsWithSchemaAsync} reads, at most this many. Each has its own lettuce
    * I/O thread (lettuce assigns connections to its threads round robin), which decodes the replies; with one,
    * that thread was the busiest of the query-service in the serving profile.
    */
   public static final int READ_CONNECTIONS = 2;
-  /** Reads of {@link #rowsWithSchemaAsync} only, auto-flush off; an entry is null until first used. */
-  private final ReadConnection[] readConnections = new ReadConnection[READ_CONNECTIONS];
-  private int nextReadConnection;
-  /** The read connection of each thread that started reads: its reads and its flushes go to the same one. */
-  private final ThreadLocal<ReadConnection> threadReads = ThreadLocal.withInitial(this::assignReadConnection);
-  /** One-row reads answered by a plain HGETALL at a remembered served version (see {@link ReadConnection}). */
-  private final java.util.concurrent.atomic.LongAdder rowReads = new java.util.concurrent.atomic.LongAdder();
-  /** Reads answered by the rows script. */
-  private final java.util.concurrent.atomic.LongAdder scriptReads = new java.util.concurrent.atomic.LongAdder();
-  private final Map<ViewName, ViewSchema> schemas = new ConcurrentHashMap<>();
-  /** Per-version shapes; a version's shape never changes once defined. */
-  private final Map<VersionKey, ViewSchema> versionSchemas = new ConcurrentHashMap<>();
+  /** Row cache of each read connection by default, estimated heap bytes (16 MiB). Ours. */
+  public static final long DEFAULT_ROW_CACHE_BYTES = 16L * 1024 * 1024;
 
-  private final long rowCacheBytes;
+  private final RedisClient client;
+  /** Shared by the blocking reads and the catalog; auto-flush on. */
+  private final StatefulRedisConnection<String, String> connection;
+  private final ReadConnections reads;
+  private final RedisViewReader reader;
+  private final ViewCatalog catalog;
 
   private ViewStore(RedisClient client, RedisURI uri, long rowCacheBytes) {
     this.client = client;
-    this.uri = uri;
-    this.rowCacheBytes = rowCacheBytes;
-    this.connection = client.connect();
-    this.redis = connection.sync();
+    this.connection = RedisFailures.connect(client);
+    RedisCommands<String, String> redis = RedisFailures.translating(connection.sync());
+    ViewSchemas schemas = new ViewSchemas(connection, redis);
+    this.reads = new ReadConnections(client, uri, rowCacheBytes);
+    this.reader = new RedisViewReader(connection, redis, schemas, reads);
+    this.catalog = new ViewCatalog(redis, schemas, reader);
   }
 
   /**
@@ -69,7 +55,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    *
    * @param redisUri e.g. {@code redis://127.0.0.1:6379}
    * @return the store
-   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   * @throws ViewStoreException if Redis cannot be reached
    */
   public static ViewStore connect(String redisUri) {
     return connect(redisUri, DEFAULT_ROW_CACHE_BYTES);
@@ -87,7 +73,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    *     them and not counted.
    * @return the store
    * @throws IllegalArgumentException if {@code rowCacheBytes} is negative
-   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   * @throws ViewStoreException if Redis cannot be reached
    */
   public static ViewStore connect(String redisUri, long rowCacheBytes) {
     if (rowCacheBytes < 0) {
@@ -98,182 +84,184 @@ public final class ViewStore implements ViewReader, AutoCloseable {
     return new ViewStore(RedisClient.create(uri), uri, rowCacheBytes);
   }
 
-  /** Row cache of each read connection by default, estimated heap bytes (16 MiB). Ours. */
-  public static final long DEFAULT_ROW_CACHE_BYTES = 16L * 1024 * 1024;
-
   /**
    * Open a writer for one version of a view, on its own connection.
    *
    * @param name the view
    * @param version the version the writer fills
    * @return the writer; close it when done
+   * @throws ViewStoreException if Redis cannot be reached
    */
   public ViewWriter writer(ViewName name, int version) {
-    return new ViewWriter(client.connect(), name, version);
+    return new ViewWriter(RedisFailures.connect(client), name, version);
   }
 
   /**
-   * Register a view (or update its schema) without serving any version yet.
+   * The reads of this store's views (the store's {@link ViewReader} methods delegate to it).
    *
-   * @param name the view
-   * @param schema its shape
+   * @return the reader; closed with the store
    */
+  public RedisViewReader reader() {
+    return reader;
+  }
+
+  /**
+   * The catalog of this store's views, for the transform manager (the store's catalog methods delegate to it).
+   *
+   * @return the catalog; closed with the store
+   */
+  public ViewCatalog catalog() {
+    return catalog;
+  }
+
+  /** Same as {@link ViewCatalog#define(ViewName, ViewSchema)}. */
   public void define(ViewName name, ViewSchema schema) {
-    redis.sadd(RedisKeys.tenantViews(name.tenant()), name.view());
-    redis.hset(RedisKeys.view(name), Map.of(
-        "columns", schema.encodeColumns(), "key_columns", String.join(",", schema.keyColumns())));
-    schemas.put(name, schema);
+    catalog.define(name, schema);
   }
 
-  /**
-   * Record the shape of one version (a new transformation version may add, drop or retype columns, or
-   * change the key); readers of that version use it.
-   *
-   * @param name the view
-   * @param version the version
-   * @param schema its shape
-   */
+  /** Same as {@link ViewCatalog#defineVersion(ViewName, int, ViewSchema)}. */
   public void defineVersion(ViewName name, int version, ViewSchema schema) {
-    redis.hset(RedisKeys.meta(name, version), Map.of(
-        "columns", schema.encodeColumns(), "key_columns", String.join(",", schema.keyColumns())));
-    versionSchemas.put(new VersionKey(name, version), schema);
+    catalog.defineVersion(name, version, schema);
   }
 
-  /**
-   * KEYS[1] the view hash; ARGV[1] the version, ARGV[2] and ARGV[3] (optional) its columns and key columns.
-   * Serves it only when newer than the served one, and records its shape as the view's in the same step.
-   */
-  private static final String SERVE_SCRIPT = String.join("\n",
-      "local v = tonumber(redis.call('HGET', KEYS[1], 'served_version') or '0')",
-      "if tonumber(ARGV[1]) <= v then return 0 end",
-      "if ARGV[3] then",
-      "  redis.call('HSET', KEYS[1], 'served_version', ARGV[1], 'columns', ARGV[2], 'key_columns', ARGV[3])",
-      "else",
-      "  redis.call('HSET', KEYS[1], 'served_version', ARGV[1])",
-      "end",
-      "return 1");
-
-  /**
-   * Make readers see {@code version} of a view, unless that or a newer version is served already (a job
-   * of an older version that catches up late never takes the view back). The version's shape, as {@link
-   * #defineVersion} recorded it, becomes the view's ({@code columns}, {@code key_columns} of the view hash) in
-   * the same step, so the view hash never names one version while describing another. One script, atomic for
-   * readers (one key: the view hash, so it also runs on Redis Cluster). Older versions' rows stay until {@link
-   * #dropVersion}: a reader that resolved the old version just before the switch still finds its rows.
-   *
-   * @param name the view
-   * @param version the version to serve
-   * @return true when served, false when that or a newer version was served already
-   * @throws io.lettuce.core.RedisException if Redis cannot be reached or refuses the script
-   */
+  /** Same as {@link ViewCatalog#serve(ViewName, int)}. */
   public boolean serve(ViewName name, int version) {
-    // A version's recorded shape never changes, so reading it first and writing it in the script is exact.
-    List<KeyValue<String, String>> shape = redis.hmget(RedisKeys.meta(name, version), "columns", "key_columns");
-    boolean known = shape.get(0).hasValue() && shape.get(1).hasValue();
-    String[] args = known
-        ? new String[] {Integer.toString(version), shape.get(0).getValue(), shape.get(1).getValue()}
-        : new String[] {Integer.toString(version)};
-    Long served = redis.eval(SERVE_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER,
-        new String[] {RedisKeys.view(name)}, args);
-    boolean applied = served != null && served == 1L;
-    if (applied && known) {
-      schemas.put(name, ViewSchema.decode(shape.get(0).getValue(), shape.get(1).getValue()));
-    }
-    return applied;
+    return catalog.serve(name, version);
   }
 
-  /**
-   * Serve a virtual state in place of a view (rollback): reads of {@code name} return the rows and
-   * metadata of {@code virtualState} until {@link #resume}. One HSET, atomic for readers; the view's own
-   * versions keep being maintained underneath.
-   *
-   * @param name the view
-   * @param virtualState a virtual state of the same tenant
-   * @throws IllegalArgumentException if the virtual state belongs to another tenant
-   */
+  /** Same as {@link ViewCatalog#rollback(ViewName, ViewName)}. */
   public void rollback(ViewName name, ViewName virtualState) {
-    if (!virtualState.tenant().equals(name.tenant())) {
-      throw new IllegalArgumentException("a view serves only virtual states of its own tenant");
-    }
-    redis.hset(RedisKeys.view(name), "rollback", virtualState.view());
+    catalog.rollback(name, virtualState);
   }
 
-  /**
-   * Point reads of a view back at its own served version (undo {@link #rollback}). One HDEL, atomic.
-   *
-   * @param name the view
-   * @return true when the view was rolled back
-   */
+  /** Same as {@link ViewCatalog#resume(ViewName)}. */
   public boolean resume(ViewName name) {
-    return redis.hdel(RedisKeys.view(name), "rollback") == 1L;
+    return catalog.resume(name);
+  }
+
+  /** Same as {@link ViewCatalog#defineVirtualState(VirtualState, ViewSchema)}. */
+  public void defineVirtualState(VirtualState state, ViewSchema schema) {
+    catalog.defineVirtualState(state, schema);
+  }
+
+  /** Same as {@link ViewCatalog#completeVirtualState(ViewName)}. */
+  public void completeVirtualState(ViewName name) {
+    catalog.completeVirtualState(name);
+  }
+
+  /** Same as {@link ViewCatalog#dropVersion(ViewName, int)}. */
+  public void dropVersion(ViewName name, int version) {
+    catalog.dropVersion(name, version);
+  }
+
+  /** Same as {@link ViewCatalog#fail(ViewName, int, String)}. */
+  public void fail(ViewName name, int version, String error) {
+    catalog.fail(name, version, error);
+  }
+
+  /** Same as {@link ViewCatalog#drop(ViewName)}. */
+  public void drop(ViewName name) {
+    catalog.drop(name);
+  }
+
+  /** Same as {@link ViewCatalog#latestVersion(ViewName)}. */
+  public int latestVersion(ViewName name) {
+    return catalog.latestVersion(name);
   }
 
   @Override
   public Optional<ViewName> rollbackTarget(ViewName name) {
-    String target = redis.hget(RedisKeys.view(name), "rollback");
-    return target == null ? Optional.empty() : Optional.of(new ViewName(name.tenant(), target));
-  }
-
-  /**
-   * Register a virtual state: its description and its shape (stored as version 1). Nothing is served
-   * until {@link #completeVirtualState}.
-   *
-   * @param state the virtual state
-   * @param schema the shape of its rows
-   */
-  public void defineVirtualState(VirtualState state, ViewSchema schema) {
-    define(state.name(), schema);
-    redis.hset(RedisKeys.view(state.name()), state.toHash());
-    defineVersion(state.name(), 1, schema);
+    return reader.rollbackTarget(name);
   }
 
   @Override
   public Optional<VirtualState> virtualState(ViewName name) {
-    Map<String, String> hash = redis.hgetall(RedisKeys.view(name));
-    if (hash == null || !VirtualState.KIND.equals(hash.get("kind"))) {
-      return Optional.empty();
-    }
-    return Optional.of(VirtualState.fromHash(name, hash));
+    return reader.virtualState(name);
   }
 
-  /**
-   * Mark a virtual state complete (its bounded replay finished) and serve it.
-   *
-   * @param name the virtual state
-   */
-  public void completeVirtualState(ViewName name) {
-    // A complete state's target is what it applied: a replay's target was an upper bound where the exact count was
-    // not known before it ran (an event-time stop, or a partitioned stream: the stream's whole count).
-    String applied = redis.hget(RedisKeys.meta(name, 1), "events_applied");
-    Map<String, String> fields = new java.util.HashMap<>(Map.of("phase", ViewPhase.COMPLETE.name(),
-        "updated_at_ms", Long.toString(System.currentTimeMillis())));
-    if (applied != null) {
-      fields.put("backfill_target_events", applied);
-    }
-    redis.hset(RedisKeys.meta(name, 1), fields);
-    serve(name, 1);
-  }
-
-  /**
-   * Read every row and the position of one version in one atomic script: the exact state at that
-   * position (for checks, exports and comparisons; the script holds Redis while it runs, so not for
-   * large views on a busy server).
-   *
-   * @param name the view
-   * @param version the version
-   * @return the snapshot; no rows and an empty position when the version does not exist
-   */
+  /** Same as {@link RedisViewReader#snapshot(ViewName, int)}. */
   public Snapshot snapshot(ViewName name, int version) {
-    List<Object> reply = redis.eval(SNAPSHOT_SCRIPT, io.lettuce.core.ScriptOutputType.MULTI,
-        new String[] {RedisKeys.meta(name, version), RedisKeys.keys(name, version)},
-        RedisKeys.versionPrefix(name, version) + RedisKeys.ROW_INFIX);
-    String position = reply.get(0) == null ? "" : String.valueOf(reply.get(0));
-    long events = reply.get(1) == null ? 0 : Long.parseLong(String.valueOf(reply.get(1)));
-    Map<String, Map<String, String>> rows = new java.util.TreeMap<>();
-    for (int i = 2; i + 1 < reply.size(); i += 2) {
-      rows.put(String.valueOf(reply.get(i)), pairs(reply.get(i + 1)));
-    }
-    return new Snapshot(position.isEmpty() ? List.of() : List.of(position.split(",")), events, rows);
+    return reader.snapshot(name, version);
+  }
+
+  /** Same as {@link RedisViewReader#servedVersion(ViewName)}. */
+  public int servedVersion(ViewName name) {
+    return reader.servedVersion(name);
+  }
+
+  @Override
+  public Optional<Map<String, String>> row(ViewName name, String rowKey) {
+    return reader.row(name, rowKey);
+  }
+
+  /** Same as {@link RedisViewReader#row(ViewName, int, String)}. */
+  public Optional<Map<String, String>> row(ViewName name, int version, String rowKey) {
+    return reader.row(name, version, rowKey);
+  }
+
+  @Override
+  public List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
+    return reader.rows(name, rowKeys);
+  }
+
+  @Override
+  public Rows rowsWithSchema(ViewName name, List<String> rowKeys) {
+    return reader.rowsWithSchema(name, rowKeys);
+  }
+
+  @Override
+  public CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
+    return reader.rowsWithSchemaAsync(name, rowKeys);
+  }
+
+  @Override
+  public void flushReads() {
+    reader.flushReads();
+  }
+
+  /** Same as {@link RedisViewReader#readCounts()}. */
+  public long[] readCounts() {
+    return reader.readCounts();
+  }
+
+  @Override
+  public AutoCloseable readOnEventLoops(EventLoopGroup loops) {
+    return reader.readOnEventLoops(loops);
+  }
+
+  @Override
+  public Optional<ViewSchema> schema(ViewName name) {
+    return reader.schema(name);
+  }
+
+  /** Same as {@link RedisViewReader#schema(ViewName, int)}. */
+  public Optional<ViewSchema> schema(ViewName name, int version) {
+    return reader.schema(name, version);
+  }
+
+  @Override
+  public Optional<ViewMetadata> metadata(ViewName name) {
+    return reader.metadata(name);
+  }
+
+  @Override
+  public Optional<ViewMetadata> liveMetadata(ViewName name) {
+    return reader.liveMetadata(name);
+  }
+
+  @Override
+  public Optional<ViewMetadata> metadata(ViewName name, int version) {
+    return reader.metadata(name, version);
+  }
+
+  @Override
+  public List<String> views(String tenant) {
+    return reader.views(tenant);
+  }
+
+  @Override
+  public ScanPage scan(String tenant, String cursor, long count) {
+    return reader.scan(tenant, cursor, count);
   }
 
   /**
@@ -285,680 +273,15 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    */
   public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
 
-  /** KEYS[1] meta, KEYS[2] row-key set; ARGV[1] row-key prefix. Returns {position, events, key, row, ...}. */
-  private static final String SNAPSHOT_SCRIPT = String.join("\n",
-      "local meta = redis.call('HMGET', KEYS[1], 'position', 'events_applied')",
-      "local out = {meta[1] or '', meta[2] or '0'}",
-      "for _, k in ipairs(redis.call('SMEMBERS', KEYS[2])) do",
-      "  out[#out + 1] = k",
-      "  out[#out + 1] = redis.call('HGETALL', ARGV[1] .. k)",
-      "end",
-      "return out");
-
-  private static Map<String, String> pairs(Object flat) {
-    Map<String, String> hash = new LinkedHashMap<>();
-    if (flat instanceof List<?> list) {
-      for (int j = 0; j + 1 < list.size(); j += 2) {
-        hash.put(String.valueOf(list.get(j)), String.valueOf(list.get(j + 1)));
-      }
-    }
-    return hash;
-  }
-
-  /**
-   * Remove one version's rows and metadata, in batches of 500 keys.
-   *
-   * @param name the view
-   * @param version the version
-   */
-  public void dropVersion(ViewName name, int version) {
-    unlinkMatching(RedisKeys.versionPrefix(name, version) + "}:*");
-    versionSchemas.remove(new VersionKey(name, version));
-  }
-
-  private void unlinkMatching(String pattern) {
-    ScanCursor cursor = ScanCursor.INITIAL;
-    do {
-      var page = redis.scan(cursor, ScanArgs.Builder.matches(pattern).limit(500));
-      if (!page.getKeys().isEmpty()) {
-        redis.unlink(page.getKeys().toArray(new String[0]));
-      }
-      cursor = page;
-    } while (!cursor.isFinished());
-  }
-
-  /**
-   * Return the served version.
-   *
-   * @param name the view
-   * @return the version, or 0 when none is served or the view does not exist
-   */
-  public int servedVersion(ViewName name) {
-    String v = redis.hget(RedisKeys.view(name), "served_version");
-    return v == null ? 0 : Integer.parseInt(v);
-  }
-
-  /**
-   * Mark a version as failed.
-   *
-   * @param name the view
-   * @param version the version
-   * @param error the cause, shown in the view status
-   */
-  public void fail(ViewName name, int version, String error) {
-    redis.hset(RedisKeys.meta(name, version), Map.of("phase", ViewPhase.FAILED.name(), "error", error,
-        "updated_at_ms", Long.toString(System.currentTimeMillis())));
-  }
-
-  /**
-   * Remove a view: its rows of every version, its metadata and its registration. Rows are deleted in
-   * batches of 500 keys.
-   *
-   * @param name the view
-   */
-  public void drop(ViewName name) {
-    redis.unlink(RedisKeys.view(name));
-    redis.srem(RedisKeys.tenantViews(name.tenant()), name.view());
-    // version tags are "{tenant:view:<digits>}": a position-form name "view@..." is another view
-    unlinkMatching("sf:{" + name.tenant() + ":" + name.view() + ":[0-9]*");
-    schemas.remove(name);
-    versionSchemas.keySet().removeIf(k -> k.name().equals(name));
-  }
-
-  /** One script reads the served version (following a rollback) and the row: atomic for readers. */
-  @Override
-  public Optional<Map<String, String>> row(ViewName name, String rowKey) {
-    return rows(name, List.of(rowKey)).get(0);
-  }
-
-  /**
-   * Read one row of a given version (served or still building), e.g. to check a view at a crash point.
-   *
-   * @param name the view
-   * @param version the version
-   * @param rowKey the row key
-   * @return the row in schema order, or empty when absent
-   */
-  public Optional<Map<String, String>> row(ViewName name, int version, String rowKey) {
-    Map<String, String> hash = redis.hgetall(RedisKeys.row(name, version, rowKey));
-    return hash == null || hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(name, version, hash));
-  }
-
-  /**
-   * Return the newest version that has metadata (the one the current job fills).
-   *
-   * @param name the view
-   * @return the version, or 0 when none exists
-   */
-  public int latestVersion(ViewName name) {
-    int latest = 0;
-    for (int v = Math.max(1, servedVersion(name)); v < Math.max(1, servedVersion(name)) + 100; v++) {
-      if (redis.exists(RedisKeys.meta(name, v)) == 0) {
-        break;
-      }
-      latest = v;
-    }
-    return latest;
-  }
-
-  /**
-   * KEYS[1] the view hash; ARGV[1] the tenant, ARGV[2] the view, ARGV[3..] row keys. Follows a rollback
-   * to the virtual state served in its place. Returns {source view, version, row 1, row 2, ...} (rows as
-   * flat field/value arrays), or an empty array when nothing is served.
-   */
-  private static final String ROWS_SCRIPT = String.join("\n",
-      "local h = redis.call('HMGET', KEYS[1], 'served_version', 'rollback')",
-      "local src = ARGV[2]",
-      "local v = h[1]",
-      "if h[2] then",
-      "  src = h[2]",
-      "  v = redis.call('HGET', 'sf:{' .. ARGV[1] .. ':' .. src .. '}:view', 'served_version')",
-      "end",
-      "if not v then return {} end",
-      "local prefix = 'sf:{' .. ARGV[1] .. ':' .. src .. ':' .. v .. '" + RedisKeys.ROW_INFIX + "'",
-      "local out = {src, v}",
-      "for i = 3, #ARGV do out[i] = redis.call('HGETALL', prefix .. ARGV[i]) end",
-      "return out");
-
-  private volatile String rowsScriptSha;
-  /** SHA-1 hex of {@link #ROWS_SCRIPT}: the name Redis caches it by (EVALSHA). */
-  private static final String ROWS_SCRIPT_SHA1 = sha1Hex(ROWS_SCRIPT);
-
-  private static String sha1Hex(String script) {
-    try {
-      byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
-          .digest(script.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return java.util.HexFormat.of().formatHex(digest);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-1 is not available", e);
-    }
-  }
-
-  @Override
-  public List<Optional<Map<String, String>>> rows(ViewName name, List<String> rowKeys) {
-    return rowsWithSchema(name, rowKeys).rows();
-  }
-
-  @Override
-  public Rows rowsWithSchema(ViewName name, List<String> rowKeys) {
-    String[] args = rowsArgs(name, rowKeys);
-    String[] keys = {RedisKeys.view(name)};
-    if (rowsScriptSha == null) {
-      rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
-    }
-    List<Object> replies;
-    try {
-      replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
-    } catch (io.lettuce.core.RedisNoScriptException flushed) {
-      rowsScriptSha = redis.scriptLoad(ROWS_SCRIPT);
-      replies = redis.evalsha(rowsScriptSha, io.lettuce.core.ScriptOutputType.MULTI, keys, args);
-    }
-    if (replies.size() < 2) {
-      return emptyRows(rowKeys, viewSchema(name));
-    }
-    ViewName source = new ViewName(name.tenant(), String.valueOf(replies.get(0)));
-    int version = Integer.parseInt(String.valueOf(replies.get(1)));
-    return parseRows(replies, rowKeys, schema(source, version));
-  }
-
-  /**
-   * The same script as {@link #rowsWithSchema}, queued without waiting on the calling thread's read
-   * connection (one of {@link #READ_CONNECTIONS}, used by these reads only), whose commands lettuce holds
-   * until {@link #flushReads()} (auto-flush off): the reads a thread starts between two flushes go to Redis
-   * in one write and come back in one read. The script goes by its SHA-1 (EVALSHA); when Redis does
-   * not know it (NOSCRIPT, e.g. after SCRIPT FLUSH or a restart) it is sent once in full (EVAL, which also
-   * caches it). A shape not cached yet is read with one more asynchronous HMGET. Nothing here blocks, so
-   * the stage may complete on lettuce's I/O thread.
-   *
-   * <p>A one-row read of a view whose served version the read connection remembers (see {@link
-   * ReadConnection}: Redis client-side caching tells it, in order with the replies, when the view hash
-   * changes) is a plain {@code HGETALL} of the row instead: cheaper for Redis and to decode, and the same
-   * answer the script gives at the moment the row is read. The version is remembered after the first
-   * read of the view on that connection; a rolled-back view is always read through the script.
-   */
-  @Override
-  public CompletionStage<Rows> rowsWithSchemaAsync(ViewName name, List<String> rowKeys) {
-    ReadConnection reads = threadReads.get();
-    if (rowKeys.size() == 1) {
-      ReadConnection.Served served = reads.served(name);
-      if (served == null) {
-        reads.resolve(name, RedisKeys.view(name), this::schemaAsync);
-      } else if (served.byRow()) {
-        String rowKey = rowKeys.get(0);
-        Optional<ViewSchema> schema = served.schema();
-        return reads.row(RedisKeys.row(name, served.version(), rowKey), served).thenCompose(read -> {
-          if (read != null) {
-            rowReads.increment();
-            // built once per cached row: the reply is shared by every read of it, so its row map is unmodifiable
-            return CompletableFuture.completedFuture(read.built(schema, flat -> sharedRows(flat, schema)));
-          }
-          // the view hash changed before the row was read, or the connection dropped: read it atomically
-          CompletionStage<Rows> again = scriptRead(reads, name, rowKeys);
-          reads.flush();
-          return again;
-        });
-      }
-    }
-    return scriptRead(reads, name, rowKeys);
-  }
-
-  /**
-   * Queue the rows script on {@code reads}: the served version (following a rollback) and the rows, atomically.
-   *
-   * @param reads the calling thread's read connection
-   * @param name the view
-   * @param rowKeys the row keys
-   * @return the rows and their shape
-   */
-  private CompletionStage<Rows> scriptRead(ReadConnection reads, ViewName name, List<String> rowKeys) {
-    scriptReads.increment();
-    String key = RedisKeys.view(name);
-    CompletionStage<RowsScriptOutput.Reply> bySha = reads.dispatch(CommandType.EVALSHA,
-        new RowsScriptOutput(rowKeys.size()), scriptArgs(ROWS_SCRIPT_SHA1, key, name, rowKeys));
-    CompletionStage<RowsScriptOutput.Reply> sent = bySha.<CompletionStage<RowsScriptOutput.Reply>>handle((reply, error) -> {
-      if (error == null) {
-        return CompletableFuture.completedFuture(reply);
-      }
-      Throwable cause = unwrap(error);
-      if (cause instanceof io.lettuce.core.RedisNoScriptException) {
-        return connection.async().dispatch(CommandType.EVAL, new RowsScriptOutput(rowKeys.size()),
-            scriptArgs(ROWS_SCRIPT, key, name, rowKeys));
-      }
-      return CompletableFuture.<RowsScriptOutput.Reply>failedFuture(cause);
-    }).thenCompose(stage -> stage);
-    return sent.thenCompose(reply -> {
-      if (!reply.served()) {
-        return viewSchemaAsync(name).thenApply(schema -> emptyRows(rowKeys, schema));
-      }
-      // the name was validated by the caller; a rollback target is a view name the server stored
-      ViewName source = reply.source().equals(name.view()) ? name : new ViewName(name.tenant(), reply.source());
-      int version = Integer.parseInt(reply.version());
-      ViewSchema cached = versionSchemas.get(new VersionKey(source, version));
-      if (cached != null) {
-        return CompletableFuture.completedFuture(rows(reply.rows(), rowKeys.size(), Optional.of(cached)));
-      }
-      return schemaAsync(source, version).thenApply(schema -> rows(reply.rows(), rowKeys.size(), schema));
-    });
-  }
-
-  /** EVALSHA/EVAL arguments of {@link #ROWS_SCRIPT}: script or SHA-1, 1 key, tenant, view, row keys. */
-  private static CommandArgs<String, String> scriptArgs(String scriptOrSha, String viewKey, ViewName name,
-      List<String> rowKeys) {
-    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(scriptOrSha).add(1).addKey(viewKey)
-        .addValue(name.tenant()).addValue(name.view());
-    for (String rowKey : rowKeys) {
-      args.addValue(rowKey);
-    }
-    return args;
-  }
-
-  /** Rows from flat field/value arrays, in schema order; a missing or empty array is an absent row. */
-  /** The rows of one flat row array, with an unmodifiable row map (shared by the reads of a cached row). */
-  private static Rows sharedRows(String[] flat, Optional<ViewSchema> schema) {
-    return new Rows(schema, List.of(flat.length < 2 ? Optional.empty()
-        : Optional.of(java.util.Collections.unmodifiableMap(inSchemaOrder(schema, flat)))), new ViewReader.Derived());
-  }
-
-  private static Rows rows(List<String[]> flats, int rowKeys, Optional<ViewSchema> schema) {
-    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys);
-    for (int i = 0; i < rowKeys; i++) {
-      String[] flat = i < flats.size() ? flats.get(i) : null;
-      result.add(flat == null || flat.length < 2 ? Optional.empty() : Optional.of(inSchemaOrder(schema, flat)));
-    }
-    return new Rows(schema, result);
-  }
-
-  /**
-   * A row from a flat field/value array: the schema's columns in schema order (the columns the row has), or
-   * the array's order without a schema. Fields of the row that the schema does not name are left out, as
-   * {@link #inSchemaOrder(Optional, Map)} does.
-   */
-  private static Map<String, String> inSchemaOrder(Optional<ViewSchema> schema, String[] flat) {
-    Map<String, String> ordered = new LinkedHashMap<>();
-    if (schema.isEmpty()) {
-      for (int j = 0; j + 1 < flat.length; j += 2) {
-        ordered.put(flat[j], flat[j + 1]);
-      }
-      return ordered;
-    }
-    if (flat.length > 2 * SCAN_COLUMNS_UP_TO) {
-      Map<String, String> hash = new HashMap<>();
-      for (int j = 0; j + 1 < flat.length; j += 2) {
-        hash.put(flat[j], flat[j + 1]);
-      }
-      return inSchemaOrder(schema, hash);
-    }
-    for (String column : schema.get().columns().keySet()) {
-      // a row has few columns: finding each in the array is cheaper than hashing them (last one wins, like a map)
-      for (int j = flat.length - 2; j >= 0; j -= 2) {
-        if (column.equals(flat[j])) {
-          if (flat[j + 1] != null) {
-            ordered.put(column, flat[j + 1]);
-          }
-          break;
-        }
-      }
-    }
-    return ordered;
-  }
-
-  /** Rows with at most this many columns are put in schema order by scanning, wider ones through a hash map. */
-  private static final int SCAN_COLUMNS_UP_TO = 16;
-
-  /** Key of {@link #versionSchemas}: one version of a view. */
-  private record VersionKey(ViewName name, int version) {}
-
-  /**
-   * Send the reads that this thread queued with {@link #rowsWithSchemaAsync} since the last flush, in one
-   * write (with those of other threads that share its read connection).
-   */
-  @Override
-  public void flushReads() {
-    threadReads.get().flush();
-  }
-
-  /**
-   * How the reads of {@link #rowsWithSchemaAsync} were answered so far (for tests and benchmarks).
-   *
-   * @return {one-row reads answered at a remembered version (by a plain HGETALL or from the row cache), reads
-   *     answered by the rows script, tracked reads of a view hash (what a view serves), one-row reads answered
-   *     from the row cache}
-   */
-  public long[] readCounts() {
-    long resolves = 0;
-    long cacheHits = 0;
-    List<ReadConnection> all = new ArrayList<>(loopReads.values());
-    synchronized (this) {
-      for (ReadConnection reads : readConnections) {
-        if (reads != null) {
-          all.add(reads);
-        }
-      }
-    }
-    for (ReadConnection reads : all) {
-      resolves += reads.resolves();
-      cacheHits += reads.cacheHits();
-    }
-    return new long[] {rowReads.sum(), scriptReads.sum(), resolves, cacheHits};
-  }
-
-  /** Read connections whose channel is on an event loop given to {@link #readOnEventLoops}, by that loop's thread. */
-  private final Map<Thread, ReadConnection> loopReads = new ConcurrentHashMap<>();
-
-  /**
-   * Open one read connection on each of {@code loops} (a second lettuce client whose I/O threads are those
-   * loops): a read started on a loop thread then goes out, comes back, is decoded and completes on that one
-   * thread. Lettuce registers each new connection on the group's next loop; a connection's loop is found from
-   * the thread that completes a PING on it, and connections are opened until every loop has one (at most four
-   * per loop). Call it before the loops start reads, from a thread that is not one of them (it waits for
-   * Redis). A loop left without a connection, or a thread that is not a loop, uses the store's own read
-   * connections.
-   *
-   * @param loops Netty event loops of the transport lettuce uses (lettuce's {@code Transports.eventLoopGroupClass()}:
-   *     an {@code EpollEventLoopGroup} when Netty's native epoll transport is on the class path and available,
-   *     else a {@code NioEventLoopGroup}); the caller owns them
-   * @return a handle that closes these connections and the second client; close it before shutting the loops down
-   * @throws IllegalArgumentException if {@code loops} are not of the transport lettuce uses
-   * @throws io.lettuce.core.RedisException if Redis cannot be reached
-   */
-  @Override
-  public AutoCloseable readOnEventLoops(io.netty.channel.EventLoopGroup loops) {
-    Class<? extends io.netty.channel.EventLoopGroup> lettuceLoops = io.lettuce.core.resource.Transports.eventLoopGroupClass();
-    if (!lettuceLoops.isInstance(loops)) {
-      throw new IllegalArgumentException("read connections can share only event loops of lettuce's transport ("
-          + lettuceLoops.getSimpleName() + "), not " + loops.getClass().getSimpleName());
-    }
-    int count = 0;
-    for (io.netty.util.concurrent.EventExecutor ignored : loops) {
-      count++;
-    }
-    io.lettuce.core.resource.ClientResources resources = io.lettuce.core.resource.ClientResources.builder()
-        .eventLoopGroupProvider(new SharedEventLoops(loops, count)).build();
-    RedisClient loopClient = RedisClient.create(resources, uri);
-    loopClient.setOptions(client.getOptions());
-    Map<Thread, ReadConnection> opened = new HashMap<>();
-    try {
-      for (int attempt = 0; attempt < 4 * count && opened.size() < count; attempt++) {
-        StatefulRedisConnection<String, String> connection = loopClient.connect();
-        CompletableFuture<Thread> loop = new CompletableFuture<>();
-        connection.async().ping().whenComplete((pong, error) -> loop.complete(Thread.currentThread()));
-        Thread thread = loop.get(DEFAULT_COMMAND_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        if (thread == Thread.currentThread() || opened.containsKey(thread)) {
-          connection.close();
-        } else {
-          opened.put(thread, new ReadConnection(loopClient, connection, rowCacheBytes));
-        }
-      }
-    } catch (Exception e) {
-      opened.values().forEach(ReadConnection::close);
-      loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      resources.shutdown();
-      if (e instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new io.lettuce.core.RedisException("could not open read connections on the event loops", e);
-    }
-    loopReads.putAll(opened);
-    return () -> {
-      opened.keySet().forEach(loopReads::remove);
-      opened.values().forEach(ReadConnection::close);
-      loopClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      resources.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
-    };
-  }
-
-  /** Hands lettuce event loops it does not own: never shuts them down (their owner does). */
-  private record SharedEventLoops(io.netty.channel.EventLoopGroup loops, int size)
-      implements io.lettuce.core.resource.EventLoopGroupProvider {
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T extends io.netty.channel.EventLoopGroup> T allocate(Class<T> type) {
-      if (!type.isInstance(loops)) {
-        throw new IllegalArgumentException("lettuce asked for " + type + "; the shared loops are " + loops.getClass());
-      }
-      return (T) loops;
-    }
-
-    @Override
-    public int threadPoolSize() {
-      return size;
-    }
-
-    @Override
-    public io.netty.util.concurrent.Future<Boolean> release(io.netty.util.concurrent.EventExecutorGroup group,
-        long quietPeriod, long timeout, java.util.concurrent.TimeUnit unit) {
-      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
-    }
-
-    @Override
-    public io.netty.util.concurrent.Future<Boolean> shutdown(long quietPeriod, long timeout,
-        java.util.concurrent.TimeUnit unit) {
-      return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
-    }
-  }
-
-  /**
-   * Give a thread its read connection: the one on its event loop (see {@link #readOnEventLoops}), else the
-   * store's read connections round robin, each opened on first use.
-   */
-  private synchronized ReadConnection assignReadConnection() {
-    ReadConnection onLoop = loopReads.get(Thread.currentThread());
-    if (onLoop != null) {
-      return onLoop;
-    }
-    int i = nextReadConnection;
-    nextReadConnection = (i + 1) % READ_CONNECTIONS;
-    if (readConnections[i] == null) {
-      readConnections[i] = new ReadConnection(client, client.connect(), rowCacheBytes);
-    }
-    return readConnections[i];
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-        ? error.getCause() : error;
-  }
-
-  private static String[] rowsArgs(ViewName name, List<String> rowKeys) {
-    String[] args = new String[rowKeys.size() + 2];
-    args[0] = name.tenant();
-    args[1] = name.view();
-    for (int i = 0; i < rowKeys.size(); i++) {
-      args[i + 2] = rowKeys.get(i);
-    }
-    return args;
-  }
-
-  private static Rows emptyRows(List<String> rowKeys, Optional<ViewSchema> schema) {
-    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
-    rowKeys.forEach(k -> result.add(Optional.empty()));
-    return new Rows(schema, result);
-  }
-
-  private static Rows parseRows(List<Object> replies, List<String> rowKeys, Optional<ViewSchema> schema) {
-    List<Optional<Map<String, String>>> result = new ArrayList<>(rowKeys.size());
-    for (int i = 0; i < rowKeys.size(); i++) {
-      Object flat = i + 2 < replies.size() ? replies.get(i + 2) : null;
-      Map<String, String> hash = pairs(flat);
-      result.add(hash.isEmpty() ? Optional.empty() : Optional.of(inSchemaOrder(schema, hash)));
-    }
-    return new Rows(schema, result);
-  }
-
-  /** {@link #schema(ViewName, int)} without blocking: cached, or one asynchronous HMGET. */
-  private CompletionStage<Optional<ViewSchema>> schemaAsync(ViewName name, int version) {
-    VersionKey cacheKey = new VersionKey(name, version);
-    ViewSchema cached = versionSchemas.get(cacheKey);
-    if (cached != null) {
-      return CompletableFuture.completedFuture(Optional.of(cached));
-    }
-    return connection.async().hmget(RedisKeys.meta(name, version), "columns", "key_columns").thenCompose(fields -> {
-      if (fields.get(0).hasValue() && fields.get(1).hasValue()) {
-        ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-        versionSchemas.put(cacheKey, schema);
-        return CompletableFuture.completedFuture(Optional.of(schema));
-      }
-      return viewSchemaAsync(name);
-    });
-  }
-
-  /** The view's registered shape without blocking: cached, or one asynchronous HMGET. */
-  private CompletionStage<Optional<ViewSchema>> viewSchemaAsync(ViewName name) {
-    ViewSchema cached = schemas.get(name);
-    if (cached != null) {
-      return CompletableFuture.completedFuture(Optional.of(cached));
-    }
-    return connection.async().hmget(RedisKeys.view(name), "columns", "key_columns").thenApply(fields -> {
-      if (!fields.get(0).hasValue() || !fields.get(1).hasValue()) {
-        return Optional.<ViewSchema>empty();
-      }
-      ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-      schemas.put(name, schema);
-      return Optional.of(schema);
-    });
-  }
-
-  private Map<String, String> inSchemaOrder(ViewName name, int version, Map<String, String> hash) {
-    return inSchemaOrder(schema(name, version), hash);
-  }
-
-  private static Map<String, String> inSchemaOrder(Optional<ViewSchema> schema, Map<String, String> hash) {
-    if (schema.isEmpty()) {
-      return hash;
-    }
-    Map<String, String> ordered = new LinkedHashMap<>();
-    for (String column : schema.get().columns().keySet()) {
-      String value = hash.get(column);
-      if (value != null) {
-        ordered.put(column, value);
-      }
-    }
-    return ordered;
-  }
-
-  /**
-   * The shape readers of a view see now: that of the served version (or of the virtual state served in
-   * its place), else the view's registered shape.
-   */
-  @Override
-  public Optional<ViewSchema> schema(ViewName name) {
-    ViewName source = rollbackTarget(name).orElse(name);
-    int version = servedVersion(source);
-    if (version > 0) {
-      Optional<ViewSchema> versioned = schema(source, version);
-      if (versioned.isPresent()) {
-        return versioned;
-      }
-    }
-    return viewSchema(name);
-  }
-
-  /**
-   * The shape of one version, as recorded by {@link #defineVersion}; the view's registered shape for a
-   * version recorded without one.
-   *
-   * @param name the view
-   * @param version the version
-   * @return the shape, or empty when neither exists
-   */
-  public Optional<ViewSchema> schema(ViewName name, int version) {
-    VersionKey cacheKey = new VersionKey(name, version);
-    ViewSchema cached = versionSchemas.get(cacheKey);
-    if (cached != null) {
-      return Optional.of(cached);
-    }
-    List<KeyValue<String, String>> fields = redis.hmget(RedisKeys.meta(name, version), "columns", "key_columns");
-    if (fields.get(0).hasValue() && fields.get(1).hasValue()) {
-      ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-      versionSchemas.put(cacheKey, schema);
-      return Optional.of(schema);
-    }
-    return viewSchema(name);
-  }
-
-  private Optional<ViewSchema> viewSchema(ViewName name) {
-    ViewSchema cached = schemas.get(name);
-
-    if (cached != null) {
-      return Optional.of(cached);
-    }
-    List<KeyValue<String, String>> fields = redis.hmget(RedisKeys.view(name), "columns", "key_columns");
-    if (!fields.get(0).hasValue() || !fields.get(1).hasValue()) {
-      return Optional.empty();
-    }
-    ViewSchema schema = ViewSchema.decode(fields.get(0).getValue(), fields.get(1).getValue());
-    schemas.put(name, schema);
-    return Optional.of(schema);
-  }
-
-  /** Metadata of what reads of the view return: its served version, or the virtual state it is rolled back to. */
-  @Override
-  public Optional<ViewMetadata> metadata(ViewName name) {
-    ViewName source = rollbackTarget(name).orElse(name);
-    int version = servedVersion(source);
-    return version == 0 ? Optional.empty() : metadata(source, version);
-  }
-
-  @Override
-  public Optional<ViewMetadata> liveMetadata(ViewName name) {
-    int version = servedVersion(name);
-    return version == 0 ? Optional.empty() : metadata(name, version);
-  }
-
-  @Override
-  public Optional<ViewMetadata> metadata(ViewName name, int version) {
-    // No MULTI here: the connection is shared by every reader thread, and a transaction on a shared
-    // connection would take in other threads' commands. The row count may lag the metadata by a commit.
-    Map<String, String> hash = redis.hgetall(RedisKeys.meta(name, version));
-    if (hash == null || hash.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(ViewMetadata.fromHash(version, hash, redis.scard(RedisKeys.keys(name, version))));
-  }
-
-  @Override
-  public List<String> views(String tenant) {
-    List<String> names = new ArrayList<>(redis.smembers(RedisKeys.tenantViews(ViewName.checkTenant(tenant))));
-    names.sort(null);
-    return names;
-  }
-
-  @Override
-  public ScanPage scan(String tenant, String cursor, long count) {
-    if (!cursor.matches("[0-9]+")) {
-      throw new IllegalArgumentException("invalid cursor '" + cursor + "'");
-    }
-    var page = redis.scan(ScanCursor.of(cursor),
-        ScanArgs.Builder.matches(RedisKeys.allRowsPattern(ViewName.checkTenant(tenant))).limit(Math.max(1, count)));
-    Map<String, Integer> served = new HashMap<>();
-    List<String> keys = new ArrayList<>();
-    for (String redisKey : page.getKeys()) {
-      String[] parts = RedisKeys.parseRow(tenant, redisKey);
-      if (parts == null) {
-        continue;
-      }
-      int version = served.computeIfAbsent(parts[0], v -> {
-        try {
-          return servedVersion(new ViewName(tenant, v));
-        } catch (IllegalArgumentException malformed) {
-          return 0;
-        }
-      });
-      if (Integer.toString(version).equals(parts[1])) {
-        keys.add(parts[0] + ":" + parts[2]);
-      }
-    }
-    return new ScanPage(page.getCursor(), keys);
-  }
-
   /**
    * Tell whether an error comes from Redis (unreachable, timed out, or refused a command).
    *
    * @param error any error
-   * @return true for lettuce's {@link io.lettuce.core.RedisException} and its subclasses
+   * @return true for a {@link ViewStoreException}, and for the Redis client's own exceptions (those of a failed
+   *     {@link #rowsWithSchemaAsync} stage)
    */
   public static boolean isRedisFailure(Throwable error) {
-    return error instanceof io.lettuce.core.RedisException;
+    return error instanceof ViewStoreException || error instanceof RedisException;
   }
 
   /**
@@ -976,13 +299,7 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /** Close the connection and the client. */
   @Override
   public void close() {
-    synchronized (this) {
-      for (ReadConnection reads : readConnections) {
-        if (reads != null) {
-          reads.close();
-        }
-      }
-    }
+    reads.close();
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }

@@ -19,40 +19,6 @@ import java.util.Map;
  * within one slot and stays atomic.
  */
 public final class ViewWriter implements AutoCloseable {
-  /**
-   * KEYS[1] version metadata, KEYS[2] row-key set, KEYS[3..] rows. ARGV[1] events applied, ARGV[2] the
-   * number of metadata field/value pairs m, then the pairs, then per row key (in KEYS order) an op:
-   * "D", or "U" followed by the row key, the field count f and f field/value pairs.
-   */
-  private static final String COMMIT_SCRIPT = String.join("\n",
-      "local committed = tonumber(redis.call('HGET', KEYS[1], 'events_applied') or '-1')",
-      "local incoming = tonumber(ARGV[1])",
-      "if incoming < committed then return 0 end",
-      "local m = tonumber(ARGV[2])",
-      "local i = 3",
-      "local meta = {}",
-      "for j = 1, 2 * m do meta[j] = ARGV[i]; i = i + 1 end",
-      "if incoming > committed or committed == -1 then",
-      "  for k = 3, #KEYS do",
-      "    local op = ARGV[i]; i = i + 1",
-      "    local rowKey = ARGV[i]; i = i + 1",
-      "    redis.call('DEL', KEYS[k])",
-      "    if op == 'D' then",
-      "      redis.call('SREM', KEYS[2], rowKey)",
-      "    else",
-      "      local f = tonumber(ARGV[i]); i = i + 1",
-      "      if f > 0 then",
-      "        local fields = {}",
-      "        for j = 1, 2 * f do fields[j] = ARGV[i]; i = i + 1 end",
-      "        redis.call('HSET', KEYS[k], unpack(fields))",
-      "      end",
-      "      redis.call('SADD', KEYS[2], rowKey)",
-      "    end",
-      "  end",
-      "end",
-      "redis.call('HSET', KEYS[1], unpack(meta))",
-      "return 1");
-
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> redis;
   private final ViewName name;
@@ -61,7 +27,7 @@ public final class ViewWriter implements AutoCloseable {
 
   ViewWriter(StatefulRedisConnection<String, String> connection, ViewName name, int version) {
     this.connection = connection;
-    this.redis = connection.sync();
+    this.redis = RedisFailures.translating(connection.sync());
     this.name = name;
     this.version = version;
   }
@@ -96,7 +62,7 @@ public final class ViewWriter implements AutoCloseable {
    * @param progress the position and counts after these changes
    * @param nowMs commit time, epoch milliseconds
    * @return true when applied, false when skipped as already committed
-   * @throws io.lettuce.core.RedisException if Redis fails; nothing of the commit is applied
+   * @throws ViewStoreException if Redis fails; nothing of the commit is applied
    */
   public boolean commit(Map<String, Map<String, String>> upserts, Iterable<String> deletes, Progress progress,
       long nowMs) {
@@ -135,15 +101,15 @@ public final class ViewWriter implements AutoCloseable {
       });
     }
     if (scriptSha == null) {
-      scriptSha = redis.scriptLoad(COMMIT_SCRIPT);
+      scriptSha = redis.scriptLoad(RedisScripts.COMMIT);
     }
     String[] keyArray = keys.toArray(new String[0]);
     String[] argArray = args.toArray(new String[0]);
     Long applied;
     try {
       applied = redis.evalsha(scriptSha, ScriptOutputType.INTEGER, keyArray, argArray);
-    } catch (io.lettuce.core.RedisNoScriptException flushed) {
-      scriptSha = redis.scriptLoad(COMMIT_SCRIPT);
+    } catch (RedisFailures.ScriptNotCached flushed) {
+      scriptSha = redis.scriptLoad(RedisScripts.COMMIT);
       applied = redis.evalsha(scriptSha, ScriptOutputType.INTEGER, keyArray, argArray);
     }
     return applied != null && applied == 1L;

@@ -15,7 +15,7 @@ package dev.streamfold.ledger.pulsar;
  * failed read itself. Seen in CI on {@code getLastMessageId} right after a broker restart, when loading the
  * topic had just opened the handle of the last offloaded segment.
  */
-final class OffloadReadRace {
+public final class OffloadReadRace {
 
   /** Pulsar's {@code ManagedLedgerException.OffloadReadHandleClosedException} message. */
   static final String CLOSED_HANDLE_MESSAGE = "Offload read handle already closed";
@@ -28,7 +28,7 @@ final class OffloadReadRace {
 
   /** One call to the broker, failing with {@code E}. */
   @FunctionalInterface
-  interface BrokerCall<T, E extends Exception> {
+  public interface BrokerCall<T, E extends Exception> {
     T call() throws E;
   }
 
@@ -46,7 +46,7 @@ final class OffloadReadRace {
    *     clear, as by {@link Thread#sleep})
    */
   @SuppressWarnings("unchecked") // only E is checked: call() throws E or an unchecked exception
-  static <T, E extends Exception> T call(BrokerCall<T, E> call) throws E, InterruptedException {
+  public static <T, E extends Exception> T call(BrokerCall<T, E> call) throws E, InterruptedException {
     Exception first = null;
     long waitMs = FIRST_WAIT_MS;
     for (int attempt = 1; ; attempt++) {

@@ -10,6 +10,8 @@ import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.schema.AvroSchemas;
+import dev.streamfold.ledger.pulsar.schema.PulsarSchemaRegistry;
 import dev.streamfold.testkit.Testkit;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -132,15 +134,15 @@ class StreamSchemaIT {
     try (PulsarLedger ledger = connect();
          PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(Testkit.pulsar().adminUrl()).build()) {
       ledger.createStream(stream, List.of(StreamColumn.parse("n:BIGINT NOT NULL")));
-      String changedType = PulsarLedger.avroRecord(stream, List.of(StreamColumn.parse("n:STRING NOT NULL")));
+      String changedType = AvroSchemas.record(stream, List.of(StreamColumn.parse("n:STRING NOT NULL")));
       // Pulsar (FULL, its default) refuses a type change itself: as an HTTP 500 naming Avro's check
       assertThatThrownBy(() -> admin.schemas().testCompatibility(stream.topic(), SchemaInfo.builder().name("checked")
           .type(SchemaType.JSON).schema(changedType.getBytes(StandardCharsets.UTF_8)).properties(Map.of()).build()))
           .hasMessageContaining("Unable to read schema");
-      assertThat(PulsarLedger.registryRefusal(new RuntimeException("\n --- An unexpected error occurred in the server ---\n\n"
+      assertThat(PulsarSchemaRegistry.registryRefusal(new RuntimeException("\n --- An unexpected error occurred in the server ---\n\n"
           + "Message: Error during schema compatibility check with strategy FULL: Unable to read schema: \n{\n  x\n")))
           .isEqualTo("Error during schema compatibility check with strategy FULL: Unable to read schema:");
-      String added = PulsarLedger.avroRecord(stream, List.of(StreamColumn.parse("n:BIGINT NOT NULL"),
+      String added = AvroSchemas.record(stream, List.of(StreamColumn.parse("n:BIGINT NOT NULL"),
           StreamColumn.parse("c:STRING DEFAULT \"AA\"")));
       assertThat(admin.schemas().testCompatibility(stream.topic(), SchemaInfo.builder().name("checked")
           .type(SchemaType.JSON).schema(added.getBytes(StandardCharsets.UTF_8)).properties(Map.of()).build())

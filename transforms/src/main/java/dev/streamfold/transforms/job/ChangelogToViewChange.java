@@ -1,5 +1,6 @@
 package dev.streamfold.transforms.job;
 
+import dev.streamfold.transforms.sink.ViewChange;
 import dev.streamfold.views.ViewSchema;
 import java.math.BigDecimal;
 import org.apache.flink.api.common.functions.MapFunction;

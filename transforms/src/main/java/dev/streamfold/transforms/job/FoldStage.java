@@ -7,6 +7,7 @@ import dev.streamfold.transforms.fold.Column;
 import dev.streamfold.transforms.fold.Event;
 import dev.streamfold.transforms.fold.FoldClasses;
 import dev.streamfold.transforms.fold.Transformation;
+import dev.streamfold.transforms.source.SourceEvent;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;

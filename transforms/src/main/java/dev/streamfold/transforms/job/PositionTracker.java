@@ -1,6 +1,9 @@
 package dev.streamfold.transforms.job;
 
 import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.transforms.sink.ViewChange;
+import dev.streamfold.transforms.source.EventConverter;
+import dev.streamfold.transforms.source.SourceEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.job;
 
 import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.transforms.source.SourceEvent;
 import java.io.Serializable;
 import java.util.Map;
 

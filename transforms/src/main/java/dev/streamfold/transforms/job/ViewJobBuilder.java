@@ -3,22 +3,28 @@ package dev.streamfold.transforms.job;
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.sink.RedisViewSink;
+import dev.streamfold.transforms.sink.ViewChange;
+import dev.streamfold.transforms.source.EventConverter;
+import dev.streamfold.transforms.source.LedgerSource;
+import dev.streamfold.transforms.source.PayloadParser;
+import dev.streamfold.transforms.source.SourceEvent;
 import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
 import dev.streamfold.views.ViewName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import java.util.stream.IntStream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.pulsar.source.PulsarSource;
-import org.apache.flink.connector.pulsar.source.PulsarSourceBuilder;
-import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
@@ -26,7 +32,7 @@ import org.apache.flink.types.Row;
 /**
  * Builds the Flink job of one view version, and plans SQL with the very same code before anything runs:
  * <pre>
- * PulsarSource (earliest, unbounded) -&gt; PositionTracker (rows + progress at each barrier)
+ * LedgerSource (earliest, unbounded) -&gt; PositionTracker (rows + progress at each barrier)
  *   -&gt; Flink SQL over the stream -&gt; changelog -&gt; ViewChange -&gt; RedisViewSink (parallelism 1)
  *   progress side output ---------------------------------------^
  * </pre>
@@ -36,52 +42,42 @@ public final class ViewJobBuilder {
   private ViewJobBuilder() {}
 
   /**
-   * Build the job graph of one view version.
+   * Build the job graph of one view version. The source reads the stream with parallelism
+   * {@code min(partitions, parallelism)}, one split per partition.
    *
-   * @param definition the transformation (its version is the one this job fills)
-   * @param streamColumns the source stream's declared columns
-   * @param topic the source stream's Pulsar topic
-   * @param partitions the stream's partitions (0: unpartitioned); the source reads with parallelism
-   *     {@code min(partitions, parallelism)}, one split per partition
-   * @param serviceUrl Pulsar service URL
-   * @param adminUrl Pulsar admin URL
-   * @param redisUri Redis URI of the views
-   * @param checkpointDir URI of the retained-checkpoint directory of this version, e.g. {@code file:///...}
-   * @param checkpointInterval checkpoint (and view commit) interval
-   * @param parallelism parallelism of the SQL operators
+   * @param spec the job (its definition's version is the one this job fills; its checkpoint directory the
+   *     version's retained checkpoints)
    * @param backfillTargetMessageId latest position at job start (one message ID per partition holding
    *     events, joined by ','), "" when the stream was empty
    * @param backfillTargetEvents events in the stream at job start; when the job's {@link PositionTracker} has
    *     applied that many it signals {@link BackfillSignals} (the submitter then triggers a checkpoint, so
    *     the LIVE commit does not wait for the next periodic one)
-   * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
    *     text per partition, at or before the checkpoint's); the source starts there, entry included,
    *     and the {@link PositionTracker} drops what it already applied. Empty: start from earliest.
    * @return the job graph, not yet submitted; restore it with {@code allowNonRestoredState}, since
    *     every graph has a new source (the connector's own source state is deliberately not restored)
    */
-  public static JobGraph build(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
-      int partitions, String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
-      int parallelism, String backfillTargetMessageId, long backfillTargetEvents, long watermarkDelayMs,
+  public static JobGraph build(ViewJobSpec spec, String backfillTargetMessageId, long backfillTargetEvents,
       List<String> resumeFrom) {
-    Configuration conf = checkpointing(checkpointDir, checkpointInterval, true);
+    TransformDefinition definition = spec.definition();
+    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), true);
     // No Flink restarts: the transform manager resubmits a failed job from its checkpoint with an exact
     // source position (Flink's own restart would resume the Pulsar source after a whole batched entry).
     conf.setString("restart-strategy.type", "none");
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
-        .setStartCursor(PositionCursors.start(resumeFrom))
-        .setSubscriptionName(subscription(definition));
-    List<String> topics = partitions == 0 ? List.of(topic)
-        : java.util.stream.IntStream.range(0, partitions).mapToObj(p -> topic + "-partition-" + p).toList();
-    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(adminUrl, subscription(definition),
-        topics, resumeFrom == null ? List.of() : resumeFrom, null);
-    return assemble(conf, definition, streamColumns, List.of(topic), sourceParallelism(partitions, parallelism), serviceUrl, adminUrl, parallelism, source, null, preset,
-        watermarkDelayMs,
-        new RedisViewSink(redisUri, new ViewName(definition.tenant(), definition.name()), definition.version(),
-            new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId, backfillTargetEvents, false),
-        checkpointInterval, backfillTargetEvents);
+    List<String> topics = spec.partitions() == 0 ? List.of(spec.topic())
+        : IntStream.range(0, spec.partitions()).mapToObj(p -> spec.topic() + "-partition-" + p).toList();
+    Source<SourceEvent, ?, ?> source = LedgerSource.builder(spec.serviceUrl(), spec.adminUrl(), subscription(definition),
+            topics)
+        .startAt(resumeFrom)
+        .payloadBytes(!definition.isFold())
+        .build();
+    return assemble(conf, spec, List.of(spec.topic()), sourceParallelism(spec.partitions(), spec.parallelism()), source,
+        null, new RedisViewSink(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
+            definition.version(), new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId,
+            backfillTargetEvents, false),
+        backfillTargetEvents);
   }
 
   /**
@@ -90,66 +86,39 @@ public final class ViewJobBuilder {
    * {@code readThrough} and ends; the {@link PositionTracker} applies exactly the events of
    * {@code bound}. The job does not restart on failure (a failed replay is reported, and run again), and
    * its checkpoints are deleted when it ends. Its sink applies each commit to the virtual state itself (at
-   * every barrier, for progress, and at the end of input), so the job takes no final checkpoint.
+   * every barrier, for progress, and at the end of input), so the job takes no final checkpoint. A
+   * partitioned stream's replay reads only the partitions {@code readThrough} lists.
    *
-   * @param definition the transformation version to replay
-   * @param streamColumns the source stream's declared columns
-   * @param topic the source stream's Pulsar topic
-   * @param partitions the stream's partitions (0: unpartitioned); a partitioned stream's replay reads only
-   *     the partitions {@code readThrough} lists
-   * @param serviceUrl Pulsar service URL
-   * @param adminUrl Pulsar admin URL
-   * @param redisUri Redis URI of the views
-   * @param checkpointDir URI of a scratch checkpoint directory for this replay
-   * @param checkpointInterval checkpoint interval (each checkpoint commits progress to the virtual state)
-   * @param parallelism parallelism of the SQL operators
+   * @param spec the job (the transformation version to replay; its checkpoint directory a scratch directory
+   *     for this replay, each checkpoint committing progress to the virtual state)
    * @param target the virtual state the rows go to (version 1)
    * @param subscription the Pulsar subscription to read on (delete it when the replay ends)
    * @param bound the exact range applied
    * @param readThrough the last message ID the source reads (at or after the range's end), per partition
    * @param targetEvents events the replay expects to apply (progress; an upper bound for time stops)
-   * @param watermarkDelayMs the source stream's watermark delay, ms (used by event-time windows)
    * @return the job graph, not yet submitted
    */
-  public static JobGraph buildReplay(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
-      int partitions, String serviceUrl, String adminUrl, String redisUri, String checkpointDir, Duration checkpointInterval,
-      int parallelism, ViewName target, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
-      long targetEvents, long watermarkDelayMs) {
-    Configuration conf = checkpointing(checkpointDir, checkpointInterval, false);
+  public static JobGraph buildReplay(ViewJobSpec spec, ViewName target, String subscription, ReplayBound bound,
+      List<MessageIdText> readThrough, long targetEvents) {
+    TransformDefinition definition = spec.definition();
+    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), false);
     conf.setString("restart-strategy.type", "none");
     // The bounded sink applies its last commit itself at the end of input, so the job ends with its input
     // instead of waiting up to a checkpoint interval (plus the min pause) for a final checkpoint.
     conf.setString("execution.checkpointing.checkpoints-after-tasks-finish", "false");
     conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version());
-    StartCursor start = bound.startId() == null ? StartCursor.earliest()
-        : PositionCursors.start(List.of(bound.startId()));
-    PulsarSourceBuilder<SourceEvent> source = PulsarSource.<SourceEvent>builder()
-        .setStartCursor(start)
-        .setBoundedStopCursor(PositionCursors.stopAfter(readThrough))
-        .setSubscriptionName(subscription);
     // Only partitions with events to read: a bounded split of a partition that has none would never end.
-    List<String> topics = partitions == 0 ? List.of(topic)
-        : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
+    List<String> topics = spec.partitions() == 0 ? List.of(spec.topic())
+        : readThrough.stream().map(id -> spec.topic() + "-partition-" + id.partition()).toList();
     String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
-    PresetSubscriptionEnumerator.Setup preset = new PresetSubscriptionEnumerator.Setup(adminUrl, subscription, topics,
-        bound.startId() == null ? List.of() : List.of(bound.startId()), PositionCursors.stopAfter(readThrough));
-    return assemble(conf, definition, streamColumns, topics, sourceParallelism(Math.min(partitions, topics.size()),
-        parallelism), serviceUrl, adminUrl, parallelism, source, bound, preset,
-        watermarkDelayMs, new RedisViewSink(redisUri, target, 1, new ArrayList<>(definition.columns().keySet()), readThroughText,
-            targetEvents, true), checkpointInterval, -1);
-  }
-
-  /**
-   * Hand fetched events over at least every 100 ms: the Pulsar source otherwise waits for up to 100
-   * records or 10 s per fetch (connector defaults), so on a quiet stream one event took 5-10 s to reach
-   * its view. Up to 10,000 records per fetch keep backfills fast.
-   *
-   * @param builder a source builder
-   * @return the builder
-   */
-  public static <T> PulsarSourceBuilder<T> fetchPromptly(PulsarSourceBuilder<T> builder) {
-    return builder.setConfig(org.apache.flink.connector.pulsar.source.PulsarSourceOptions.PULSAR_MAX_FETCH_TIME, 100L)
-        .setConfig(org.apache.flink.connector.pulsar.source.PulsarSourceOptions.PULSAR_MAX_FETCH_RECORDS, 10_000);
+    Source<SourceEvent, ?, ?> source = LedgerSource.builder(spec.serviceUrl(), spec.adminUrl(), subscription, topics)
+        .startAt(bound.startId() == null ? List.of() : List.of(bound.startId()))
+        .stopAfter(readThrough)
+        .payloadBytes(!definition.isFold())
+        .build();
+    return assemble(conf, spec, topics, sourceParallelism(Math.min(spec.partitions(), topics.size()),
+        spec.parallelism()), source, bound, new RedisViewSink(spec.redisUri(), target, 1,
+            new ArrayList<>(definition.columns().keySet()), readThroughText, targetEvents, true), -1);
   }
 
   private static Configuration checkpointing(String checkpointDir, Duration checkpointInterval, boolean retain) {
@@ -173,12 +142,16 @@ public final class ViewJobBuilder {
     return partitions <= 1 ? 1 : Math.max(1, Math.min(partitions, parallelism));
   }
 
-  private static JobGraph assemble(Configuration conf, TransformDefinition definition, List<StreamColumn> streamColumns,
-      List<String> topics, int sourceParallelism, String serviceUrl, String adminUrl, int parallelism, PulsarSourceBuilder<SourceEvent> sourceBuilder,
-      ReplayBound bound, PresetSubscriptionEnumerator.Setup preset, long watermarkDelayMs, RedisViewSink sink, Duration checkpointInterval, long signalAtEvents) {
+  private static JobGraph assemble(Configuration conf, ViewJobSpec spec, List<String> topics, int sourceParallelism,
+      Source<SourceEvent, ?, ?> source, ReplayBound bound, RedisViewSink sink, long signalAtEvents) {
+    TransformDefinition definition = spec.definition();
+    List<StreamColumn> streamColumns = spec.streamColumns();
+    int parallelism = spec.parallelism();
+    long watermarkDelayMs = spec.watermarkDelayMs();
+    Duration checkpointInterval = spec.checkpointInterval();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
-    StreamTableEnvironment tableEnv = tableEnvironment(env);
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, true);
     // A mini-batch waits at most a quarter of the checkpoint interval (and 200 ms): the bundle is flushed
     // at each barrier anyway, and a longer wait only delays the change past the next commit.
     tableEnv.getConfig().set("table.exec.mini-batch.allow-latency",
@@ -187,21 +160,10 @@ public final class ViewJobBuilder {
     // Pass records between chained operators without copies (every operator of this job builds new
     // objects for what it keeps).
     env.getConfig().enableObjectReuse();
-    // SQL jobs read the payload only through PayloadParser.toRowData, which scans its bytes.
-    PulsarSource<SourceEvent> source = fetchPromptly(sourceBuilder)
-        .setDeserializationSchema(new LedgerEventDeserializer(!definition.isFold()))
-        .setServiceUrl(serviceUrl)
-        .setAdminUrl(adminUrl)
-        .setTopics(topics)
-        .build();
-    String sourceName = "ledger " + topics.get(0).replaceAll("-partition-\\d+$", "");
-    PresetSubscriptionSource<SourceEvent> positioned = new PresetSubscriptionSource<>(source, preset);
-    DataStream<SourceEvent> read = (bound == null
-        ? env.fromSource(positioned, WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class))
-        : env.fromSource(new WithoutCursorAcks<>(positioned, TypeInformation.of(SourceEvent.class)),
-            WatermarkStrategy.noWatermarks(), sourceName, TypeInformation.of(SourceEvent.class)))
+    DataStream<SourceEvent> read = env.fromSource(source, WatermarkStrategy.noWatermarks(), LedgerSource.name(topics),
+            TypeInformation.of(SourceEvent.class))
         .setParallelism(sourceParallelism)
-        .uid("ledger-source-" + java.util.UUID.randomUUID());
+        .uid("ledger-source-" + UUID.randomUUID());
     List<String> columns = new ArrayList<>(definition.columns().keySet());
     int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();
     DataStream<Row> result;
@@ -227,7 +189,7 @@ public final class ViewJobBuilder {
                   .signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
-      tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
+      tableEnv.createTemporaryView(TableEnvironments.quote(definition.sourceStream()), rows,
           eventTime ? parser.eventTimeSchema() : parser.schema());
       result = tableEnv.toChangelogStream(tableEnv.sqlQuery(definition.sql()));
       progress = rows.getSideOutput(PositionTracker.PROGRESS);
@@ -244,48 +206,8 @@ public final class ViewJobBuilder {
     return env.getStreamGraph().getJobGraph();
   }
 
-  /**
-   * Where the source starts (see {@link PositionCursors#start}).
-   *
-   * @param resumeFrom message ID text per partition; empty for earliest
-   * @return the cursor
-   */
-  public static StartCursor startCursor(List<String> resumeFrom) {
-    return PositionCursors.start(resumeFrom);
-  }
-
   /** Pulsar subscription of one view version's source: a new version reads on a new subscription. */
   public static String subscription(TransformDefinition definition) {
     return "streamfold-view-" + definition.name() + "-v" + definition.version();
-  }
-
-  private static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
-    return tableEnvironment(env, true);
-  }
-
-  /**
-   * The table environment of Streamfold jobs.
-   *
-   * @param env the execution environment
-   * @param miniBatch true for view jobs: mini-batches fold many events per key before emitting one
-   *     changelog update (a bundle is flushed before each checkpoint barrier, so commits stay aligned
-   *     with positions); false where every event's change must come out before the next event's
-   *     watermark (training sets' ledger clock)
-   * @return the table environment (UTC session time zone)
-   */
-  public static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env, boolean miniBatch) {
-    StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-    Configuration tableConf = new Configuration();
-    tableConf.setString("table.exec.mini-batch.enabled", Boolean.toString(miniBatch));
-    tableConf.setString("table.exec.mini-batch.allow-latency", "200 ms");
-    tableConf.setString("table.exec.mini-batch.size", "5000");
-    tableConf.setString("table.local-time-zone", "UTC");
-    tableEnv.getConfig().addConfiguration(tableConf);
-    return tableEnv;
-  }
-
-  /** Quote a SQL identifier with backticks. */
-  public static String quote(String identifier) {
-    return "`" + identifier.replace("`", "``") + "`";
   }
 }

@@ -2,8 +2,7 @@ package dev.streamfold.transforms.sql;
 
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformException;
-import dev.streamfold.transforms.job.PayloadParser;
-import dev.streamfold.transforms.job.ViewJobBuilder;
+import dev.streamfold.transforms.source.PayloadParser;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -16,9 +15,9 @@ import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
 import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.Schema;
@@ -219,7 +218,7 @@ public final class SqlPlanner {
   /** A table environment with a placeholder table per stream (declared columns and metadata columns). */
   private static StreamTableEnvironment placeholderTables(Map<String, List<StreamColumn>> streams, Rows rows) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
-    StreamTableEnvironment tableEnv = ViewJobBuilder.tableEnvironment(env, true);
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, true);
     for (Map.Entry<String, List<StreamColumn>> stream : streams.entrySet()) {
       try {
         StreamColumn.checkDistinct(stream.getValue());
@@ -231,7 +230,7 @@ public final class SqlPlanner {
           case EVENT_TIME -> parser.eventTimeSchema();
           case LEDGER_CLOCK -> parser.ledgerClockSchema();
         };
-        tableEnv.createTemporaryView(ViewJobBuilder.quote(stream.getKey()), placeholder, schema);
+        tableEnv.createTemporaryView(TableEnvironments.quote(stream.getKey()), placeholder, schema);
       } catch (RuntimeException unusable) {
         // A stream whose declared columns SQL cannot take (e.g. created before names were checked) must
         // not break transformations over other streams; SQL over it says it does not exist.

@@ -3,22 +3,22 @@ package dev.streamfold.transforms.training;
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
-import dev.streamfold.transforms.job.EventConverter;
 import dev.streamfold.transforms.job.FoldStage;
-import dev.streamfold.transforms.job.LedgerEventDeserializer;
-import dev.streamfold.transforms.job.PayloadParser;
-import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.job.PositionTracker;
 import dev.streamfold.transforms.job.ReplayBound;
-import dev.streamfold.transforms.job.SourceEvent;
-import dev.streamfold.transforms.job.ViewJobBuilder;
+import dev.streamfold.transforms.source.EventConverter;
+import dev.streamfold.transforms.source.LedgerOrderMerge;
+import dev.streamfold.transforms.source.LedgerSource;
+import dev.streamfold.transforms.source.PayloadParser;
+import dev.streamfold.transforms.source.SourceEvent;
+import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.pulsar.source.PulsarSource;
-import org.apache.flink.connector.pulsar.source.enumerator.cursor.StartCursor;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -31,7 +31,7 @@ import org.apache.flink.types.Row;
 /**
  * Builds the bounded job of a training set:
  * <pre>
- * PulsarSource (earliest .. stop) -&gt; PositionTracker (range, ledger clock)
+ * LedgerSource (earliest .. stop) -&gt; PositionTracker (range, ledger clock)
  *   -&gt; event projection (entity, label, is_label, event time, message ID, join keys) ---------&gt; PointInTimeJoin -&gt; file
  *   -&gt; feature view 1's SQL (same SQL as its view job, no mini-batches) -&gt; changelog ------^
  *   -&gt; feature view 2's SQL ... ------------------------------------------------------------^
@@ -58,7 +58,7 @@ public final class TrainingSetJobBuilder {
    * @param subscription the Pulsar subscription to read on (delete it when the export ends)
    * @param bound the range of events applied (the label events and the feature history)
    * @param partitions the label stream's partitions (0: unpartitioned); a partitioned stream's events are
-   *     merged back into sequence-id order ({@link dev.streamfold.transforms.job.LedgerOrderMerge}) before
+   *     merged back into sequence-id order ({@link LedgerOrderMerge}) before
    *     the ledger clock
    * @param readThrough the last message ID the source reads, per partition read
    * @param plan the validated plan
@@ -73,7 +73,7 @@ public final class TrainingSetJobBuilder {
     conf.setString("pipeline.name", "training set " + name);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
-    StreamTableEnvironment tableEnv = ViewJobBuilder.tableEnvironment(env, false);
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
 
     List<String> sql = new java.util.ArrayList<>(List.of(eventProjectionSql));
     featureViews.stream().filter(v -> !v.isFold()).forEach(v -> sql.add(v.sql()));
@@ -82,19 +82,21 @@ public final class TrainingSetJobBuilder {
       columnsRead.addAll(SqlPlanner.analyze(query, stream, streamColumns, SqlPlanner.Rows.LEDGER_CLOCK).columnsRead());
     }
     PayloadParser parser = new PayloadParser(streamColumns, columnsRead);
-    StartCursor start = bound.startId() == null ? StartCursor.earliest()
-        : ViewJobBuilder.startCursor(List.of(bound.startId()));
     List<String> topics = partitions == 0 ? List.of(topic)
         : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
-    DataStream<SourceEvent> read = source(env, topics, serviceUrl, adminUrl, start, readThrough, subscription,
-        bound.startId() == null ? List.of() : List.of(bound.startId()));
+    Source<SourceEvent, ?, ?> source = LedgerSource.builder(serviceUrl, adminUrl, subscription, topics)
+        .startAt(bound.startId() == null ? List.of() : List.of(bound.startId()))
+        .stopAfter(readThrough)
+        .build();
+    DataStream<SourceEvent> read = env.fromSource(source, WatermarkStrategy.noWatermarks(), LedgerSource.name(topics),
+        TypeInformation.of(SourceEvent.class));
     if (partitions > 0) {
       read = read.transform("ledger order", TypeInformation.of(SourceEvent.class),
-          new dev.streamfold.transforms.job.LedgerOrderMerge(readThrough));
+          new LedgerOrderMerge(readThrough));
     }
     SingleOutputStreamOperator<Row> rows = read
         .transform("position + ledger clock", parser.ledgerClockRowType(), new PositionTracker<>(parser, bound, true));
-    tableEnv.createTemporaryView(ViewJobBuilder.quote(stream), rows, parser.ledgerClockSchema());
+    tableEnv.createTemporaryView(TableEnvironments.quote(stream), rows, parser.ledgerClockSchema());
 
     DataStream<Row> eventsOut = tableEnv.toDataStream(tableEnv.sqlQuery(eventProjectionSql));
     MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
@@ -117,27 +119,5 @@ public final class TrainingSetJobBuilder {
     env.addOperator(join);
     new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
     return env.getStreamGraph().getJobGraph();
-  }
-
-  /** The bounded ledger source of the range. */
-  private static DataStream<SourceEvent> source(StreamExecutionEnvironment env, List<String> topics, String serviceUrl,
-      String adminUrl, StartCursor start, List<MessageIdText> readThrough, String subscription, List<String> startIds) {
-    PulsarSource<SourceEvent> source = ViewJobBuilder.fetchPromptly(PulsarSource.builder()
-        .setDeserializationSchema(new LedgerEventDeserializer()))
-        .setServiceUrl(serviceUrl)
-        .setAdminUrl(adminUrl)
-        .setTopics(topics)
-        .setStartCursor(start)
-        .setBoundedStopCursor(dev.streamfold.transforms.job.PositionCursors.stopAfter(readThrough))
-        .setSubscriptionName(subscription)
-        .build();
-    // the subscription is created at its start by the admin API (see PresetSubscriptionEnumerator)
-    return env.fromSource(new dev.streamfold.transforms.job.WithoutCursorAcks<>(
-        new dev.streamfold.transforms.job.PresetSubscriptionSource<>(source, new dev.streamfold.transforms.job.PresetSubscriptionEnumerator.Setup(
-            adminUrl, subscription, topics, startIds, dev.streamfold.transforms.job.PositionCursors.stopAfter(readThrough))),
-        TypeInformation.of(SourceEvent.class)),
-        WatermarkStrategy.noWatermarks(),
-        "ledger " + topics.get(0).replaceAll("-partition-\\d+$", ""),
-        TypeInformation.of(SourceEvent.class));
   }
 }

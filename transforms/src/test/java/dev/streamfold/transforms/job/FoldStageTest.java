@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.transforms.fold.TestFolds;
+import dev.streamfold.transforms.source.SourceEvent;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;

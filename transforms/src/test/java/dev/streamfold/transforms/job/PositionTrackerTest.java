@@ -3,6 +3,9 @@ package dev.streamfold.transforms.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.transforms.sink.ViewChange;
+import dev.streamfold.transforms.source.PayloadParser;
+import dev.streamfold.transforms.source.SourceEvent;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;

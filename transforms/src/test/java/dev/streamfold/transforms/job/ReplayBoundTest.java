@@ -2,6 +2,7 @@ package dev.streamfold.transforms.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.transforms.source.SourceEvent;
 import org.junit.jupiter.api.Test;
 
 class ReplayBoundTest {

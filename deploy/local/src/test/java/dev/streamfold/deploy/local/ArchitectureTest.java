@@ -15,8 +15,15 @@ class ArchitectureTest {
 
   @Test
   void onlyTheLedgerAndTheFlinkSourceAdapterImportPulsar() {
-    noClasses().that().resideOutsideOfPackages("dev.streamfold.ledger..", "dev.streamfold.transforms.job..")
+    noClasses().that().resideOutsideOfPackages("dev.streamfold.ledger..", "dev.streamfold.transforms.source..")
         .should().dependOnClassesThat().resideInAPackage("org.apache.pulsar..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void onlyTheFlinkSourceAdapterImportsThePulsarConnector() {
+    noClasses().that().resideOutsideOfPackage("dev.streamfold.transforms.source..")
+        .should().dependOnClassesThat().resideInAPackage("org.apache.flink.connector.pulsar..")
         .check(CLASSES);
   }
 

@@ -1,0 +1,86 @@
+package dev.streamfold.transforms.training;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.transforms.TransformDefinition;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The manifest of a completed training set ({@code <output>.manifest.json}, pretty-printed JSON): its name,
+ * tenant, label stream, entity, label and filter; the range folded (from earliest to the last message ID or
+ * position vector read, the stop as given, the events read); each feature with its view, column, join, TTL and
+ * the transformation version and SQL (or fold class) that computed it; the output's columns and types, rows,
+ * format, the command that built it and when. With it a training set can be rebuilt byte for byte.
+ */
+final class TrainingSetManifest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private TrainingSetManifest() {}
+
+  /**
+   * Write the manifest of a completed build to {@code started.manifest()}.
+   *
+   * @param spec the training set
+   * @param started its status (output, manifest path, stop message ID)
+   * @param views the feature views' definitions as folded
+   * @param columns the output's columns
+   * @param events events folded
+   * @param rows rows written
+   * @param createdAtMs when the build completed, epoch ms
+   * @throws UncheckedIOException if the file cannot be written
+   */
+  static void write(TrainingSetSpec spec, TrainingSetStatus started, List<TransformDefinition> views,
+      TrainingSetColumns columns, long events, long rows, long createdAtMs) {
+    Map<String, Object> manifest = new LinkedHashMap<>();
+    manifest.put("name", spec.name());
+    manifest.put("tenant", spec.tenant());
+    manifest.put("label_stream", spec.labelStream());
+    manifest.put("entity", spec.entity());
+    manifest.put("label", spec.label());
+    manifest.put("where", spec.where());
+    Map<String, Object> range = new LinkedHashMap<>();
+    range.put("from", "earliest");
+    range.put("to", started.stopMessageId());
+    range.put("stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"));
+    range.put("events", events);
+    manifest.put("range", range);
+    List<Map<String, Object>> features = new ArrayList<>();
+    for (FeatureSpec f : spec.features()) {
+      TransformDefinition view = views.stream().filter(v -> v.name().equals(f.view())).findFirst().orElseThrow();
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("name", f.name());
+      entry.put("view", f.view());
+      entry.put("column", f.column());
+      entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
+      entry.put("ttl_ms", f.ttlMs());
+      entry.put("transform_version", view.version());
+      entry.put(view.isFold() ? "fold" : "sql", view.logic());
+      features.add(entry);
+    }
+    manifest.put("features", features);
+    List<Map<String, String>> cols = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      Map<String, String> column = new LinkedHashMap<>();
+      column.put("name", columns.names().get(i));
+      column.put("type", columns.types().get(i));
+      cols.add(column);
+    }
+    manifest.put("columns", cols);
+    manifest.put("rows", rows);
+    manifest.put("format", TrainingSetFormat.of(Path.of(started.output())).name());
+    manifest.put("command", spec.command());
+    manifest.put("created_at", Instant.ofEpochMilli(createdAtMs).toString());
+    try {
+      Files.writeString(Path.of(started.manifest()), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(manifest));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
