@@ -2,10 +2,8 @@ package dev.streamfold.deploy.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamRef;
-import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.FreePorts;
