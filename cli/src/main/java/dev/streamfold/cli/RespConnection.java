@@ -48,6 +48,10 @@ import java.util.concurrent.TimeUnit;
  * its keys and values in reply order (as RESP2 sends it), an error inside an array as a {@link RespException.ErrorReply}
  * element. Netty's decoder knows the RESP2 types only; it hands the one-line RESP3 types over as inline lines, of which
  * this class reads the map header ({@code %<pairs>}) and the null ({@code _}); any other is a protocol error.
+ *
+ * <p>Each connection has one I/O thread (a daemon), on Netty's native epoll transport where it loads (Linux), Java NIO
+ * elsewhere; a refused connection's error then reads as the query-service's own clients see it
+ * ({@code finishConnect(..) failed with error(-111): Connection refused}).
  */
 final class RespConnection implements AutoCloseable {
   /** Longest line of a reply other than a bulk string, in bytes (Netty's default). */
