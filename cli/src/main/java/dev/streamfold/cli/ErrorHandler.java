@@ -4,9 +4,6 @@ import dev.streamfold.cli.ingest.InputException;
 import dev.streamfold.deploy.local.stack.LocalStackException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -84,7 +81,7 @@ final class ErrorHandler implements IExecutionExceptionHandler {
     if (t instanceof IOException) {
       return t.getMessage() == null ? t.toString() : t.getMessage();
     }
-    if (t instanceof RedisConnectionException) {
+    if (t instanceof RespException.NotConnected) {
       String root = rootMessage(t);
       if (root != null && root.startsWith("WRONGPASS")) {
         // reached, and refused: the token does not act for the --tenant named (it defaults to demo)
@@ -94,10 +91,10 @@ final class ErrorHandler implements IExecutionExceptionHandler {
       return "cannot reach the query-service over RESP: " + root
           + " (is the local stack running? `streamfold local status`)";
     }
-    if (t instanceof RedisCommandExecutionException) {
+    if (t instanceof RespException.ErrorReply) {
       return "query-service: " + t.getMessage();
     }
-    if (t instanceof RedisException) {
+    if (t instanceof RespException) {
       return "query-service: " + rootMessage(t);
     }
     return t + (debug() ? "" : " (set STREAMFOLD_DEBUG=1 for the stack trace)");

@@ -1,14 +1,8 @@
 package dev.streamfold.cli;
 
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,14 +16,10 @@ final class RespViews implements AutoCloseable {
   /** Timeout of one RESP command. */
   static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
-  private final RedisClient client;
-  private final StatefulRedisConnection<String, String> connection;
-  private final RedisCommands<String, String> redis;
+  private final RespConnection connection;
 
-  private RespViews(RedisClient client) {
-    this.client = client;
-    this.connection = client.connect();
-    this.redis = connection.sync();
+  private RespViews(RespConnection connection) {
+    this.connection = connection;
   }
 
   /**
@@ -41,18 +31,11 @@ final class RespViews implements AutoCloseable {
    *     only its own)
    * @param token API token (the AUTH password)
    * @return the reader; close it
-   * @throws io.lettuce.core.RedisConnectionException if it cannot be reached or AUTH fails
+   * @throws RespException.NotConnected if it cannot be reached (within {@link #DEFAULT_COMMAND_TIMEOUT}) or AUTH
+   *     fails
    */
   static RespViews connect(String host, int port, String user, String token) {
-    RedisURI uri = RedisURI.builder().withHost(host).withPort(port).withTimeout(DEFAULT_COMMAND_TIMEOUT)
-        .withAuthentication(user, token.toCharArray()).build();
-    RedisClient client = RedisClient.create(uri);
-    try {
-      return new RespViews(client);
-    } catch (RuntimeException e) {
-      client.shutdown();
-      throw e;
-    }
+    return new RespViews(RespConnection.open(host, port, user, token, DEFAULT_COMMAND_TIMEOUT));
   }
 
   /**
@@ -61,9 +44,15 @@ final class RespViews implements AutoCloseable {
    * @param view view name
    * @param key row key
    * @return column to value text; empty when there is no such row
+   * @throws RespException if the query-service fails or does not answer within {@link #DEFAULT_COMMAND_TIMEOUT}
    */
   Map<String, String> row(String view, String key) {
-    return redis.hgetall(view + ":" + key);
+    List<?> flat = list(connection.command("HGETALL", view + ":" + key));
+    Map<String, String> row = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < flat.size(); i += 2) {
+      row.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
+    }
+    return row;
   }
 
   /**
@@ -71,23 +60,21 @@ final class RespViews implements AutoCloseable {
    *
    * @param view view name
    * @return row keys (without the {@code <view>:} prefix), each once, in scan order
+   * @throws RespException if the query-service fails or does not answer within {@link #DEFAULT_COMMAND_TIMEOUT}
    */
   List<String> keys(String view) {
     Set<String> keys = new LinkedHashSet<>();
     String prefix = view + ":";
-    ScanArgs args = ScanArgs.Builder.matches(prefix + "*").limit(1000);
-    KeyScanCursor<String> page = redis.scan(ScanCursor.INITIAL, args);
-    while (true) {
-      for (String k : page.getKeys()) {
-        if (k.startsWith(prefix)) {
-          keys.add(k.substring(prefix.length()));
+    String cursor = "0";
+    do {
+      List<?> page = list(connection.command("SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000"));
+      cursor = String.valueOf(page.get(0));
+      for (Object k : list(page.get(1))) {
+        if (String.valueOf(k).startsWith(prefix)) {
+          keys.add(String.valueOf(k).substring(prefix.length()));
         }
       }
-      if (page.isFinished()) {
-        break;
-      }
-      page = redis.scan(page, args);
-    }
+    } while (!cursor.equals("0"));
     return new ArrayList<>(keys);
   }
 
@@ -96,14 +83,12 @@ final class RespViews implements AutoCloseable {
    *
    * @param view view name
    * @return field to value text in the server's order (position entries joined with ',')
-   * @throws io.lettuce.core.RedisCommandExecutionException if the view does not exist (the server's
-   *     error names it)
+   * @throws RespException.ErrorReply if the view does not exist (the server's error names it)
+   * @throws RespException if the query-service fails or does not answer within {@link #DEFAULT_COMMAND_TIMEOUT}
    */
   Map<String, String> info(String view) {
-    io.lettuce.core.codec.StringCodec codec = io.lettuce.core.codec.StringCodec.UTF8;
-    List<Object> flat = redis.dispatch(VIEW_INFO, new io.lettuce.core.output.NestedMultiOutput<>(codec),
-        new io.lettuce.core.protocol.CommandArgs<>(codec).add(view));
-    Map<String, String> info = new java.util.LinkedHashMap<>();
+    List<?> flat = list(connection.command("VIEW.INFO", view));
+    Map<String, String> info = new LinkedHashMap<>();
     for (int i = 0; i + 1 < flat.size(); i += 2) {
       Object value = flat.get(i + 1);
       String text = value instanceof List<?> list
@@ -114,23 +99,16 @@ final class RespViews implements AutoCloseable {
     return info;
   }
 
-  private static final io.lettuce.core.protocol.ProtocolKeyword VIEW_INFO = new io.lettuce.core.protocol.ProtocolKeyword() {
-    private final byte[] name = "VIEW.INFO".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-    @Override
-    public byte[] getBytes() {
-      return name;
+  /** The reply as an array (RESP3 maps come as their keys and values). */
+  private static List<?> list(Object reply) {
+    if (reply instanceof List<?> list) {
+      return list;
     }
-
-    @Override
-    public String name() {
-      return "VIEW.INFO";
-    }
-  };
+    throw new RespException("expected an array reply, got " + reply);
+  }
 
   @Override
   public void close() {
     connection.close();
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
 }

@@ -50,7 +50,7 @@ final class ViewCommand {
         if (row.isEmpty()) {
           try {
             views.info(view);
-          } catch (io.lettuce.core.RedisCommandExecutionException noView) {
+          } catch (RespException.ErrorReply noView) {
             throw new CliException(noView.getMessage());
           }
           String escaping = key.contains("|") || key.contains("\\")
@@ -88,7 +88,7 @@ final class ViewCommand {
         Map<String, String> info;
         try {
           info = views.info(view);
-        } catch (io.lettuce.core.RedisCommandExecutionException e) {
+        } catch (RespException.ErrorReply e) {
           throw new CliException(e.getMessage());
         }
         int width = info.keySet().stream().mapToInt(String::length).max().orElse(0);

@@ -9,6 +9,7 @@ import dev.streamfold.testkit.process.FreePorts;
 import io.grpc.Status;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ConnectException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -317,13 +318,12 @@ class StreamfoldCliTest {
     assertThat(ErrorHandler.describe(Status.NOT_FOUND.withDescription("stream 'x' does not exist").asRuntimeException()))
         .isEqualTo("NOT_FOUND: stream 'x' does not exist");
     // a refused AUTH is not an unreachable server (a tenant token without --tenant asked "is the stack running?")
-    io.lettuce.core.RedisConnectionException refused = new io.lettuce.core.RedisConnectionException(
-        "Unable to connect to 127.0.0.1:6380", new io.lettuce.core.RedisCommandExecutionException(
-            "WRONGPASS invalid username-password pair or user is disabled."));
+    RespException.NotConnected refused = new RespException.NotConnected("127.0.0.1", 6380,
+        new RespException.ErrorReply("WRONGPASS invalid username-password pair or user is disabled."));
     assertThat(ErrorHandler.describe(refused)).startsWith("the query-service refused the token: WRONGPASS")
         .contains("--tenant").doesNotContain("is the local stack running");
-    assertThat(ErrorHandler.describe(new io.lettuce.core.RedisConnectionException("Connection refused")))
-        .contains("is the local stack running");
+    assertThat(ErrorHandler.describe(new RespException.NotConnected("127.0.0.1", 6380,
+        new ConnectException("Connection refused")))).contains("is the local stack running");
   }
 
   @Test
