@@ -3,10 +3,10 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
@@ -79,7 +79,7 @@ class ConcurrentPartitionedReplaysIT {
     }
     assertThat(ledger.createStream(stream, columns, 0, PARTITIONS)).isTrue();
     List<Flights.Flight> flights = Flights.load().subList(0, EVENTS);
-    List<MessageIdText> ids = new ArrayList<>();
+    List<MessageId> ids = new ArrayList<>();
     for (int from = 0; from < flights.size(); from += 1000) {
       List<EventEnvelope> batch = new ArrayList<>();
       for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
@@ -134,10 +134,10 @@ class ConcurrentPartitionedReplaysIT {
   }
 
   /** The position vector of the first {@code n} events: each partition's last message ID among them. */
-  private static String vectorOfFirst(List<MessageIdText> ids, int n) {
-    Map<Integer, MessageIdText> last = new LinkedHashMap<>();
+  private static String vectorOfFirst(List<MessageId> ids, int n) {
+    Map<Integer, MessageId> last = new LinkedHashMap<>();
     ids.subList(0, n).forEach(id -> last.put(id.partition(), id));
-    return String.join(",", last.values().stream().sorted(Comparator.comparingInt(MessageIdText::partition))
+    return String.join(",", last.values().stream().sorted(Comparator.comparingInt(MessageId::partition))
         .map(Object::toString).toList());
   }
 

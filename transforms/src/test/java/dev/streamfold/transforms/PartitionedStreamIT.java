@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
@@ -85,8 +85,8 @@ class PartitionedStreamIT {
   }
 
   /** Append keyed by origin; returns each event's message ID, in append order. */
-  private static List<MessageIdText> append(StreamRef stream, List<Flights.Flight> flights) {
-    List<MessageIdText> ids = new ArrayList<>();
+  private static List<MessageId> append(StreamRef stream, List<Flights.Flight> flights) {
+    List<MessageId> ids = new ArrayList<>();
     for (int from = 0; from < flights.size(); from += 1000) {
       List<EventEnvelope> batch = new ArrayList<>();
       for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
@@ -147,7 +147,7 @@ class PartitionedStreamIT {
     assertThat(ledger.listStreams(tenant)).containsExactly(stream);
 
     List<Flights.Flight> flights = Flights.load().subList(0, 18_000);
-    List<MessageIdText> ids = append(stream, flights.subList(0, 15_000));
+    List<MessageId> ids = append(stream, flights.subList(0, 15_000));
 
     // Key routing: murmur3_32(key) mod partitions, so one origin's events are in one partition.
     Set<Integer> used = new HashSet<>();
@@ -161,10 +161,10 @@ class PartitionedStreamIT {
     assertThat(info.partitions()).isEqualTo(PARTITIONS);
     assertThat(info.eventCount()).isEqualTo(15_000);
     assertThat(info.latest()).contains(ids.get(14_999));
-    Map<Integer, MessageIdText> lastByPartition = new HashMap<>();
+    Map<Integer, MessageId> lastByPartition = new HashMap<>();
     ids.forEach(id -> lastByPartition.put(id.partition(), id));
     assertThat(info.latestPositions()).containsExactlyElementsOf(
-        lastByPartition.values().stream().sorted(java.util.Comparator.comparingInt(MessageIdText::partition)).toList());
+        lastByPartition.values().stream().sorted(java.util.Comparator.comparingInt(MessageId::partition)).toList());
     // storage lists each partition's segments, each partition's last one open
     List<dev.streamfold.ledger.LedgerSegment> segments = ledger.storage(stream).segments();
     assertThat(segments).extracting(dev.streamfold.ledger.LedgerSegment::partition).containsAll(used)
@@ -284,7 +284,7 @@ class PartitionedStreamIT {
           + "TUMBLE(TABLE flights, DESCRIPTOR(_event_time), INTERVAL '1' HOUR)) GROUP BY origin, window_start, window_end",
           List.of("origin", "window_start"))).isInstanceOf(TransformException.InvalidSql.class)
           .hasMessageContaining("4 partitions").hasMessageContaining("event-time windows");
-      MessageIdText elsewhere = new MessageIdText(ids.get(0).ledgerId(), 0, 7, -1);
+      MessageId elsewhere = new MessageId(ids.get(0).ledgerId(), 0, 7, -1);
       assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
           ReplayCursor.parse(ids.get(0) + "," + elsewhere, true), Optional.of("y")))
           .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("partitions 0 to 3");
@@ -292,7 +292,7 @@ class PartitionedStreamIT {
           ReplayCursor.parse(elsewhere.toString(), true), Optional.of("z")))
           .isInstanceOf(TransformException.InvalidReplay.class)
           .hasMessageContaining("(0 to 3; message ID " + elsewhere + " names partition 7)");
-      MessageIdText missing = new MessageIdText(ids.get(0).ledgerId() + 1000, 0, (ids.get(0).partition() + 1) % 4, -1);
+      MessageId missing = new MessageId(ids.get(0).ledgerId() + 1000, 0, (ids.get(0).partition() + 1) % 4, -1);
       assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
           ReplayCursor.parse(ids.get(0) + "," + missing, true), Optional.of("w")))
           .isInstanceOf(TransformException.InvalidReplay.class)

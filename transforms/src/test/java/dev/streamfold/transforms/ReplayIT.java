@@ -3,10 +3,10 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
@@ -265,7 +265,7 @@ class ReplayIT {
         ten.add(flight("LAS", "2015-01-02T00:00:0" + k));
       }
       List<Appended> ids = append(stream, ten);
-      MessageIdText first = ids.get(0).messageId();
+      MessageId first = ids.get(0).messageId();
       boolean oneEntry = ids.stream().allMatch(a -> a.messageId().ledgerId() == first.ledgerId()
           && a.messageId().entryId() == first.entryId());
       append(stream, List.of(flight("LAS", "2015-01-03T00:00:00"), flight("ORD", "2015-01-03T00:00:00")));
@@ -310,7 +310,7 @@ class ReplayIT {
     assertThatThrownBy(() -> manager.rollback(t, "counts", "from2to5"))
         .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("not at the earliest event");
     // Batch index -1 names an entry that is not batched: refused on this one, saying which indexes it holds.
-    MessageIdText first = batch.get(0).messageId();
+    MessageId first = batch.get(0).messageId();
     String entry = first.ledgerId() + ":" + first.entryId() + ":" + first.partition() + ":";
     for (boolean inclusive : new boolean[] {true, false}) {
       assertThatThrownBy(() -> manager.replay(t, "counts", Optional.empty(), ReplayCursor.parse(entry + "-1", inclusive),
@@ -382,8 +382,8 @@ class ReplayIT {
         "LAS", Map.of("origin", "LAS", "n", "2"), "JFK", Map.of("origin", "JFK", "n", "1"),
         "ORD", Map.of("origin", "ORD", "n", "1")));
 
-    MessageIdText last = ids.get(17).messageId();
-    MessageIdText beyond = new MessageIdText(last.ledgerId(), last.entryId() + 1000, last.partition(), -1);
+    MessageId last = ids.get(17).messageId();
+    MessageId beyond = new MessageId(last.ledgerId(), last.entryId() + 1000, last.partition(), -1);
     assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.parse(beyond.toString(), true),
         Optional.of("beyond")))
         .isInstanceOf(TransformException.InvalidReplay.class)

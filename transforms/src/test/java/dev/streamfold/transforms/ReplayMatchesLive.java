@@ -1,7 +1,7 @@
 package dev.streamfold.transforms;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -227,7 +227,7 @@ final class ReplayMatchesLive {
     if (live.position().isEmpty()) {
       return Outcome.skip("nothing applied: no position to replay to");
     }
-    List<MessageIdText> ids = live.position().stream().map(MessageIdText::parse).toList();
+    List<MessageId> ids = live.position().stream().map(MessageId::parse).toList();
     ReplayCursor to = ids.get(0).partition() < 0
         ? new ReplayCursor(ReplayCursor.Kind.MESSAGE, Optional.of(ids.get(0)), 0, true)
         : new ReplayCursor(ReplayCursor.Kind.POSITION, Optional.empty(), 0, true, ids);

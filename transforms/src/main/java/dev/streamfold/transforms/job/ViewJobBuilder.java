@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.job;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.sink.RedisViewSink;
@@ -99,7 +99,7 @@ public final class ViewJobBuilder {
    * @return the job graph, not yet submitted
    */
   public static JobGraph buildReplay(ViewJobSpec spec, ViewName target, String subscription, ReplayBound bound,
-      List<MessageIdText> readThrough, long targetEvents) {
+      List<MessageId> readThrough, long targetEvents) {
     TransformDefinition definition = spec.definition();
     Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), false);
     conf.setString("restart-strategy.type", "none");

@@ -1,7 +1,7 @@
 package dev.streamfold.transforms.replay;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.Names;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
@@ -224,7 +224,7 @@ public final class ReplayManager {
     long end = stop.map(e -> e.sequence() + (to.inclusive() ? 1 : 0)).orElse(info.eventCount());
     boolean exact = stop.isPresent() && from.map(c -> c.kind() == ReplayCursor.Kind.MESSAGE).orElse(true);
     long targetEvents = Math.max(0, end - first);
-    MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
+    MessageId readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
     VirtualState state = new VirtualState(target, view, definition.version(), definition.logic(),
         from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
         clock.millis());
@@ -359,7 +359,7 @@ public final class ReplayManager {
           + " have no common order of message IDs: --from takes an event time there (each partition starts at its first"
           + " event at or after it)");
     }
-    List<MessageIdText> stops = new ArrayList<>();
+    List<MessageId> stops = new ArrayList<>();
     switch (to.kind()) {
       case MESSAGE -> throw new TransformException.InvalidReplay("stream " + stream + " has " + info.partitions()
           + " partitions" + (to.messageId().get().partition() >= info.partitions() || to.messageId().get().partition() < 0
@@ -369,8 +369,8 @@ public final class ReplayManager {
           + " message ID per partition, joined by ',', as VIEW.INFO reports a view's position; latest: "
           + info.latestPositionText() + "), at latest, or at an event time");
       case POSITION -> {
-        List<MessageIdText> ids = to.position();
-        for (MessageIdText id : ids) {
+        List<MessageId> ids = to.position();
+        for (MessageId id : ids) {
           if (id.partition() < 0 || id.partition() >= info.partitions()) {
             throw new TransformException.InvalidReplay("message ID " + id + " names partition " + id.partition()
                 + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1) + " (latest position "
@@ -382,7 +382,7 @@ public final class ReplayManager {
       case LATEST -> stops.addAll(info.latestPositions());
       case EVENT_TIME -> { }
     }
-    stops.sort(Comparator.comparingInt(MessageIdText::partition));
+    stops.sort(Comparator.comparingInt(MessageId::partition));
     String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
         "name the virtual state with --as: a replay of a partitioned stream stops at a position vector, which has no"
         + " <view>@<message ID> name (to roll back to it: replay --as NAME, then rollback VIEW --state NAME)"));
@@ -393,7 +393,7 @@ public final class ReplayManager {
     }
     checkNameFree(target);
     boolean messageStop = to.kind() != ReplayCursor.Kind.EVENT_TIME;
-    List<MessageIdText> readThrough = messageStop ? stops : info.latestPositions();
+    List<MessageId> readThrough = messageStop ? stops : info.latestPositions();
     String stopText = String.join(",", stops.stream().map(Object::toString).toList());
     // "to latest" is recorded as the vector it stood for, so the state says where it stops and can be rebuilt
     String stopDescription = to.kind() == ReplayCursor.Kind.LATEST && !stops.isEmpty()

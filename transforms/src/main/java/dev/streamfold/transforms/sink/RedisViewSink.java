@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.sink;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
@@ -145,16 +145,16 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
     if (target.isEmpty()) {
       return ViewPhase.LIVE;
     }
-    Map<Integer, MessageIdText> reached = new java.util.HashMap<>();
+    Map<Integer, MessageId> reached = new java.util.HashMap<>();
     if (!position.isEmpty()) {
       for (String id : position.split(",")) {
-        MessageIdText at = MessageIdText.parse(id);
+        MessageId at = MessageId.parse(id);
         reached.put(at.partition(), at);
       }
     }
     for (String id : target.split(",")) {
-      MessageIdText goal = MessageIdText.parse(id);
-      MessageIdText at = reached.get(goal.partition());
+      MessageId goal = MessageId.parse(id);
+      MessageId at = reached.get(goal.partition());
       if (at == null || at.compareTo(goal) < 0) {
         return ViewPhase.BACKFILLING;
       }

@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.source;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import java.util.List;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -58,7 +58,7 @@ public final class LedgerSource {
     private final String subscription;
     private final List<String> topics;
     private List<String> startAt = List.of();
-    private List<MessageIdText> stopAfter;
+    private List<MessageId> stopAfter;
     private boolean payloadBytes;
 
     private Builder(String serviceUrl, String adminUrl, String subscription, List<String> topics) {
@@ -86,7 +86,7 @@ public final class LedgerSource {
      * @param readThrough the last message ID read, per partition; only the listed partitions may be among the
      *     topics (a partition without events would never end)
      */
-    public Builder stopAfter(List<MessageIdText> readThrough) {
+    public Builder stopAfter(List<MessageId> readThrough) {
       this.stopAfter = List.copyOf(readThrough);
       return this;
     }

@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.training;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.job.FoldStage;
@@ -66,7 +66,7 @@ public final class TrainingSetJobBuilder {
    */
   public static JobGraph build(String name, String stream, List<StreamColumn> streamColumns, String topic,
       int partitions, String serviceUrl, String adminUrl, String eventProjectionSql,
-      List<TransformDefinition> featureViews, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
+      List<TransformDefinition> featureViews, String subscription, ReplayBound bound, List<MessageId> readThrough,
       TrainingSetPlan plan) {
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");
