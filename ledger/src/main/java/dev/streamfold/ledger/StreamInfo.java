@@ -1,6 +1,7 @@
 package dev.streamfold.ledger;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import java.util.List;
 import java.util.Optional;
 
@@ -36,8 +37,8 @@ public record StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<Mes
     return partitions > 0;
   }
 
-  /** The latest position vector as text: message IDs joined by ',' (empty when the stream is empty). */
-  public String latestPositionText() {
-    return String.join(",", latestPositions.stream().map(Object::toString).toList());
+  /** The latest position vector: {@code latestPositions} (empty when the stream is empty). */
+  public PositionVector latestPosition() {
+    return PositionVector.of(latestPositions);
   }
 }

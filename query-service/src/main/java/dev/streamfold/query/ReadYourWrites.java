@@ -57,16 +57,16 @@ public final class ReadYourWrites {
   public static boolean check(ViewReader reader, ViewName name, long[] target) {
     Optional<ViewMetadata> served = reader.metadata(name);
     reader.virtualState(name).ifPresent(state -> checkWithinStart(state, target));
-    if (served.isPresent() && reached(served.get().position(), target)) {
+    if (served.isPresent() && reached(served.get().position().texts(), target)) {
       return true;
     }
     if (served.isPresent()) {
-      checkSameKindOfStream(name, served.get().position(), target);
+      checkSameKindOfStream(name, served.get().position().texts(), target);
     }
     Optional<ViewName> rolledBack = reader.rollbackTarget(name);
     if (rolledBack.isPresent()) {
       throw new Unreachable("view '" + name.view() + "' is rolled back to virtual state '" + rolledBack.get().view()
-          + "' (position " + served.map(m -> String.join(",", m.position())).orElse("none")
+          + "' (position " + served.map(m -> m.position().toString()).orElse("none")
           + "): its reads return that fixed state, which never reaches message ID " + text(target)
           + "; resume the view first (streamfold resume " + name.view() + ")");
     }
@@ -84,7 +84,7 @@ public final class ReadYourWrites {
     ViewPhase phase = served.get().phase();
     if (phase == ViewPhase.COMPLETE || phase == ViewPhase.FAILED && reader.virtualState(name).isPresent()) {
       throw new Unreachable("virtual state '" + name.view() + "' is " + phase + " at position "
-          + (served.get().position().isEmpty() ? "none (empty)" : String.join(",", served.get().position()))
+          + (served.get().position().isEmpty() ? "none (empty)" : served.get().position())
           + ": it never applies message ID " + text(target));
     }
     return false;

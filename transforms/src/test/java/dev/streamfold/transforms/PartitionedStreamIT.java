@@ -184,10 +184,10 @@ class PartitionedStreamIT {
       manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
       awaitLive(name, 15_000);
       ViewMetadata live = views.liveMetadata(name).orElseThrow();
-      assertThat(live.position()).hasSize(PARTITIONS);
-      assertThat(String.join(",", live.position())).isEqualTo(info.latestPositionText());
+      assertThat(live.position().texts()).hasSize(PARTITIONS);
+      assertThat(live.position().toString()).isEqualTo(info.latestPosition().toString());
       assertEqualsOracle(views.snapshot(name, 1).rows(), flights.subList(0, 15_000));
-      position15k = String.join(",", live.position());
+      position15k = live.position().toString();
       ids.addAll(append(stream, flights.subList(15_000, 16_500)));
       awaitLive(name, 16_500);
     } finally {
@@ -216,7 +216,7 @@ class PartitionedStreamIT {
       assertEqualsOracle(views.snapshot(new ViewName(tenant, "latest"), 1).rows(), flights);
       // its stop is recorded as the vector "latest" stood for, so it can be rebuilt
       assertThat(views.virtualState(new ViewName(tenant, "latest")).orElseThrow().stop())
-          .isEqualTo("to " + ledger.describe(stream).latestPositionText() + " (latest when replayed)");
+          .isEqualTo("to " + ledger.describe(stream).latestPosition() + " (latest when replayed)");
       // Each partition stops at its own first event at or after T, in its own order.
       Map<Integer, Boolean> stopped = new HashMap<>();
       List<Flights.Flight> beforeT = new ArrayList<>();
@@ -250,7 +250,7 @@ class PartitionedStreamIT {
       });
       assertThat(built.get().rows()).isEqualTo(18_000);
       assertThat(built.get().stopMessageId()).as("the stop recorded for a rebuild is the position vector")
-          .isEqualTo(ledger.describe(stream).latestPositionText());
+          .isEqualTo(ledger.describe(stream).latestPosition().toString());
       List<String> lines = Files.readAllLines(out).stream().filter(l -> !l.isBlank()).toList();
       assertThat(lines).hasSize(18_000);
       ObjectMapper json = new ObjectMapper();

@@ -219,14 +219,14 @@ class ReplayIT {
       if (from % 4_000 == 0 && views.servedVersion(live) > 0) {
         ViewStore.Snapshot seen = views.snapshot(live, views.servedVersion(live));
         if (!seen.position().isEmpty()) {
-          recorded.putIfAbsent(seen.position().get(0), seen);
+          recorded.putIfAbsent(seen.position().texts().get(0), seen);
         }
       }
       Thread.sleep(50);
     }
     awaitLive(live, 50_000);
     ViewStore.Snapshot end = views.snapshot(live, views.servedVersion(live));
-    recorded.put(end.position().get(0), end);
+    recorded.put(end.position().texts().get(0), end);
     assertThat(recorded).hasSizeGreaterThanOrEqualTo(4);
 
     List<String> names = new ArrayList<>();
@@ -240,7 +240,7 @@ class ReplayIT {
       assertThat(name).isEqualTo("delays@" + seen.getKey());
       VirtualStateStatus status = awaitComplete(tenant, name);
       ViewMetadata meta = status.progress().orElseThrow();
-      assertThat(meta.position()).as(name).containsExactly(seen.getKey());
+      assertThat(meta.position().texts()).as(name).containsExactly(seen.getKey());
       assertThat(meta.eventsApplied()).as(name).isEqualTo(seen.getValue().eventsApplied());
       assertThat(rows(tenant, name)).as(name).isEqualTo(seen.getValue().rows());
       assertThat(status.state().transformVersion()).isEqualTo(1);
@@ -302,7 +302,7 @@ class ReplayIT {
       assertThat(rows(t, name).get("ORD")).as(name).containsEntry("n", "1");
       assertThat(status.progress().orElseThrow().eventsApplied()).as(name).isEqualTo(n + 1);
     });
-    assertThat(awaitComplete(t, "to5").progress().orElseThrow().position()).containsExactly(id5);
+    assertThat(awaitComplete(t, "to5").progress().orElseThrow().position().texts()).containsExactly(id5);
     VirtualStateStatus window = awaitComplete(t, "from2to5");
     assertThat(window.state().fullHistory()).isFalse();
     assertThat(rows(t, "from2to5")).containsOnlyKeys("LAS");
@@ -494,7 +494,7 @@ class ReplayIT {
       Thread.sleep(150);
     }
     manager.rollback(tenant, "delays", state);
-    assertThat(views.metadata(live).orElseThrow().position()).containsExactly(at);
+    assertThat(views.metadata(live).orElseThrow().position().texts()).containsExactly(at);
     assertThat(views.liveMetadata(live).orElseThrow().eventsApplied()).isEqualTo(20_000);
     assertThatThrownBy(() -> manager.dropVirtualState(tenant, state))
         .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("resume");

@@ -124,7 +124,7 @@ class ViewJobIT {
     awaitApplied(name, 1, 20_000);
     ViewMetadata backfilled = views.metadata(name).orElseThrow();
     assertThat(backfilled.backfillTargetEvents()).isEqualTo(20_000);
-    assertThat(backfilled.position()).containsExactly(backfilled.backfillTargetMessageId());
+    assertThat(backfilled.position().texts()).containsExactly(backfilled.backfillTarget().toString());
     assertEqualsOracle(name, flights.subList(0, 20_000));
 
     append(stream, flights.subList(20_000, 21_000));

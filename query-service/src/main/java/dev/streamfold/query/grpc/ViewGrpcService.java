@@ -135,7 +135,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
         return;
       }
       if (clock.millis() >= deadlineMs) {
-        String position = reader.metadata(name).map(m -> String.join(",", m.position())).orElse("none");
+        String position = reader.metadata(name).map(m -> m.position().toString()).orElse("none");
         response.onError(Status.DEADLINE_EXCEEDED.withDescription("view '" + name.view() + "' did not apply message ID "
             + request.getWaitForMessageId().trim() + " within " + request.getWaitTimeoutMs() + " ms (its position: "
             + position + ")").asRuntimeException());
@@ -189,7 +189,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
         int version = target.flatMap(reader::virtualState).map(dev.streamfold.views.VirtualState::transformVersion)
             .orElse(m.version());
         GetRowResponse.Builder b = GetRowResponse.newBuilder().setFound(row.isPresent())
-            .addAllPosition(m.position()).setVersion(version).setPhase(m.phase().name())
+            .addAllPosition(m.position().texts()).setVersion(version).setPhase(m.phase().name())
             .setReadFrom(target.orElse(name).view()).setRolledBackTo(target.map(ViewName::view).orElse(""));
         row.ifPresent(b::putAllRow);
         return b.build();

@@ -45,7 +45,7 @@ public final class EventLocator {
       // a partitioned stream has no single first or latest message ID: name the latest position instead
       throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
           + info.eventCount() + " events in " + info.partitions() + " partitions end at the position "
-          + info.latestPositionText() + " (latest)");
+          + info.latestPosition() + " (latest)");
     }
     String firstId = ledger.read(stream, Optional.empty(), 1, LOOKUP_TIMEOUT_MS).stream().findFirst()
         .map(e -> e.messageId().toString()).orElse("?");

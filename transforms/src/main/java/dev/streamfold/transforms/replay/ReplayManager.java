@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.replay;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.Names;
 import dev.streamfold.ledger.StoredEvent;
@@ -230,8 +231,9 @@ public final class ReplayManager {
         clock.millis());
     views.defineVirtualState(state, schema(definition));
     try (ViewWriter writer = views.writer(target, 1)) {
-      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(), targetEvents,
-          readThrough == null ? "" : readThrough.toString()), clock.millis());
+      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, PositionVector.EMPTY,
+          targetEvents, readThrough == null ? PositionVector.EMPTY : PositionVector.of(List.of(readThrough))),
+          clock.millis());
     }
     long defined = System.nanoTime();
     if (readThrough == null || (exact && targetEvents == 0)) {
@@ -367,14 +369,14 @@ public final class ReplayManager {
                   + to.messageId().get().partition() + ")" : "")
           + ": a single message ID names one partition's position only; stop at a position vector (one"
           + " message ID per partition, joined by ',', as VIEW.INFO reports a view's position; latest: "
-          + info.latestPositionText() + "), at latest, or at an event time");
+          + info.latestPosition() + "), at latest, or at an event time");
       case POSITION -> {
         List<MessageId> ids = to.position();
         for (MessageId id : ids) {
           if (id.partition() < 0 || id.partition() >= info.partitions()) {
             throw new TransformException.InvalidReplay("message ID " + id + " names partition " + id.partition()
                 + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1) + " (latest position "
-                + info.latestPositionText() + ")");
+                + info.latestPosition() + ")");
           }
           stops.add(locator.locate(stream, info, id).messageId());
         }
@@ -401,10 +403,9 @@ public final class ReplayManager {
     VirtualState state = new VirtualState(target, definition.name(), definition.version(), definition.logic(),
         from.map(c -> c.describe("from")).orElse(""), stopDescription, clock.millis());
     views.defineVirtualState(state, schema(definition));
-    String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
     try (ViewWriter writer = views.writer(target, 1)) {
-      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-          info.eventCount(), readThroughText), clock.millis());
+      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, PositionVector.EMPTY,
+          info.eventCount(), PositionVector.of(readThrough)), clock.millis());
     }
     if (readThrough.isEmpty()) {
       views.completeVirtualState(target); // nothing to read: the empty state is exact
@@ -423,9 +424,9 @@ public final class ReplayManager {
     boolean exact = messageStop && to.inclusive() && from.isEmpty();
     Set<String> expected = new HashSet<>(stops.stream().map(Object::toString).toList());
     return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, done -> {
-      Set<String> reached = new HashSet<>(done.position());
+      Set<String> reached = new HashSet<>(done.position().texts());
       return exact && !reached.equals(expected)
-          ? "the replay stopped at " + String.join(",", done.position()) + " but its stop is " + stopText : null;
+          ? "the replay stopped at " + done.position() + " but its stop is " + stopText : null;
     });
   }
 

@@ -70,7 +70,7 @@ public final class StallDetector {
     try {
       StreamStorage storage = ledger.storage(stream);
       List<Optional<MessageId>> after = new ArrayList<>();
-      m.position().forEach(p -> after.add(Optional.of(MessageId.parse(p))));
+      m.position().messageIds().forEach(id -> after.add(Optional.of(id)));
       if (after.isEmpty()) {
         after.add(Optional.empty());
       }

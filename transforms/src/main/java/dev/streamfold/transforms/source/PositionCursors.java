@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.source;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.pulsar.PulsarMessageIds;
 import java.util.List;
 import java.util.TreeMap;
@@ -24,16 +25,15 @@ public final class PositionCursors {
    * {@link dev.streamfold.transforms.job.PositionTracker} drops the messages it already applied. Partitions without a position start at
    * the earliest event.
    *
-   * @param position message ID text per partition (a view's committed position); empty for earliest
+   * @param position a message ID per partition (a view's committed position); empty for earliest
    * @return the cursor
    */
-  public static StartCursor start(List<String> position) {
+  public static StartCursor start(PositionVector position) {
     if (position == null || position.isEmpty()) {
       return StartCursor.earliest();
     }
     TreeMap<Integer, StartCursor> byPartition = new TreeMap<>();
-    for (String text : position) {
-      MessageId at = MessageId.parse(text);
+    for (MessageId at : position.messageIds()) {
       byPartition.put(at.partition(), StartCursor.fromMessageId(PulsarMessageIds.toPulsar(
           new MessageId(at.ledgerId(), at.entryId(), at.partition(), -1)), true));
     }

@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.training;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.job.FoldStage;
@@ -85,7 +86,7 @@ public final class TrainingSetJobBuilder {
     List<String> topics = partitions == 0 ? List.of(topic)
         : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
     Source<SourceEvent, ?, ?> source = LedgerSource.builder(serviceUrl, adminUrl, subscription, topics)
-        .startAt(bound.startId() == null ? List.of() : List.of(bound.startId()))
+        .startAt(bound.startId() == null ? PositionVector.EMPTY : PositionVector.parse(bound.startId()))
         .stopAfter(readThrough)
         .build();
     DataStream<SourceEvent> read = env.fromSource(source, WatermarkStrategy.noWatermarks(), LedgerSource.name(topics),

@@ -119,8 +119,8 @@ class CrashRecoveryIT {
       Function<List<Flights.Flight>, Map<String, Map<String, String>>> oracle) {
     int version = views.latestVersion(name);
     ViewMetadata meta = views.metadata(name, version).orElseThrow();
-    int applied = meta.position().isEmpty() ? 0 : ids.indexOf(MessageId.parse(meta.position().get(0))) + 1;
-    assertThat(applied).as("position " + meta.position() + " is an appended message ID").isPositive();
+    int applied = meta.position().isEmpty() ? 0 : ids.indexOf(meta.position().messageIds().get(0)) + 1;
+    assertThat(applied).as("position " + meta.position().texts() + " is an appended message ID").isPositive();
     assertThat(meta.eventsApplied()).isEqualTo(applied);
     Map<String, Map<String, String>> expected = oracle.apply(flights.subList(0, applied));
     assertThat(meta.rows()).isEqualTo(expected.size());
