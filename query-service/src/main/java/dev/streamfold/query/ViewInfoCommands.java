@@ -1,5 +1,6 @@
 package dev.streamfold.query;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -180,7 +181,7 @@ final class ViewInfoCommands {
 
   private RedisMessage await(Session session, Request request) {
     ViewName name = name(session, request.string(1));
-    long[] target = parseMessageId(request.string(2));
+    MessageId target = parseMessageId(request.string(2));
     long timeoutMs;
     try {
       timeoutMs = Long.parseLong(request.string(3));
@@ -211,12 +212,7 @@ final class ViewInfoCommands {
     }
   }
 
-  /** See {@link ReadYourWrites#reached}. */
-  static boolean reached(List<String> position, long[] target) {
-    return ReadYourWrites.reached(position, target);
-  }
-
-  static long[] parseMessageId(String text) {
+  static MessageId parseMessageId(String text) {
     try {
       return ReadYourWrites.parseMessageId(text);
     } catch (IllegalArgumentException e) {
