@@ -1,9 +1,9 @@
 package dev.streamfold.transforms.replay;
 
+import dev.streamfold.core.ClientText;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.Names;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
@@ -286,7 +286,7 @@ public final class ReplayManager {
       }
       throw new TransformException.Conflict("view '" + definition.name() + "' (version " + definition.version()
           + ") cannot be replayed: its transformation does not plan against the current columns of stream '"
-          + stream.stream() + "' (" + Names.shorten(JobFailures.rootMessage(e)) + "); if a column it"
+          + stream.stream() + "' (" + ClientText.shorten(JobFailures.rootMessage(e)) + "); if a column it"
           + " uses was removed since, bring it back as it was (stream schema update)");
     }
   }
