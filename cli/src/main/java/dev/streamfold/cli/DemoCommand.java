@@ -1,7 +1,6 @@
 package dev.streamfold.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.streamfold.api.v1.Column;
 import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateStreamResponse;
 import dev.streamfold.api.v1.CreateTransformRequest;

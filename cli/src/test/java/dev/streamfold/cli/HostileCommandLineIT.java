@@ -19,10 +19,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * afterwards the tenant's streams (event counts, latest message IDs), transformations, views (phase, events applied,
  * rows) and virtual states as they were, the server still answering.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HostileCommandLineIT {
   private static final String TENANT = Testkit.uniqueName("cmdline");
   private static StreamfoldServer server;

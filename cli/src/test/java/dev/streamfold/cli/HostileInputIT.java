@@ -27,9 +27,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * counts), non-UTF-8 text, rows wider than one gRPC request would hold in a batch; and the counted corpus of
  * {@link HostileFileCorpus}, each entry's appended events counted on the ledger.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HostileInputIT {
   private static final String TENANT = Testkit.uniqueName("cli");
   /** A tenant whose limits allow at most 7 events per request. */

@@ -30,7 +30,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code streamfold tenant ...} against a fake TenantService: requests, the bearer token sent, the output. */
 class TenantCommandTest {

@@ -3,7 +3,6 @@ package dev.streamfold.query;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.streamfold.views.ViewName;
-import dev.streamfold.views.ViewReader;
 import dev.streamfold.views.ViewSchema;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.redis.ErrorRedisMessage;

@@ -2,6 +2,7 @@ package dev.streamfold.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.testkit.resp.RawRespClient;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewSchema;
 import java.time.Clock;

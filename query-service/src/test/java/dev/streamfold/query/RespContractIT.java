@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.RedisServerProcess;
+import dev.streamfold.testkit.resp.RawRespClient;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewSchema;
@@ -55,6 +56,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -66,6 +68,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * from query-service itself.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RespContractIT {
   /** Database of the reference hashes; nothing else in this test JVM uses it. */
   private static final int REFERENCE_DB = 1;

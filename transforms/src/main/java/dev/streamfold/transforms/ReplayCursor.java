@@ -28,8 +28,6 @@ import java.util.Optional;
  *       the first event, in ledger order, whose event time is at or after T (T earlier than every event:
  *       from the earliest).</li>
  *   <li>latest: the latest event when the replay starts (a stop only).</li>
- * </ul>
- *
  *   <li>a position vector (partitioned streams): one message ID per partition, joined by ',' (as VIEW.INFO
  *       reports a view's position); a stop applies, in each listed partition, the events up to and
  *       including ({@code --to}) or before ({@code --before}) its message ID, and nothing of a partition it

@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.streamfold.core.MessageId;
-import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;
@@ -20,7 +19,6 @@ import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,22 +71,9 @@ class ConcurrentPartitionedReplaysIT {
   void concurrentReplaysOfAPartitionedStreamAreExactWhateverOrderTheyEndIn() throws Exception {
     String tenant = Testkit.uniqueName("cr");
     StreamRef stream = new StreamRef(tenant, "flights");
-    List<StreamColumn> columns = new ArrayList<>();
-    for (String c : Flights.COLUMNS) {
-      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
-    }
-    assertThat(ledger.createStream(stream, columns, 0, PARTITIONS)).isTrue();
+    assertThat(ledger.createStream(stream, FlightEvents.columns(), 0, PARTITIONS)).isTrue();
     List<Flights.Flight> flights = Flights.load().subList(0, EVENTS);
-    List<MessageId> ids = new ArrayList<>();
-    for (int from = 0; from < flights.size(); from += 1000) {
-      List<EventEnvelope> batch = new ArrayList<>();
-      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
-        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
-      }
-      for (Appended a : ledger.append(stream, batch).join()) {
-        ids.add(a.messageId());
-      }
-    }
+    List<MessageId> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights));
 
     TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
         Testkit.workDir().resolve("concurrent-replays-" + tenant), Duration.ofMillis(500), 2, 8, Set.of(tenant)));

@@ -4,23 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.streamfold.core.MessageId;
-import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
-import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
-import dev.streamfold.ledger.StoredEvent;
-import dev.streamfold.ledger.pulsar.PulsarLedger;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StoredEvent;
+import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.ViewAwaits;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;
-import dev.streamfold.testkit.Testkit;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -35,12 +35,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pulsar.client.impl.Murmur3Hash32;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Partitioned streams end to end on real Pulsar, Redis and a Flink MiniCluster: key routing, a view over
@@ -48,6 +50,7 @@ import org.junit.jupiter.api.Test;
  * replays to a position vector, to latest and to an event time, and a training set whose features are
  * checked row by row against the append order, each against an oracle.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PartitionedStreamIT {
   private static final int PARTITIONS = 4;
   private static PulsarLedger ledger;
@@ -76,38 +79,8 @@ class PartitionedStreamIT {
     return manager;
   }
 
-  private static List<StreamColumn> columns() {
-    List<StreamColumn> columns = new ArrayList<>();
-    for (String c : Flights.COLUMNS) {
-      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
-    }
-    return columns;
-  }
-
-  /** Append keyed by origin; returns each event's message ID, in append order. */
-  private static List<MessageId> append(StreamRef stream, List<Flights.Flight> flights) {
-    List<MessageId> ids = new ArrayList<>();
-    for (int from = 0; from < flights.size(); from += 1000) {
-      List<EventEnvelope> batch = new ArrayList<>();
-      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
-        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
-      }
-      for (Appended a : ledger.append(stream, batch).join()) {
-        ids.add(a.messageId());
-      }
-    }
-    return ids;
-  }
-
   private static int expectedPartition(String key) {
     return Murmur3Hash32.getInstance().makeHash(key) % PARTITIONS; // Pulsar's signSafeMod of a non-negative hash
-  }
-
-  private static void awaitLive(ViewName name, long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewMetadata m = views.liveMetadata(name).orElse(null);
-      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
-    });
   }
 
   private static VirtualStateStatus awaitComplete(TransformManager manager, String tenant, String name) {
@@ -140,14 +113,14 @@ class PartitionedStreamIT {
   void keysStayInTheirPartitionAndViewsReplaysAndTrainingSetsAreExactOverEveryPartition() throws Exception {
     String tenant = Testkit.uniqueName("p");
     StreamRef stream = new StreamRef(tenant, "flights");
-    assertThat(ledger.createStream(stream, columns(), 0, PARTITIONS)).isTrue();
-    assertThat(ledger.createStream(stream, columns(), 0, PARTITIONS)).isFalse();
-    assertThatThrownBy(() -> ledger.createStream(stream, columns(), 0, 0))
+    assertThat(ledger.createStream(stream, FlightEvents.columns(), 0, PARTITIONS)).isTrue();
+    assertThat(ledger.createStream(stream, FlightEvents.columns(), 0, PARTITIONS)).isFalse();
+    assertThatThrownBy(() -> ledger.createStream(stream, FlightEvents.columns(), 0, 0))
         .isInstanceOf(LedgerException.StreamExists.class).hasMessageContaining("4 partitions");
     assertThat(ledger.listStreams(tenant)).containsExactly(stream);
 
     List<Flights.Flight> flights = Flights.load().subList(0, 18_000);
-    List<MessageId> ids = append(stream, flights.subList(0, 15_000));
+    List<MessageId> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(0, 15_000)));
 
     // Key routing: murmur3_32(key) mod partitions, so one origin's events are in one partition.
     Set<Integer> used = new HashSet<>();
@@ -182,22 +155,22 @@ class PartitionedStreamIT {
     TransformManager manager = manager(tenant, "partitioned-" + tenant);
     try {
       manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
-      awaitLive(name, 15_000);
+      ViewAwaits.awaitLive(views, name, 15_000);
       ViewMetadata live = views.liveMetadata(name).orElseThrow();
       assertThat(live.position().texts()).hasSize(PARTITIONS);
       assertThat(live.position().toString()).isEqualTo(info.latestPosition().toString());
       assertEqualsOracle(views.snapshot(name, 1).rows(), flights.subList(0, 15_000));
       position15k = live.position().toString();
-      ids.addAll(append(stream, flights.subList(15_000, 16_500)));
-      awaitLive(name, 16_500);
+      ids.addAll(FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(15_000, 16_500))));
+      ViewAwaits.awaitLive(views, name, 16_500);
     } finally {
       manager.close();
     }
     // Appended while no job runs; the restarted server resumes every partition at its committed position.
-    ids.addAll(append(stream, flights.subList(16_500, 18_000)));
+    ids.addAll(FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(16_500, 18_000))));
     manager = manager(tenant, "partitioned-" + tenant);
     try {
-      awaitLive(name, 18_000);
+      ViewAwaits.awaitLive(views, name, 18_000);
       assertEqualsOracle(views.snapshot(name, 1).rows(), flights);
 
       // Replays: to the position vector the view had at 15,000 events, to latest, and before an event time.

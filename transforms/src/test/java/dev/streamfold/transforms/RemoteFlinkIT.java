@@ -3,28 +3,29 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.FlinkSessionCluster;
 import dev.streamfold.testkit.process.ManagedProcess;
+import dev.streamfold.transforms.fixtures.FlightEvents;
 import dev.streamfold.transforms.fold.TestFolds;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 10: view jobs on a real Flink session cluster — a JobManager and TaskManagers as their own JVMs —
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * in-test fold of the ledger, exactly (Flink restores the job from its last checkpoint and the view sink's
  * commits are exactly-once). A Java transformation's jar travels to the cluster with its job.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RemoteFlinkIT {
   private static final int EVENTS = 150_000;
   private static PulsarLedger ledger;
@@ -92,19 +94,9 @@ class RemoteFlinkIT {
   void aKilledTaskManagerDuringBackfillLeavesTheViewExact() {
     String tenant = Testkit.uniqueName("remote");
     StreamRef stream = new StreamRef(tenant, "flights");
-    List<StreamColumn> columns = new ArrayList<>();
-    for (String c : Flights.COLUMNS) {
-      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
-    }
-    ledger.createStream(stream, columns);
+    FlightEvents.createStream(ledger, stream);
     List<Flights.Flight> flights = Flights.load(EVENTS);
-    for (int from = 0; from < flights.size(); from += 5_000) {
-      List<EventEnvelope> batch = new ArrayList<>();
-      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 5_000))) {
-        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
-      }
-      ledger.append(stream, batch).join();
-    }
+    FlightEvents.append(ledger, stream, flights, 5_000);
 
     manager.create(tenant, "delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
     manager.createFold(tenant, "by_origin", "flights", TestFolds.jar(), TestFolds.FlightsByOrigin.class.getName());

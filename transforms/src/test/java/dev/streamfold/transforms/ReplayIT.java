@@ -12,6 +12,7 @@ import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.runtime.RestartBackoff;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * MiniCluster: every virtual state is compared with the live view's own recorded states, or with an
  * oracle over the appended events.
  */
+@org.junit.jupiter.api.Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ReplayIT {
   private static final String COUNT_SQL = "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin";
 
@@ -213,16 +215,21 @@ class ReplayIT {
     List<Flights.Flight> flights = Flights.load(50_000);
 
     // Record (position, rows) of the live view while ingestion runs; the snapshot script reads both at once.
+    // Before each record the view has applied every batch but the last, so each records a new position.
     Map<String, ViewStore.Snapshot> recorded = new LinkedHashMap<>();
     for (int from = 0; from < flights.size(); from += 1_000) {
       append(stream, flights.subList(from, from + 1_000));
-      if (from % 4_000 == 0 && views.servedVersion(live) > 0) {
+      if (from % 4_000 == 0) {
+        long appliedBefore = from;
+        Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(50)).until(() -> {
+          ViewMetadata m = views.liveMetadata(live).orElse(null);
+          return m != null && m.eventsApplied() >= appliedBefore;
+        });
         ViewStore.Snapshot seen = views.snapshot(live, views.servedVersion(live));
         if (!seen.position().isEmpty()) {
           recorded.putIfAbsent(seen.position().texts().get(0), seen);
         }
       }
-      Thread.sleep(50);
     }
     awaitLive(live, 50_000);
     ViewStore.Snapshot end = views.snapshot(live, views.servedVersion(live));
@@ -463,6 +470,7 @@ class ReplayIT {
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong reads = new AtomicLong();
     AtomicLong pastReads = new AtomicLong();
+    AtomicLong liveReads = new AtomicLong();
     AtomicReference<String> torn = new AtomicReference<>();
     Thread reader = new Thread(() -> {
       while (running.get()) {
@@ -474,7 +482,9 @@ class ReplayIT {
         }
         if (seen.equals(pastRows)) {
           pastReads.incrementAndGet();
-        } else if (!seen.equals(liveRows)) {
+        } else if (seen.equals(liveRows)) {
+          liveReads.incrementAndGet();
+        } else {
           torn.compareAndSet(null, "a read matched neither state: " + seen);
         }
         // and one single-row read, the HGETALL path
@@ -489,16 +499,16 @@ class ReplayIT {
     for (int k = 0; k < 5; k++) {
       manager.rollback(tenant, "delays", state);
       assertThat(manager.status(tenant, "delays").rolledBackTo()).contains(state);
-      Thread.sleep(150);
+      awaitNextRead(pastReads); // the reader has read the rolled-back view
       assertThat(manager.resume(tenant, "delays")).isTrue();
-      Thread.sleep(150);
+      awaitNextRead(liveReads); // and the resumed one
     }
     manager.rollback(tenant, "delays", state);
     assertThat(views.metadata(live).orElseThrow().position().texts()).containsExactly(at);
     assertThat(views.liveMetadata(live).orElseThrow().eventsApplied()).isEqualTo(20_000);
     assertThatThrownBy(() -> manager.dropVirtualState(tenant, state))
         .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("resume");
-    Thread.sleep(200);
+    awaitNextRead(pastReads);
     manager.resume(tenant, "delays");
     assertThat(manager.resume(tenant, "delays")).isFalse();
     running.set(false);
@@ -506,6 +516,12 @@ class ReplayIT {
     assertThat(torn.get()).isNull();
     assertThat(pastReads.get()).isPositive();
     assertThat(reads.get()).isGreaterThan(pastReads.get());
+  }
+
+  /** Wait (up to 1 minute) until the reader thread has counted one more read in {@code reads}. */
+  private static void awaitNextRead(AtomicLong reads) {
+    long before = reads.get();
+    Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(10)).until(() -> reads.get() > before);
   }
 
   /** Proof 5: an update builds beside the served version and swaps in with no failed or empty read. */

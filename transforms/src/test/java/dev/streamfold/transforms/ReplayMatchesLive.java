@@ -2,6 +2,7 @@ package dev.streamfold.transforms;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;

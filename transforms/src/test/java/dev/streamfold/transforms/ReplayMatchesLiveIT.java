@@ -3,32 +3,34 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.fold.TestFolds;
-import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@link ReplayMatchesLive} on real Pulsar, Redis and a Flink MiniCluster: it compares SQL and Java views of an
  * unpartitioned and a partitioned stream with their replays, skips a view with nothing to replay, and fails,
  * naming the view, its position and the key, when one row of a live view is changed behind the job's back.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ReplayMatchesLiveIT {
   private static PulsarLedger ledger;
   private static ViewStore views;
@@ -58,31 +60,6 @@ class ReplayMatchesLiveIT {
     }
   }
 
-  private static StreamRef flightsStream(String tenant, String name, int partitions) {
-    StreamRef stream = new StreamRef(tenant, name);
-    List<StreamColumn> columns = new ArrayList<>();
-    for (String c : Flights.COLUMNS) {
-      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
-    }
-    ledger.createStream(stream, columns, 0, partitions);
-    return stream;
-  }
-
-  private static void append(StreamRef stream, List<Flights.Flight> flights) {
-    List<EventEnvelope> batch = new ArrayList<>();
-    for (Flights.Flight f : flights) {
-      batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
-    }
-    ledger.append(stream, batch).join();
-  }
-
-  private static void awaitLive(ViewName name, long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
-      ViewMetadata m = views.liveMetadata(name).orElse(null);
-      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
-    });
-  }
-
   /** Run a Redis command on a connection of its own: a write no view job made. */
   private static void redis(java.util.function.Consumer<io.lettuce.core.api.sync.RedisCommands<String, String>> write) {
     io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(Testkit.redis().uri());
@@ -98,22 +75,22 @@ class ReplayMatchesLiveIT {
     ReplayMatchesLive check = ReplayMatchesLive.since(ledger);
     String tenant = Testkit.uniqueName("t");
     List<Flights.Flight> flights = Flights.load(3_000);
-    StreamRef plain = flightsStream(tenant, "flights", 0);
-    StreamRef partitioned = flightsStream(tenant, "flights4", 4);
-    flightsStream(tenant, "quiet", 0);
-    append(plain, flights.subList(0, 2_000));
-    append(partitioned, flights.subList(0, 2_000));
+    StreamRef plain = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"), 0);
+    StreamRef partitioned = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights4"), 4);
+    FlightEvents.createStream(ledger, new StreamRef(tenant, "quiet"), 0);
+    FlightEvents.append(ledger, plain, flights.subList(0, 2_000), 2_000);
+    FlightEvents.append(ledger, partitioned, flights.subList(0, 2_000), 2_000);
     manager.create(tenant, "a_delays", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
     manager.createFold(tenant, "b_fold", "flights", TestFolds.jar(), TestFolds.FlightsByOrigin.class.getName());
     manager.create(tenant, "c_partitioned", "SELECT origin, COUNT(*) AS n, MAX(delay) AS max_delay FROM flights4"
         + " GROUP BY origin", List.of());
     manager.create(tenant, "d_quiet", "SELECT origin, COUNT(*) AS n FROM quiet GROUP BY origin", List.of());
-    append(plain, flights.subList(2_000, 3_000));
-    append(partitioned, flights.subList(2_000, 3_000));
+    FlightEvents.append(ledger, plain, flights.subList(2_000, 3_000), 1_000);
+    FlightEvents.append(ledger, partitioned, flights.subList(2_000, 3_000), 1_000);
     ViewName delays = new ViewName(tenant, "a_delays");
-    awaitLive(delays, 3_000);
-    awaitLive(new ViewName(tenant, "b_fold"), 3_000);
-    awaitLive(new ViewName(tenant, "c_partitioned"), 3_000);
+    ViewAwaits.awaitLive(views, delays, 3_000);
+    ViewAwaits.awaitLive(views, new ViewName(tenant, "b_fold"), 3_000);
+    ViewAwaits.awaitLive(views, new ViewName(tenant, "c_partitioned"), 3_000);
     Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() ->
         views.liveMetadata(new ViewName(tenant, "d_quiet")).map(m -> m.phase() == ViewPhase.LIVE).orElse(false));
 

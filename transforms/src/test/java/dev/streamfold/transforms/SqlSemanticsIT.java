@@ -10,6 +10,8 @@ import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.ViewAwaits;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -20,16 +22,18 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The SQL semantics a view pins down (README, "SQL semantics"), each on real Pulsar, Redis and Flink:
  * event-time windows with deterministic watermarks, late events, ordering of LAST_VALUE, retractions.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SqlSemanticsIT {
   private static PulsarLedger ledger;
   private static ViewStore views;
@@ -89,16 +93,6 @@ class SqlSemanticsIT {
         .join().get(0);
   }
 
-  private static ViewMetadata awaitApplied(ViewName name, long events) {
-    AtomicReference<ViewMetadata> last = new AtomicReference<>();
-    Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> {
-      ViewMetadata m = views.liveMetadata(name).orElse(null);
-      last.set(m);
-      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
-    });
-    return last.get();
-  }
-
   private static Map<String, Map<String, String>> rows(ViewName name) {
     return views.snapshot(name, views.servedVersion(name)).rows();
   }
@@ -125,12 +119,12 @@ class SqlSemanticsIT {
     click(stream, "a", "00:00:30", null);
     click(stream, "b", "00:00:40", null);
     click(stream, "a", "00:01:05", null); // watermark 00:00:55: the first minute is still open
-    awaitApplied(view, 4);
+    ViewAwaits.awaitLive(views, view, 4);
     assertThat(rows(view)).isEmpty();
     Appended closing = click(stream, "a", "00:01:15", null); // watermark 00:01:05 closes the first minute
     click(stream, "a", "00:00:50", null); // behind the watermark, its window closed: not counted, but counted as behind
     click(stream, "a", "00:02:20", null); // watermark 00:02:10 closes the second minute
-    ViewMetadata meta = awaitApplied(view, 7);
+    ViewMetadata meta = ViewAwaits.awaitLive(views, view, 7);
     assertThat(meta.eventsBehindWatermark()).isEqualTo(1);
     assertThat(rows(view)).isEqualTo(Map.of(
         "a|2015-01-01T00:00:00", Map.of("page", "a", "window_start", "2015-01-01T00:00:00", "n", "2"),
@@ -164,7 +158,7 @@ class SqlSemanticsIT {
     click(stream, "b", "09:00:00", null);
     click(stream, "a", "11:00:00", null);
     for (String v : List.of("latest", "rare", "counts")) {
-      awaitApplied(new ViewName(tenant, v), 4);
+      ViewAwaits.awaitLive(views, new ViewName(tenant, v), 4);
     }
     assertThat(rows(new ViewName(tenant, "latest"))).isEqualTo(Map.of(
         "a", Map.of("page", "a", "v", "1"), "b", Map.of("page", "b")));
@@ -201,7 +195,7 @@ class SqlSemanticsIT {
     click(stream, "t", "12:00:00", 5);
     click(stream, "t", "12:00:00", 6); // the same event time
     for (String v : List.of("last_value", "sentinel", "latest_row")) {
-      awaitApplied(new ViewName(tenant, v), 7);
+      ViewAwaits.awaitLive(views, new ViewName(tenant, v), 7);
     }
     assertThat(rows(new ViewName(tenant, "last_value"))).as("the last non-NULL value in ledger order").isEqualTo(Map.of(
         "a", Map.of("page", "a", "v", "1"), "d", Map.of("page", "d", "v", "3"), "t", Map.of("page", "t", "v", "6")));
@@ -229,8 +223,8 @@ class SqlSemanticsIT {
     click(stream, "x|y", "10:00:00", null);
     click(stream, "x", "10:00:00", null);
     click(stream, "back\\slash", "10:00:00", null);
-    awaitApplied(new ViewName(tenant, "by_page"), 6);
-    awaitApplied(new ViewName(tenant, "by_page_v"), 6);
+    ViewAwaits.awaitLive(views, new ViewName(tenant, "by_page"), 6);
+    ViewAwaits.awaitLive(views, new ViewName(tenant, "by_page_v"), 6);
     assertThat(rows(new ViewName(tenant, "by_page"))).isEqualTo(Map.of(
         "", Map.of("page", "", "n", "2"),
         "\\N", Map.of("n", "1"),

@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;
@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
@@ -38,11 +39,13 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Point-in-time training sets on real Pulsar, Redis and a Flink MiniCluster, checked row by row against
  * oracles computed from the appended events in ledger order.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TrainingSetIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -90,28 +93,6 @@ class TrainingSetIT {
     }
   }
 
-  private static StreamRef flightsStream(String tenant) {
-    StreamRef stream = new StreamRef(tenant, "flights");
-    List<StreamColumn> columns = new ArrayList<>();
-    for (String c : Flights.COLUMNS) {
-      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
-    }
-    ledger.createStream(stream, columns);
-    return stream;
-  }
-
-  private static List<Appended> append(StreamRef stream, List<Flights.Flight> flights) {
-    List<Appended> ids = new ArrayList<>();
-    for (int from = 0; from < flights.size(); from += 1000) {
-      List<EventEnvelope> batch = new ArrayList<>();
-      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
-        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
-      }
-      ids.addAll(ledger.append(stream, batch).join());
-    }
-    return ids;
-  }
-
   private static TrainingSetStatus build(TrainingSetSpec spec) {
     manager.createTrainingSet(spec);
     AtomicReference<TrainingSetStatus> last = new AtomicReference<>();
@@ -147,9 +128,9 @@ class TrainingSetIT {
   @Test
   void featuresAreTheViewsJustBeforeEachLabelEventInLedgerOrder() throws Exception {
     String tenant = Testkit.uniqueName("t");
-    StreamRef stream = flightsStream(tenant);
+    StreamRef stream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     List<Flights.Flight> flights = Flights.load(20_000);
-    List<Appended> ids = append(stream, flights);
+    List<Appended> ids = FlightEvents.append(ledger, stream, flights);
     manager.create(tenant, "origin_counts", "SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin", List.of());
     manager.create(tenant, "dest_delays",
         "SELECT destination, COUNT(*) AS flights, SUM(delay) AS total_delay FROM flights GROUP BY destination", List.of());
@@ -240,7 +221,7 @@ class TrainingSetIT {
     // Proof 2: a correction for an already-labelled origin and time, appended later, changes nothing when
     // the set is rebuilt to the same position (proof 6: byte-identical).
     Flights.Flight corrected = flights.get(100);
-    append(stream, List.of(new Flights.Flight(corrected.date(), 0, corrected.distance(), corrected.origin(),
+    FlightEvents.append(ledger, stream, List.of(new Flights.Flight(corrected.date(), 0, corrected.distance(), corrected.origin(),
         corrected.destination())));
     TrainingSetStatus again = build(spec(tenant, "delayed_pq", "delay >= 15", "", features,
         ReplayCursor.parse(stopAt, true), "delayed.parquet"));
@@ -261,10 +242,10 @@ class TrainingSetIT {
   @Test
   void timeToLiveBoundary() throws Exception {
     String tenant = Testkit.uniqueName("t");
-    StreamRef stream = flightsStream(tenant);
+    StreamRef stream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     manager.create(tenant, "origin_counts", "SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin", List.of());
     // The feature row of origin XXX changes once, at 10:00:00; label events (origin LBL, destination XXX) come later.
-    List<Appended> ttlIds = append(stream, List.of(
+    List<Appended> ttlIds = FlightEvents.append(ledger, stream, List.of(
         new Flights.Flight("2015-01-01T10:00:00", 0, 1, "XXX", "YYY"),
         new Flights.Flight("2015-01-01T10:00:59", 0, 1, "LBL", "XXX"),
         new Flights.Flight("2015-01-01T10:01:00", 0, 1, "LBL", "XXX"),
@@ -303,12 +284,12 @@ class TrainingSetIT {
   @Test
   void aRowTheViewsSqlFiltersOutIsNullUntilItComesBack() throws Exception {
     String tenant = Testkit.uniqueName("t");
-    StreamRef stream = flightsStream(tenant);
+    StreamRef stream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     manager.create(tenant, "small_delays",
         "SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin HAVING SUM(delay) < 10", List.of());
     // Origin AAA's delay sum goes 5, 15 (filtered out), 5 (back, 3 flights), 25 (filtered out); label events
     // (origin LBL, destination AAA) read AAA's row before each change and at the end.
-    append(stream, List.of(
+    FlightEvents.append(ledger, stream, List.of(
         new Flights.Flight("2015-01-01T10:00:00", 0, 1, "LBL", "AAA"),
         new Flights.Flight("2015-01-01T10:01:00", 5, 1, "AAA", "YYY"),
         new Flights.Flight("2015-01-01T10:02:00", 0, 2, "LBL", "AAA"),
@@ -333,7 +314,7 @@ class TrainingSetIT {
   @Test
   void badRequestsAreRejectedBeforeAnythingRuns() {
     String tenant = Testkit.uniqueName("t");
-    flightsStream(tenant);
+    FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     manager.create(tenant, "origin_counts", "SELECT origin, COUNT(*) AS flights FROM flights GROUP BY origin", List.of());
     assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "x", "delay >= 15", "",
         List.of("origin_counts.nope"), ReplayCursor.latest(), "x.jsonl")))

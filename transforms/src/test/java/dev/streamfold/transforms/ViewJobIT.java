@@ -4,28 +4,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.ViewAwaits;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
-import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** A SQL view job on real Pulsar, real Redis and a real Flink MiniCluster, checked against an oracle. */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewJobIT {
   private static PulsarLedger ledger;
   private static ViewStore views;
@@ -69,33 +72,6 @@ class ViewJobIT {
     }
   }
 
-  private static StreamRef flightsStream(String tenant) {
-    StreamRef stream = new StreamRef(tenant, "flights");
-    List<StreamColumn> columns = new ArrayList<>();
-    for (String c : Flights.COLUMNS) {
-      columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1]));
-    }
-    ledger.createStream(stream, columns);
-    return stream;
-  }
-
-  private static void append(StreamRef stream, List<Flights.Flight> flights) {
-    for (int from = 0; from < flights.size(); from += 1000) {
-      List<EventEnvelope> batch = new ArrayList<>();
-      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + 1000))) {
-        batch.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
-      }
-      ledger.append(stream, batch).join();
-    }
-  }
-
-  private static void awaitApplied(ViewName name, int version, long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewMetadata m = views.metadata(name, version).orElse(null);
-      return m != null && m.phase() == ViewPhase.LIVE && m.eventsApplied() == events;
-    });
-  }
-
   private static void assertEqualsOracle(ViewName name, List<Flights.Flight> flights) {
     Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
     assertThat(views.metadata(name).orElseThrow().rows()).isEqualTo(oracle.size());
@@ -112,23 +88,23 @@ class ViewJobIT {
   @Test
   void backfillsThenTailsAndEqualsThePlainGroupBy() {
     String tenant = Testkit.uniqueName("t");
-    StreamRef stream = flightsStream(tenant);
+    StreamRef stream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     List<Flights.Flight> flights = Flights.load();
-    append(stream, flights.subList(0, 20_000));
+    FlightEvents.append(ledger, stream, flights.subList(0, 20_000));
 
     TransformDefinition definition = manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
     assertThat(definition.keyColumns()).containsExactly("origin");
     assertThat(definition.columns()).containsExactly(Map.entry("origin", "STRING"), Map.entry("flights", "BIGINT"),
         Map.entry("avg_delay", "DOUBLE"), Map.entry("delayed", "INT"));
     ViewName name = new ViewName(tenant, "delays_by_origin");
-    awaitApplied(name, 1, 20_000);
+    ViewAwaits.awaitLive(views, name, 1, 20_000);
     ViewMetadata backfilled = views.metadata(name).orElseThrow();
     assertThat(backfilled.backfillTargetEvents()).isEqualTo(20_000);
     assertThat(backfilled.position().texts()).containsExactly(backfilled.backfillTarget().toString());
     assertEqualsOracle(name, flights.subList(0, 20_000));
 
-    append(stream, flights.subList(20_000, 21_000));
-    awaitApplied(name, 1, 21_000);
+    FlightEvents.append(ledger, stream, flights.subList(20_000, 21_000));
+    ViewAwaits.awaitLive(views, name, 1, 21_000);
     assertEqualsOracle(name, flights);
     assertThat(manager.status(tenant, "delays_by_origin").jobState()).isEqualTo("RUNNING");
   }
@@ -136,13 +112,13 @@ class ViewJobIT {
   @Test
   void aRetractedRowDisappearsFromTheView() {
     String tenant = Testkit.uniqueName("t");
-    StreamRef stream = flightsStream(tenant);
+    StreamRef stream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     List<Flights.Flight> flights = Flights.load().subList(0, 2_000);
     ViewName name = new ViewName(tenant, "rare_origins");
     manager.create(tenant, "rare_origins",
         "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin HAVING COUNT(*) < 10", List.of());
-    append(stream, flights);
-    awaitApplied(name, 1, 2_000);
+    FlightEvents.append(ledger, stream, flights);
+    ViewAwaits.awaitLive(views, name, 1, 2_000);
     Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
     long rare = oracle.values().stream().filter(d -> d.flights() < 10).count();
     assertThat(rare).isPositive().isLessThan(oracle.size());
@@ -160,7 +136,7 @@ class ViewJobIT {
   @Test
   void rejectsBadSqlBeforeAnythingRuns() {
     String tenant = Testkit.uniqueName("t");
-    flightsStream(tenant);
+    FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     assertThatThrownBy(() -> manager.create(tenant, "v1", "SELEC origin FROM flights", List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
         .hasMessageContaining("SELEC");
@@ -180,24 +156,24 @@ class ViewJobIT {
   @Test
   void catalogSurvivesARestartAndTheViewResumesFromItsCheckpoint() throws Exception {
     String tenant = Testkit.uniqueName("t");
-    StreamRef stream = flightsStream(tenant);
+    StreamRef stream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     List<Flights.Flight> flights = Flights.load();
-    append(stream, flights.subList(0, 5_000));
+    FlightEvents.append(ledger, stream, flights.subList(0, 5_000));
     Path dataDir = Testkit.workDir().resolve("restart-" + tenant);
     TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4, java.util.Set.of(tenant));
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (TransformManager first = new TransformManager(ledger, views, options)) {
       first.start();
       first.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
-      awaitApplied(name, 1, 5_000);
+      ViewAwaits.awaitLive(views, name, 1, 5_000);
       // let at least one more checkpoint complete after the commit
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> hasCheckpoint(dataDir));
     }
-    append(stream, flights.subList(5_000, 8_000));
+    FlightEvents.append(ledger, stream, flights.subList(5_000, 8_000));
     try (TransformManager second = new TransformManager(ledger, views, options)) {
       second.start();
       assertThat(second.get(tenant, "delays_by_origin").version()).isEqualTo(1);
-      awaitApplied(name, 1, 8_000);
+      ViewAwaits.awaitLive(views, name, 1, 8_000);
       assertEqualsOracle(name, flights.subList(0, 8_000));
       assertThat(second.delete(tenant, "delays_by_origin")).isTrue();
     }
@@ -207,9 +183,9 @@ class ViewJobIT {
   @Test
   void withoutACheckpointTheViewIsRebuiltAsANewVersionAndSwappedInWhenCaughtUp() throws Exception {
     String tenant = Testkit.uniqueName("t");
-    StreamRef stream = flightsStream(tenant);
+    StreamRef stream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
     List<Flights.Flight> flights = Flights.load(20_000);
-    append(stream, flights.subList(0, 5_000));
+    FlightEvents.append(ledger, stream, flights.subList(0, 5_000));
     Path dataDir = Testkit.workDir().resolve("rebuild-" + tenant);
     TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4,
         java.util.Set.of(tenant));
@@ -217,20 +193,20 @@ class ViewJobIT {
     try (TransformManager first = new TransformManager(ledger, views, options)) {
       first.start();
       first.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
-      awaitApplied(name, 1, 5_000);
+      ViewAwaits.awaitLive(views, name, 1, 5_000);
     }
     long servedBefore = Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"));
     // lose every checkpoint: the next start cannot resume version 1
     try (var files = java.nio.file.Files.walk(dataDir.resolve("checkpoints"))) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
-    append(stream, flights.subList(5_000, 20_000));
+    FlightEvents.append(ledger, stream, flights.subList(5_000, 20_000));
     try (TransformManager second = new TransformManager(ledger, views, options)) {
       second.start();
       assertThat(second.get(tenant, "delays_by_origin").version()).isEqualTo(2);
       // readers keep seeing version 1 (never a half-built version 2) until version 2 is LIVE
-      long last = servedBefore;
-      while (true) {
+      AtomicLong last = new AtomicLong(servedBefore);
+      Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(20)).until(() -> {
         // a read bracketed by two checks that version 1 is served came from version 1 (versions only go up)
         int servedFirst = views.servedVersion(name);
         long flightsNow = Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"));
@@ -238,15 +214,12 @@ class ViewJobIT {
         if (servedFirst == 1 && servedAfter == 1) {
           assertThat(flightsNow).isEqualTo(servedBefore);
         }
-        last = flightsNow;
-        if (servedAfter != 1) {
-          break;
-        }
-        Thread.sleep(20);
-      }
-      awaitApplied(name, 2, 20_000);
+        last.set(flightsNow);
+        return servedAfter != 1;
+      });
+      ViewAwaits.awaitLive(views, name, 2, 20_000);
       assertThat(views.servedVersion(name)).isEqualTo(2);
-      assertThat(Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"))).isGreaterThanOrEqualTo(last);
+      assertThat(Long.parseLong(views.row(name, "ATL").orElseThrow().get("flights"))).isGreaterThanOrEqualTo(last.get());
       assertEqualsOracle(name, flights);
       assertThat(views.metadata(name, 1)).as("version 1 is dropped once version 2 is served").isEmpty();
     }

@@ -16,8 +16,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** {@link ViewStore#rowsWithSchemaAsync} and {@link ViewStore#flushReads} against a real redis-server. */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewStoreAsyncReadIT {
   private static ViewStore store;
 

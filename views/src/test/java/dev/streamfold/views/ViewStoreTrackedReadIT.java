@@ -15,12 +15,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * One-row reads through {@link ReadConnection}'s remembered served version (a plain HGETALL) against a real
  * redis-server: they must answer exactly what the rows script answers, also right after another client
  * serves a new version, rolls the view back or resumes it, and after the connection drops.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewStoreTrackedReadIT {
   private static ViewStore store;
   /** Another client, as the transform manager in another process would be. */

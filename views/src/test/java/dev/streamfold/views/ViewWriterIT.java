@@ -7,11 +7,14 @@ import dev.streamfold.testkit.Testkit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The commit script against a real redis-server. */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewWriterIT {
   private static ViewStore store;
 

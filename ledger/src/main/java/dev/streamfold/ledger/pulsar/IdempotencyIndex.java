@@ -4,6 +4,7 @@ import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;

@@ -13,6 +13,8 @@ import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StreamStorage;
 import dev.streamfold.ledger.SystemTable;
+import dev.streamfold.ledger.pulsar.admin.StreamTopics;
+import dev.streamfold.ledger.pulsar.admin.TenantProvisioner;
 import dev.streamfold.ledger.pulsar.read.StreamReader;
 import dev.streamfold.ledger.pulsar.schema.PulsarSchemaRegistry;
 import dev.streamfold.ledger.pulsar.storage.BookieAdmin;
@@ -46,20 +48,11 @@ import org.apache.pulsar.client.api.SizeUnit;
 public final class PulsarLedger implements Ledger {
   /** Producer name of Streamfold's appender on every stream (the broker deduplicates per name). */
   public static final String PRODUCER_NAME = "streamfold-appender";
-  /** Topic property holding the stream's declared columns ({@link StreamColumn#encode}). */
-  public static final String COLUMNS_PROPERTY = "streamfold.columns";
-  /**
-   * Topic property holding the stream's schema as JSON ({@link StreamColumn#encodeSchema}: types, NOT NULL,
-   * DEFAULT); absent on streams created before schemas, whose columns are {@link #COLUMNS_PROPERTY}.
-   */
-  public static final String SCHEMA_PROPERTY = "streamfold.schema";
-  /** Topic property holding a stream's watermark delay, milliseconds (absent: 0). */
-  public static final String WATERMARK_DELAY_PROPERTY = "streamfold.watermark_delay_ms";
   /**
    * Pulsar tenant of the cluster-level system tables ({@link #clusterTable}). Not a valid Streamfold tenant
    * name (it starts with '_'), so no customer tenant can be named so, and {@link #tenants()} leaves it out.
    */
-  public static final String CLUSTER_TENANT = "_streamfold";
+  public static final String CLUSTER_TENANT = TenantProvisioner.CLUSTER_TENANT;
   /** How often the idempotency index's high-water mark is advanced, milliseconds. */
   public static final long HWM_INTERVAL_MS = 5_000;
 

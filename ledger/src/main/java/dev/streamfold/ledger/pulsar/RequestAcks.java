@@ -2,6 +2,7 @@ package dev.streamfold.ledger.pulsar;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

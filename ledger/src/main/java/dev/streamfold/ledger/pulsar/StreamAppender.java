@@ -6,6 +6,7 @@ import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -8,6 +8,7 @@ import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

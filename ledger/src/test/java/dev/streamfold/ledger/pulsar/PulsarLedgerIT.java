@@ -23,10 +23,12 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The ledger on a real Pulsar standalone broker. */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PulsarLedgerIT {
   private static final List<StreamColumn> COLUMNS = List.of(new StreamColumn("n", "BIGINT"));
 

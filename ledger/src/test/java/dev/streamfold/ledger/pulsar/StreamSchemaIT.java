@@ -17,16 +17,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.common.schema.SchemaInfo;
 import org.apache.pulsar.common.schema.SchemaType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Stream schemas on a real Pulsar broker: registered in Pulsar's schema registry (JSON type) where
  * other Pulsar tools see them, enforced on append (field and reason named), evolved compatibly, and our
  * schemaless appender keeps appending to a topic that has a schema.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StreamSchemaIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 

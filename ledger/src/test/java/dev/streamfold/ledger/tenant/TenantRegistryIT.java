@@ -7,13 +7,16 @@ import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Testkit;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The registry on a real Pulsar cluster: tenants and token hashes survive a new connection (a server
  * restart), revocations reach another server on refresh, the token text is never stored, the tenant is
  * provisioned in Pulsar, and the cluster table's tenant is not listed as a tenant.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TenantRegistryIT {
   private static PulsarLedger connect() {
     return PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));

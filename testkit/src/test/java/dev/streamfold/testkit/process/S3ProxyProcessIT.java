@@ -12,9 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** s3proxy as a process of its own: bucket on disk, secret only in a mode-600 file, stop and restart in place. */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class S3ProxyProcessIT {
   static int status(String url) throws Exception {
     return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))

@@ -29,6 +29,7 @@ import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.LedgerI
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.apache.pulsar.common.policies.data.TenantInfo;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Tiered storage with the real processes of {@link Testkit}: a Pulsar 4.0.8 broker offloading to s3proxy.
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * everything reads back from S3, and a read of offloaded data fails (bounded) while S3 is down and
  * succeeds once it is back on the same port.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TieredStorageProcessIT {
   static final int MESSAGES = 5_000;
   static final Duration S3_DOWN_READ_TIMEOUT = Duration.ofSeconds(30);

@@ -11,7 +11,7 @@ import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetRows;
 import dev.streamfold.transforms.ReplayCursor;
-import dev.streamfold.transforms.TransformManager;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;

@@ -1,10 +1,10 @@
 package dev.streamfold.transforms.grpc;
 
 import dev.streamfold.api.v1.CreateTransformRequest;
-import dev.streamfold.api.v1.JavaTransformation;
 import dev.streamfold.api.v1.DeleteTransformRequest;
 import dev.streamfold.api.v1.DeleteTransformResponse;
 import dev.streamfold.api.v1.GetTransformRequest;
+import dev.streamfold.api.v1.JavaTransformation;
 import dev.streamfold.api.v1.ListTransformsRequest;
 import dev.streamfold.api.v1.ListTransformsResponse;
 import dev.streamfold.api.v1.Transform;
@@ -14,8 +14,8 @@ import dev.streamfold.api.v1.ViewUpdate;
 import dev.streamfold.ledger.grpc.GrpcReplies;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
-import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.transforms.ViewStatus;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewPhase;
 import io.grpc.StatusRuntimeException;

@@ -1,6 +1,5 @@
 package dev.streamfold.transforms.job;
 
-import dev.streamfold.transforms.sink.RedisViewSink;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.api.common.JobID;

@@ -11,6 +11,7 @@ import dev.streamfold.transforms.source.LedgerSource;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.source.SourceEvent;
 import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
 import dev.streamfold.views.ViewName;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,6 @@ import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
@@ -152,7 +152,7 @@ public final class ViewJobBuilder {
     Duration checkpointInterval = spec.checkpointInterval();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(parallelism);
-    StreamTableEnvironment tableEnv = tableEnvironment(env);
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, true);
     // A mini-batch waits at most a quarter of the checkpoint interval (and 200 ms): the bundle is flushed
     // at each barrier anyway, and a longer wait only delays the change past the next commit.
     tableEnv.getConfig().set("table.exec.mini-batch.allow-latency",
@@ -190,7 +190,7 @@ public final class ViewJobBuilder {
                   .signalBackfillTargetAt(signalAtEvents))
           .setParallelism(1)
           .uid("position");
-      tableEnv.createTemporaryView(quote(definition.sourceStream()), rows,
+      tableEnv.createTemporaryView(TableEnvironments.quote(definition.sourceStream()), rows,
           eventTime ? parser.eventTimeSchema() : parser.schema());
       result = tableEnv.toChangelogStream(tableEnv.sqlQuery(definition.sql()));
       progress = rows.getSideOutput(PositionTracker.PROGRESS);
@@ -210,35 +210,5 @@ public final class ViewJobBuilder {
   /** Pulsar subscription of one view version's source: a new version reads on a new subscription. */
   public static String subscription(TransformDefinition definition) {
     return "streamfold-view-" + definition.name() + "-v" + definition.version();
-  }
-
-  private static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
-    return tableEnvironment(env, true);
-  }
-
-  /**
-   * The table environment of Streamfold jobs.
-   *
-   * @param env the execution environment
-   * @param miniBatch true for view jobs: mini-batches fold many events per key before emitting one
-   *     changelog update (a bundle is flushed before each checkpoint barrier, so commits stay aligned
-   *     with positions); false where every event's change must come out before the next event's
-   *     watermark (training sets' ledger clock)
-   * @return the table environment (UTC session time zone)
-   */
-  public static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env, boolean miniBatch) {
-    StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-    Configuration tableConf = new Configuration();
-    tableConf.setString("table.exec.mini-batch.enabled", Boolean.toString(miniBatch));
-    tableConf.setString("table.exec.mini-batch.allow-latency", "200 ms");
-    tableConf.setString("table.exec.mini-batch.size", "5000");
-    tableConf.setString("table.local-time-zone", "UTC");
-    tableEnv.getConfig().addConfiguration(tableConf);
-    return tableEnv;
-  }
-
-  /** Quote a SQL identifier with backticks. */
-  public static String quote(String identifier) {
-    return "`" + identifier.replace("`", "``") + "`";
   }
 }

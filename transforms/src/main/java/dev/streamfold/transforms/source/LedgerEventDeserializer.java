@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.source;
 
-import dev.streamfold.ledger.pulsar.PulsarMessageIds;
+import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.pulsar.source.reader.deserializer.PulsarDeserializationSchema;

@@ -2,7 +2,7 @@ package dev.streamfold.transforms.source;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
-import dev.streamfold.ledger.pulsar.PulsarMessageIds;
+import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.connector.pulsar.source.enumerator.cursor.CursorPosition;

@@ -1,7 +1,7 @@
 package dev.streamfold.transforms.source;
 
 import dev.streamfold.core.MessageId;
-import dev.streamfold.ledger.pulsar.PulsarMessageIds;
+import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;

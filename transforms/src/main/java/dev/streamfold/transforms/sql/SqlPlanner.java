@@ -2,7 +2,6 @@ package dev.streamfold.transforms.sql;
 
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformException;
-import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.transforms.source.PayloadParser;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -219,7 +218,7 @@ public final class SqlPlanner {
   /** A table environment with a placeholder table per stream (declared columns and metadata columns). */
   private static StreamTableEnvironment placeholderTables(Map<String, List<StreamColumn>> streams, Rows rows) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
-    StreamTableEnvironment tableEnv = ViewJobBuilder.tableEnvironment(env, true);
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, true);
     for (Map.Entry<String, List<StreamColumn>> stream : streams.entrySet()) {
       try {
         StreamColumn.checkDistinct(stream.getValue());
@@ -231,7 +230,7 @@ public final class SqlPlanner {
           case EVENT_TIME -> parser.eventTimeSchema();
           case LEDGER_CLOCK -> parser.ledgerClockSchema();
         };
-        tableEnv.createTemporaryView(ViewJobBuilder.quote(stream.getKey()), placeholder, schema);
+        tableEnv.createTemporaryView(TableEnvironments.quote(stream.getKey()), placeholder, schema);
       } catch (RuntimeException unusable) {
         // A stream whose declared columns SQL cannot take (e.g. created before names were checked) must
         // not break transformations over other streams; SQL over it says it does not exist.

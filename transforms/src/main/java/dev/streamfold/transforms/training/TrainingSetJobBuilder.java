@@ -7,13 +7,13 @@ import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.job.FoldStage;
 import dev.streamfold.transforms.job.PositionTracker;
 import dev.streamfold.transforms.job.ReplayBound;
-import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.transforms.source.EventConverter;
 import dev.streamfold.transforms.source.LedgerOrderMerge;
 import dev.streamfold.transforms.source.LedgerSource;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.source.SourceEvent;
 import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -74,7 +74,7 @@ public final class TrainingSetJobBuilder {
     conf.setString("pipeline.name", "training set " + name);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
-    StreamTableEnvironment tableEnv = ViewJobBuilder.tableEnvironment(env, false);
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
 
     List<String> sql = new java.util.ArrayList<>(List.of(eventProjectionSql));
     featureViews.stream().filter(v -> !v.isFold()).forEach(v -> sql.add(v.sql()));
@@ -97,7 +97,7 @@ public final class TrainingSetJobBuilder {
     }
     SingleOutputStreamOperator<Row> rows = read
         .transform("position + ledger clock", parser.ledgerClockRowType(), new PositionTracker<>(parser, bound, true));
-    tableEnv.createTemporaryView(ViewJobBuilder.quote(stream), rows, parser.ledgerClockSchema());
+    tableEnv.createTemporaryView(TableEnvironments.quote(stream), rows, parser.ledgerClockSchema());
 
     DataStream<Row> eventsOut = tableEnv.toDataStream(tableEnv.sqlQuery(eventProjectionSql));
     MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",

@@ -14,13 +14,13 @@ import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.job.ReplayBound;
-import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.transforms.replay.EventLocator;
 import dev.streamfold.transforms.runtime.CheckpointStore;
 import dev.streamfold.transforms.runtime.FlinkCluster;
 import dev.streamfold.transforms.runtime.JobFailures;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -160,7 +160,7 @@ public final class TrainingSetManager {
   /** Check the entity, label and filter expressions against the label stream. */
   private static Labels labels(TrainingSetSpec spec, StreamInfo info) {
     Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
-    String table = ViewJobBuilder.quote(spec.labelStream());
+    String table = TableEnvironments.quote(spec.labelStream());
     String entity = requireExpression("--entity", spec.entity());
     String label = requireExpression("--label", spec.label());
     checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);

@@ -22,8 +22,6 @@ import java.util.concurrent.CountDownLatch;
  * the Pulsar cluster). {@code --tenant} is kept for compatibility and no longer selects what the
  * query-service serves: every gRPC call and RESP connection authenticates with a token, and the admin token
  * is generated at the first start into {@code <data dir>/admin-token} (mode 600; see {@link AdminToken}).
- * <pre>
- * </pre>
  * {@code --metrics-port} serves Prometheus metrics at {@code /metrics} on that port (0: a free port; none
  * without the flag). Once serving, it writes {@code {"grpcPort":N,"respPort":N,"metricsPort":N}} to the ready
  * file ({@code metricsPort} -1 without a metrics endpoint). SIGTERM stops it

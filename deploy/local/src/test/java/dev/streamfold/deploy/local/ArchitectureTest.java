@@ -1,6 +1,7 @@
 package dev.streamfold.deploy.local;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -54,5 +55,17 @@ class ArchitectureTest {
             "dev.streamfold.cli..")
         .should().dependOnClassesThat().resideInAPackage("io.grpc..")
         .check(CLASSES);
+  }
+
+  /** The modules' packages (ledger, views, transforms, ...) depend on each other in one direction only. */
+  @Test
+  void modulesHaveNoCycles() {
+    slices().matching("dev.streamfold.(*)..").should().beFreeOfCycles().check(CLASSES);
+  }
+
+  /** Nor do any two packages: a role package never reaches back into its facade's package. */
+  @Test
+  void packagesHaveNoCycles() {
+    slices().matching("dev.streamfold.(**)").should().beFreeOfCycles().check(CLASSES);
   }
 }

@@ -36,12 +36,14 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Exactly-once views across crashes (issue 3): the Streamfold server is a real process killed with
  * SIGKILL; every check compares the view with a plain fold of exactly the events up to the position the
  * view reports.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class CrashRecoveryIT {
   static PulsarLedger ledger;
   static ViewStore views;
@@ -170,7 +172,7 @@ class CrashRecoveryIT {
         for (int from = 180_000; from < 200_000; from += 500) {
           more.addAll(append(stream, all.subList(from, from + 500), 500));
           try {
-            Thread.sleep(20);
+            Thread.sleep(20); // paces the writer, so the kill falls while events keep arriving; nothing waits on it
           } catch (InterruptedException e) {
             throw new IllegalStateException(e);
           }

@@ -18,17 +18,12 @@ import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,46 +34,21 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The main job end to end on real data: real flights rows ingested over gRPC into a real Pulsar ledger,
  * a SQL transformation created over gRPC and run by Flink, every view row read through the
  * query-service with a real Redis client (lettuce) and compared with a plain group-by.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EndToEndIT {
   private static final String TENANT = Testkit.uniqueName("e2e");
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
-  private static RedisClient redisClient;
-  private static StatefulRedisConnection<String, String> resp;
-
-  @BeforeAll
-  static void start() {
-    String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("server"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofMillis(500), java.util.Set.of(TENANT), null)).start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
-    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
-    resp = redisClient.connect();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (resp != null) {
-      resp.close();
-      redisClient.shutdown();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      Testkit.workDir().resolve("server"), TENANT, Duration.ofMillis(500));
 
   private static Event event(Flights.Flight f) {
     return Event.newBuilder().setKey(f.origin()).setType("flight").setEventTimeMs(f.eventTimeMs())
@@ -90,14 +60,14 @@ class EndToEndIT {
     for (String c : Flights.COLUMNS) {
       request.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
     }
-    StreamAdminGrpc.newBlockingStub(channel).createStream(request.build());
+    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(request.build());
   }
 
   /** Append over the bidirectional stream, 1,000 events a request; returns the message IDs. */
   private static List<String> appendStream(String stream, List<Flights.Flight> flights) throws Exception {
     List<String> ids = new ArrayList<>();
     CompletableFuture<Void> done = new CompletableFuture<>();
-    StreamObserver<AppendRequest> requests = IngestServiceGrpc.newStub(channel).appendStream(new StreamObserver<>() {
+    StreamObserver<AppendRequest> requests = IngestServiceGrpc.newStub(SERVER.channel()).appendStream(new StreamObserver<>() {
       @Override
       public void onNext(AppendResponse response) {
         synchronized (ids) {
@@ -126,7 +96,7 @@ class EndToEndIT {
   }
 
   private static ViewStatus status(String view) {
-    return TransformServiceGrpc.newBlockingStub(channel)
+    return TransformServiceGrpc.newBlockingStub(SERVER.channel())
         .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(view).build());
   }
 
@@ -139,7 +109,7 @@ class EndToEndIT {
   }
 
   private static void assertViewEqualsOracle(List<Flights.Flight> flights) {
-    RedisCommands<String, String> redis = resp.sync();
+    RedisCommands<String, String> redis = SERVER.resp().sync();
     Set<String> keys = new HashSet<>();
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
@@ -168,7 +138,7 @@ class EndToEndIT {
     List<String> ids = appendStream("flights", flights.subList(0, 20_000));
     assertThat(ids).hasSize(20_000).doesNotHaveDuplicates();
 
-    TransformServiceGrpc.newBlockingStub(channel).create(CreateTransformRequest.newBuilder()
+    TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder()
         .setTenant(TENANT).setName("delays_by_origin").setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
     awaitApplied("delays_by_origin", 20_000);
     ViewStatus live = status("delays_by_origin");
@@ -179,7 +149,7 @@ class EndToEndIT {
 
     AppendRequest.Builder more = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
     flights.subList(20_000, 21_000).forEach(f -> more.addEvents(event(f)));
-    AppendResponse appended = IngestServiceGrpc.newBlockingStub(channel).append(more.build());
+    AppendResponse appended = IngestServiceGrpc.newBlockingStub(SERVER.channel()).append(more.build());
     assertThat(appended.getMessageIdsCount()).isEqualTo(1_000);
     awaitApplied("delays_by_origin", 21_000);
     assertThat(status("delays_by_origin").getPositionList()).containsExactly(appended.getMessageIds(999));
@@ -189,7 +159,7 @@ class EndToEndIT {
   @Test
   void badInputIsRejectedClearlyAndTheServerKeepsServing() {
     createFlights("bad_input");
-    var ingest = IngestServiceGrpc.newBlockingStub(channel);
+    var ingest = IngestServiceGrpc.newBlockingStub(SERVER.channel());
     Event good = event(Flights.load().get(0));
 
     assertStatus(() -> ingest.append(AppendRequest.newBuilder().setTenant(TENANT).setStream("bad_input")
@@ -201,7 +171,7 @@ class EndToEndIT {
     assertStatus(() -> ingest.append(AppendRequest.newBuilder().setTenant(TENANT).setStream("no_such_stream")
         .addEvents(good).build()),
         Status.Code.NOT_FOUND, "stream 'no_such_stream' does not exist");
-    var transforms = TransformServiceGrpc.newBlockingStub(channel);
+    var transforms = TransformServiceGrpc.newBlockingStub(SERVER.channel());
     assertStatus(() -> transforms.create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName("broken")
         .setSql("SELECT origin COUNT(*) FROM bad_input GROUP BY origin").build()),
         Status.Code.INVALID_ARGUMENT, "invalid SQL");
@@ -210,12 +180,12 @@ class EndToEndIT {
         Status.Code.INVALID_ARGUMENT, "Column 'airline' not found");
 
     // nothing of the rejected requests was stored, and the server keeps serving
-    var streams = StreamAdminGrpc.newBlockingStub(channel).listStreams(ListStreamsRequest.newBuilder().setTenant(TENANT).build());
+    var streams = StreamAdminGrpc.newBlockingStub(SERVER.channel()).listStreams(ListStreamsRequest.newBuilder().setTenant(TENANT).build());
     assertThat(streams.getStreamsList()).filteredOn(s -> s.getName().equals("bad_input"))
         .singleElement().satisfies(s -> assertThat(s.getEventCount()).isZero());
     assertThat(ingest.append(AppendRequest.newBuilder().setTenant(TENANT).setStream("bad_input").addEvents(good).build())
         .getMessageIdsCount()).isEqualTo(1);
-    assertThat(resp.sync().ping()).isEqualTo("PONG");
+    assertThat(SERVER.resp().sync().ping()).isEqualTo("PONG");
     assertThatThrownBy(() -> transforms.get(GetTransformRequest.newBuilder().setTenant(TENANT).setName("broken").build()))
         .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("NOT_FOUND");
   }

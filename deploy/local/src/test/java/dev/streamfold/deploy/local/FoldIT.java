@@ -47,6 +47,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 8's Java transformations end to end on the real server (Pulsar, Redis, Flink MiniCluster): the
@@ -55,6 +56,7 @@ import org.junit.jupiter.api.Test;
  * in-test fold of the same flights, replayed to a message ID, used as training-set features, and rebuilt by
  * a new server with an empty data directory from the jar kept in the ledger.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FoldIT {
   private static final String TENANT = Testkit.uniqueName("folds");
   private static final String STREAKS = "dev.streamfold.examples.LongestDelayStreak";

@@ -21,18 +21,11 @@ import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Testkit;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +35,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -51,26 +46,18 @@ import org.junit.jupiter.api.function.Executable;
  * were, and the server must keep serving. Inputs that are legal but odd (NUL and emoji keys, duplicate
  * idempotency keys in one batch, an event time in 1970) are stored exactly, on another stream.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HostileIngestIT {
   private static final String TENANT = Testkit.uniqueName("hostile");
   private static final String STREAM = "events";
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
-  private static RedisClient redisClient;
-  private static StatefulRedisConnection<String, String> resp;
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      Testkit.workDir().resolve("server-hostile"), TENANT, Duration.ofMillis(500)).overTcp();
   private static PulsarLedger ledger;
   private String before;
 
   @BeforeAll
   static void start() {
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("server-hostile"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofMillis(500), java.util.Set.of(TENANT), null))
-        .start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext()
-        .intercept(TestAuth.bearer(server.adminToken())).build();
-    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
-    resp = redisClient.connect();
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     createStream(STREAM);
     createStream("odd");
@@ -79,11 +66,11 @@ class HostileIngestIT {
       request.addEvents(event("k" + (i % 3), "{\"n\":" + i + "}"));
     }
     ingest().append(request.build());
-    TransformServiceGrpc.newBlockingStub(channel).create(CreateTransformRequest.newBuilder().setTenant(TENANT)
+    TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder().setTenant(TENANT)
         .setName("counts").setSql("SELECT _key AS k, COUNT(*) AS events, SUM(n) AS total FROM events GROUP BY _key")
         .build());
     Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewStatus s = TransformServiceGrpc.newBlockingStub(channel)
+      ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
           .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName("counts").build());
       assertThat(s.getPhase()).isNotEqualTo("FAILED");
       return s.getPhase().equals("LIVE") && s.getEventsApplied() == 10;
@@ -95,26 +82,16 @@ class HostileIngestIT {
     if (ledger != null) {
       ledger.close();
     }
-    if (resp != null) {
-      resp.close();
-      redisClient.shutdown();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.close();
-    }
   }
 
   private static void createStream(String name) {
-    StreamAdminGrpc.newBlockingStub(channel).createStream(CreateStreamRequest.newBuilder().setTenant(TENANT)
+    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(CreateStreamRequest.newBuilder().setTenant(TENANT)
         .setName(name).addColumns(Column.newBuilder().setName("n").setType("BIGINT"))
         .addColumns(Column.newBuilder().setName("t").setType("TIMESTAMP")).build());
   }
 
   private static IngestServiceGrpc.IngestServiceBlockingStub ingest() {
-    return IngestServiceGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.MINUTES);
+    return IngestServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES);
   }
 
   private static Event event(String key, String payload) {
@@ -126,14 +103,14 @@ class HostileIngestIT {
   }
 
   private static StreamInfo info(String stream) {
-    return StreamAdminGrpc.newBlockingStub(channel).listStreams(ListStreamsRequest.newBuilder().setTenant(TENANT).build())
+    return StreamAdminGrpc.newBlockingStub(SERVER.channel()).listStreams(ListStreamsRequest.newBuilder().setTenant(TENANT).build())
         .getStreamsList().stream().filter(s -> s.getName().equals(stream)).findFirst().orElseThrow();
   }
 
   /** The stream's event count and latest message ID, and a row of its view. */
   private static String state() {
     StreamInfo info = info(STREAM);
-    return info.getEventCount() + " " + info.getLatestMessageId() + " " + new java.util.TreeMap<>(resp.sync().hgetall("counts:k0"));
+    return info.getEventCount() + " " + info.getLatestMessageId() + " " + new java.util.TreeMap<>(SERVER.resp().sync().hgetall("counts:k0"));
   }
 
   @BeforeEach
@@ -145,7 +122,7 @@ class HostileIngestIT {
   @AfterEach
   void nothingChangedAndTheServerServes() {
     assertThat(state()).isEqualTo(before);
-    assertThat(resp.sync().ping()).isEqualTo("PONG");
+    assertThat(SERVER.resp().sync().ping()).isEqualTo("PONG");
     assertThat(ingest().append(AppendRequest.newBuilder().setTenant(TENANT).setStream("odd")
         .addEvents(event("alive", "{}")).build()).getMessageIdsCount()).isEqualTo(1);
   }
@@ -164,7 +141,7 @@ class HostileIngestIT {
     for (String name : List.of("", "a/b", "..", "../../other/ledger/events", "tab\there", "nul\0", "s".repeat(10_000))) {
       assertStatus(() -> ingest().append(AppendRequest.newBuilder().setTenant(TENANT).setStream(name)
           .addEvents(event("k", "{}")).build()), Status.Code.INVALID_ARGUMENT, "invalid stream name");
-      assertStatus(() -> StreamAdminGrpc.newBlockingStub(channel).createStream(CreateStreamRequest.newBuilder()
+      assertStatus(() -> StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(CreateStreamRequest.newBuilder()
           .setTenant(TENANT).setName(name).build()), Status.Code.INVALID_ARGUMENT, "invalid stream name");
     }
     assertStatus(() -> ingest().append(AppendRequest.newBuilder().setTenant(TENANT).setStream("s".repeat(10_000))
@@ -216,7 +193,7 @@ class HostileIngestIT {
     long start = info("odd").getEventCount();
     List<AppendResponse> acknowledged = new java.util.concurrent.CopyOnWriteArrayList<>();
     CompletableFuture<Throwable> ended = new CompletableFuture<>();
-    StreamObserver<AppendRequest> requests = IngestServiceGrpc.newStub(channel).appendStream(new StreamObserver<>() {
+    StreamObserver<AppendRequest> requests = IngestServiceGrpc.newStub(SERVER.channel()).appendStream(new StreamObserver<>() {
       @Override
       public void onNext(AppendResponse value) {
         acknowledged.add(value);
@@ -252,13 +229,13 @@ class HostileIngestIT {
    * {@value #STREAM}'s latest message ID and a row of its view: what a refused request must leave as it was.
    */
   private static String everything() {
-    String streams = StreamAdminGrpc.newBlockingStub(channel).listStreams(ListStreamsRequest.newBuilder()
+    String streams = StreamAdminGrpc.newBlockingStub(SERVER.channel()).listStreams(ListStreamsRequest.newBuilder()
         .setTenant(TENANT).build()).getStreamsList().stream().map(s -> s.getName() + "=" + s.getEventCount())
         .sorted().toList().toString();
-    String transforms = TransformServiceGrpc.newBlockingStub(channel).list(dev.streamfold.api.v1.ListTransformsRequest
+    String transforms = TransformServiceGrpc.newBlockingStub(SERVER.channel()).list(dev.streamfold.api.v1.ListTransformsRequest
         .newBuilder().setTenant(TENANT).build()).getTransformsList().stream()
         .map(dev.streamfold.api.v1.Transform::getName).sorted().toList().toString();
-    String tenants = dev.streamfold.api.v1.TenantServiceGrpc.newBlockingStub(channel).listTenants(
+    String tenants = dev.streamfold.api.v1.TenantServiceGrpc.newBlockingStub(SERVER.channel()).listTenants(
         dev.streamfold.api.v1.ListTenantsRequest.getDefaultInstance()).getTenantsList().stream()
         .map(t -> t.getName() + "/" + t.getTokensCount()).sorted().toList().toString();
     return state() + " " + streams + " " + transforms + " " + tenants;
@@ -276,7 +253,7 @@ class HostileIngestIT {
     String everything = everything();
     java.util.Set<String> methods = new java.util.TreeSet<>();
     for (MalformedRequestCorpus.Case c : corpus) {
-      MalformedRequestCorpus.Outcome outcome = MalformedRequestCorpus.call(channel, c.method(), c.requests());
+      MalformedRequestCorpus.Outcome outcome = MalformedRequestCorpus.call(SERVER.channel(), c.method(), c.requests());
       assertThat(outcome.status().getCode()).as(c.name() + ": " + outcome.status()).isEqualTo(c.code());
       assertThat(outcome.status().getDescription()).as(c.name()).contains(c.fragment()).hasSizeLessThan(700);
       assertThat(outcome.responses()).as(c.name()).isEmpty();
@@ -310,7 +287,7 @@ class HostileIngestIT {
       }
       requests.add(bytes);
     }
-    MalformedRequestCorpus.Outcome outcome = MalformedRequestCorpus.call(channel,
+    MalformedRequestCorpus.Outcome outcome = MalformedRequestCorpus.call(SERVER.channel(),
         IngestServiceGrpc.getAppendStreamMethod(), requests);
     assertThat(outcome.status().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(outcome.status().getDescription()).isEqualTo("request 2 of the call (counting from 0): malformed"
@@ -351,7 +328,7 @@ class HostileIngestIT {
         "events: 1000000 events in one request; at most 10000");
     // the same over AppendStream: the call ends with the error, nothing stored
     CompletableFuture<Throwable> ended = new CompletableFuture<>();
-    StreamObserver<AppendRequest> requests = IngestServiceGrpc.newStub(channel).appendStream(new StreamObserver<>() {
+    StreamObserver<AppendRequest> requests = IngestServiceGrpc.newStub(SERVER.channel()).appendStream(new StreamObserver<>() {
       @Override
       public void onNext(AppendResponse value) {
         ended.completeExceptionally(new AssertionError("acknowledged: " + value));

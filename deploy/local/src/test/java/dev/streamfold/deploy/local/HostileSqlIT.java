@@ -20,11 +20,6 @@ import dev.streamfold.testkit.Testkit;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,9 +27,10 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A counted corpus of hostile SQL and training-set expressions, sent to the whole server over gRPC (real
@@ -43,29 +39,22 @@ import org.junit.jupiter.api.Test;
  * the server still serves. The entries are the refusals a user meets and the ways around each rule that
  * a planner-level test ({@code PlanRuleBypassTest}) covers in more forms.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HostileSqlIT {
   private static final String TENANT = Testkit.uniqueName("hostilesql");
   private static final String NOT_DETERMINISTIC = "is not deterministic";
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
-  private static RedisClient redisClient;
-  private static StatefulRedisConnection<String, String> resp;
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      Testkit.workDir().resolve("server-hostile-sql"), TENANT, Duration.ofMillis(500)).overTcp()
+      .channelOptions(channel -> channel.maxInboundMessageSize(8 << 20));
 
   /** One hostile input: how it is sent, the status it must get, what its message must say. */
   record Entry(String what, Function<ManagedChannel, Object> call, Status.Code code, String... fragments) {}
 
   @BeforeAll
   static void start() {
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("server-hostile-sql"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofMillis(500), java.util.Set.of(TENANT), null))
-        .start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext()
-        .intercept(TestAuth.bearer(server.adminToken())).maxInboundMessageSize(8 << 20).build();
-    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
-    resp = redisClient.connect();
     for (String stream : List.of("flights", "other")) {
-      StreamAdminGrpc.newBlockingStub(channel).createStream(CreateStreamRequest.newBuilder().setTenant(TENANT)
+      StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(CreateStreamRequest.newBuilder().setTenant(TENANT)
           .setName(stream).addColumns(Column.newBuilder().setName("delay").setType("INT"))
           .addColumns(Column.newBuilder().setName("origin").setType("STRING"))
           .addColumns(Column.newBuilder().setName("destination").setType("STRING")).build());
@@ -76,7 +65,7 @@ class HostileSqlIT {
           .setPayloadJson("{\"delay\":" + i + ",\"origin\":\"" + (i % 2 == 0 ? "ATL" : "SFO")
               + "\",\"destination\":\"ORD\"}"));
     }
-    IngestServiceGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.MINUTES).append(request.build());
+    IngestServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES).append(request.build());
     transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName("by_origin")
         .setSql("SELECT origin, COUNT(*) AS n, SUM(delay) AS total FROM flights GROUP BY origin").build());
     Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
@@ -86,22 +75,9 @@ class HostileSqlIT {
     });
   }
 
-  @AfterAll
-  static void stop() {
-    if (resp != null) {
-      resp.close();
-      redisClient.shutdown();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
 
   private static TransformServiceGrpc.TransformServiceBlockingStub transforms() {
-    return TransformServiceGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.MINUTES);
+    return TransformServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES);
   }
 
   private static Entry create(String what, String sql, Status.Code code, String... fragments) {
@@ -217,7 +193,7 @@ class HostileSqlIT {
     transforms().list(ListTransformsRequest.newBuilder().setTenant(TENANT).build()).getTransformsList()
         .forEach(t -> transforms.add(t.getName() + " v" + t.getVersion()));
     ViewStatus status = transforms().status(GetTransformRequest.newBuilder().setTenant(TENANT).setName("by_origin").build());
-    return transforms + " " + new TreeMap<>(resp.sync().hgetall("by_origin:ATL")) + " " + status.getPhase() + " "
+    return transforms + " " + new TreeMap<>(SERVER.resp().sync().hgetall("by_origin:ATL")) + " " + status.getPhase() + " "
         + status.getEventsApplied() + " " + status.getPositionList();
   }
 
@@ -228,7 +204,7 @@ class HostileSqlIT {
     assertThat(before).contains("[by_origin v1]").contains("n=6").contains("total=30").contains("LIVE 12");
     for (Entry entry : corpus) {
       StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
-          () -> entry.call().apply(channel), entry.what());
+          () -> entry.call().apply(SERVER.channel()), entry.what());
       assertThat(e.getStatus().getCode()).as(entry.what() + ": " + e.getStatus()).isEqualTo(entry.code());
       for (String fragment : entry.fragments()) {
         assertThat(e.getStatus().getDescription()).as(entry.what()).contains(fragment);
@@ -236,7 +212,7 @@ class HostileSqlIT {
       assertThat(e.getStatus().getDescription()).as(entry.what() + ": a short message").hasSizeLessThan(1500)
           .doesNotContain("Exception").doesNotContain("\tat ");
       assertThat(state()).as("after " + entry.what()).isEqualTo(before);
-      assertThat(resp.sync().ping()).isEqualTo("PONG");
+      assertThat(SERVER.resp().sync().ping()).isEqualTo("PONG");
     }
     assertThat(corpus).as("entries in the corpus (docs/hostile-input.md)").hasSize(56);
   }

@@ -15,11 +15,10 @@ import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.testkit.resp.RawRespClient;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,17 +28,21 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The server's {@code /metrics} endpoint, scraped over HTTP after known traffic: exact ingest, gRPC and RESP
  * counters, a view's progress gauges, and the text exposition format line by line.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MetricsIT {
   private static final String TENANT = Testkit.uniqueName("metrics");
   private static final int EVENTS = 600;
@@ -48,43 +51,34 @@ class MetricsIT {
   private static final Pattern SAMPLE = Pattern.compile(
       "([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?:[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\.)*\",?)*\\})? "
           + "(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|\\+Inf|-Inf)(?: -?[0-9]+)?");
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      Testkit.workDir().resolve("metrics-server"), TENANT, Duration.ofMillis(500)).withMetrics();
   private static ManagedChannel wrongToken;
 
   @BeforeAll
   static void start() {
-    String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("metrics-server"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofMillis(500), java.util.Set.of(TENANT), null, null, null, 0)).start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
-    wrongToken = InProcessChannelBuilder.forName(name)
+    wrongToken = SERVER.newChannel()
         .intercept(TestAuth.bearer("sf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")).build();
   }
 
   @AfterAll
   static void stop() {
-    for (ManagedChannel c : new ManagedChannel[] {channel, wrongToken}) {
-      if (c != null) {
-        c.shutdownNow();
-      }
-    }
-    if (server != null) {
-      server.close();
+    if (wrongToken != null) {
+      wrongToken.shutdownNow();
     }
   }
 
   @Test
   void countsIngestGrpcRespAndViewProgress() throws Exception {
-    assertThat(server.metricsPort()).isPositive();
+    assertThat(SERVER.server().metricsPort()).isPositive();
     CreateStreamRequest.Builder stream = CreateStreamRequest.newBuilder().setTenant(TENANT).setName("flights");
     for (String c : Flights.COLUMNS) {
       stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
     }
-    StreamAdminGrpc.newBlockingStub(channel).createStream(stream.build());
+    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
     List<Flights.Flight> flights = Flights.load(EVENTS);
-    IngestServiceGrpc.IngestServiceBlockingStub ingest = IngestServiceGrpc.newBlockingStub(channel);
+    IngestServiceGrpc.IngestServiceBlockingStub ingest = IngestServiceGrpc.newBlockingStub(SERVER.channel());
     for (int from = 0; from < EVENTS; from += EVENTS / 2) { // two requests
       AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
       flights.subList(from, from + EVENTS / 2).forEach(f -> request.addEvents(Event.newBuilder().setKey(f.origin())
@@ -103,20 +97,20 @@ class MetricsIT {
         ListStreamsRequest.newBuilder().setTenant(TENANT).build())).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED));
 
-    TransformServiceGrpc.newBlockingStub(channel).create(CreateTransformRequest.newBuilder()
+    TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder()
         .setTenant(TENANT).setName(VIEW).setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
     Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      dev.streamfold.api.v1.ViewStatus s = TransformServiceGrpc.newBlockingStub(channel)
+      dev.streamfold.api.v1.ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
           .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW).build());
       assertThat(s.getPhase()).isNotEqualTo("FAILED");
       return s.getPhase().equals("LIVE") && s.getEventsApplied() == EVENTS;
     });
 
     List<String> origins = new TreeSet<>(flights.stream().map(Flights.Flight::origin).toList()).stream().limit(3).toList();
-    try (RawRespClient resp = new RawRespClient(server.respPort())) {
+    try (RawRespClient resp = new RawRespClient(SERVER.server().respPort())) {
       assertThat(resp.call("GET", VIEW + ":" + origins.get(0))).startsWith("-NOAUTH");
       assertThat(resp.call("AUTH", TENANT, "sf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")).startsWith("-WRONGPASS");
-      assertThat(resp.call("AUTH", TENANT, server.adminToken())).startsWith("+OK");
+      assertThat(resp.call("AUTH", TENANT, SERVER.server().adminToken())).startsWith("+OK");
       for (String origin : origins) {
         assertThat(resp.call("HGETALL", VIEW + ":" + origin)).contains("flights");
       }
@@ -163,13 +157,13 @@ class MetricsIT {
             "jvm_threads_current", "process_cpu_seconds_total");
     assertThat(samples.get("jvm_memory_used_bytes{area=\"heap\"}")).as("heap in use, bytes").isPositive();
     assertThat(samples).doesNotContainKey("streamfold_resp_errors_total{command=\"HGETALL\",kind=\"ERR\"}");
-    assertThat(text).doesNotContain(server.adminToken());
+    assertThat(text).doesNotContain(SERVER.server().adminToken());
   }
 
   /** GET /metrics over HTTP, as Prometheus does. */
   private static String scrape() throws Exception {
     HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + server.metricsPort() + "/metrics")).timeout(Duration.ofSeconds(30)).build(),
+        URI.create("http://127.0.0.1:" + SERVER.server().metricsPort() + "/metrics")).timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));

@@ -15,10 +15,8 @@ import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.testkit.resp.RawRespClient;
 import dev.streamfold.views.ViewStore;
-import io.grpc.ManagedChannel;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.security.MessageDigest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,8 +28,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Query-service replicas: two RESP servers of their own (as separate query-service processes would run), each
@@ -39,44 +38,31 @@ import org.junit.jupiter.api.Test;
  * VIEW.INFO position answers byte for byte the same on both; a replica restarted from nothing answers the same at
  * once (it keeps no state of its own).
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class QueryReplicasIT {
   private static final String TENANT = Testkit.uniqueName("replicas");
   private static final String VIEW = "delays_by_origin";
   private static final int BACKFILL_EVENTS = 400;
   private static final int UPDATE_REQUESTS = 30;
   private static final int EVENTS_PER_UPDATE = 50;
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      Testkit.workDir().resolve("replicas-server"), TENANT, Duration.ofSeconds(2));
   private static final List<AutoCloseable> opened = new ArrayList<>();
-
-  @BeforeAll
-  static void start() {
-    String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("replicas-server"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofSeconds(2), java.util.Set.of(TENANT), null)).start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
-  }
 
   @AfterAll
   static void stop() throws Exception {
     for (int i = opened.size() - 1; i >= 0; i--) {
       opened.get(i).close();
     }
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.close();
-    }
   }
 
   /** A query-service replica with its own Redis connection; AUTH takes the admin token for {@link #TENANT}. */
   private static RespServer replica() {
     ViewStore views = ViewStore.connect(Testkit.redis().uri());
-    byte[] admin = server.adminToken().getBytes(StandardCharsets.UTF_8);
+    byte[] admin = SERVER.server().adminToken().getBytes(StandardCharsets.UTF_8);
     RespServer resp = new RespServer(views, RespServerOptions.defaults().withPort(0),
-        view -> server.transforms().sourceEvents(view.tenant(), view.view()),
+        view -> SERVER.server().transforms().sourceEvents(view.tenant(), view.view()),
         (user, token) -> user.equals(TENANT) && MessageDigest.isEqual(admin, token.getBytes(StandardCharsets.UTF_8))
             ? Optional.of(TENANT) : Optional.empty());
     resp.start();
@@ -88,7 +74,7 @@ class QueryReplicasIT {
   private static RawRespClient connect(RespServer replica) {
     RawRespClient client = new RawRespClient(replica.port());
     opened.add(client);
-    assertThat(client.call("AUTH", TENANT, server.adminToken())).isEqualTo("+OK\r\n");
+    assertThat(client.call("AUTH", TENANT, SERVER.server().adminToken())).isEqualTo("+OK\r\n");
     return client;
   }
 
@@ -96,7 +82,7 @@ class QueryReplicasIT {
     AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
     flights.forEach(f -> request.addEvents(Event.newBuilder().setKey(f.origin()).setType("flight")
         .setEventTimeMs(f.eventTimeMs()).setPayloadJson(f.json())));
-    IngestServiceGrpc.newBlockingStub(channel).append(request.build());
+    IngestServiceGrpc.newBlockingStub(SERVER.channel()).append(request.build());
   }
 
   /**
@@ -144,10 +130,10 @@ class QueryReplicasIT {
     for (String c : Flights.COLUMNS) {
       stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
     }
-    StreamAdminGrpc.newBlockingStub(channel).createStream(stream.build());
+    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
     List<Flights.Flight> flights = Flights.load(BACKFILL_EVENTS + UPDATE_REQUESTS * EVENTS_PER_UPDATE);
     append(flights.subList(0, BACKFILL_EVENTS));
-    TransformServiceGrpc.newBlockingStub(channel).create(CreateTransformRequest.newBuilder()
+    TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder()
         .setTenant(TENANT).setName(VIEW).setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
     awaitApplied(BACKFILL_EVENTS);
     List<String> keys = new ArrayList<>(new TreeSet<>(flights.stream().map(Flights.Flight::origin).toList()))
@@ -210,15 +196,15 @@ class QueryReplicasIT {
     assertThat(fromC[0]).isEqualTo(finalA[0]);
     assertThat(fromC[1]).isEqualTo(finalA[1]);
     // and the server's own query-service agrees
-    try (RawRespClient own = new RawRespClient(server.respPort())) {
-      assertThat(own.call("AUTH", TENANT, server.adminToken())).isEqualTo("+OK\r\n");
+    try (RawRespClient own = new RawRespClient(SERVER.server().respPort())) {
+      assertThat(own.call("AUTH", TENANT, SERVER.server().adminToken())).isEqualTo("+OK\r\n");
       assertThat(stableReads(own, keys).orElseThrow()[1]).isEqualTo(finalA[1]);
     }
   }
 
   private static void awaitApplied(long events) {
     Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      dev.streamfold.api.v1.ViewStatus s = TransformServiceGrpc.newBlockingStub(channel)
+      dev.streamfold.api.v1.ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
           .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW).build());
       assertThat(s.getPhase()).isNotEqualTo("FAILED");
       return s.getPhase().equals("LIVE") && s.getEventsApplied() == events;

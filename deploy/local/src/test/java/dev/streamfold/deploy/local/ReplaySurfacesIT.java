@@ -29,14 +29,9 @@ import dev.streamfold.api.v1.VirtualState;
 import dev.streamfold.api.v1.VirtualStateRequest;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.NestedMultiOutput;
@@ -51,9 +46,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 5 end to end on the real server (Pulsar, Redis, Flink MiniCluster): replay to a message ID returned
@@ -61,49 +56,24 @@ import org.junit.jupiter.api.Test;
  * ({@code ViewService}), inclusive and exclusive stops, rollback and resume with read-your-writes, the errors
  * of each surface, and a transformation update swapped in while the old version serves.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ReplaySurfacesIT {
   private static final String TENANT = Testkit.uniqueName("replay");
   private static final String VIEW = "delays_by_origin";
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
-  private static RedisClient redisClient;
-  private static StatefulRedisConnection<String, String> resp;
-
-  @BeforeAll
-  static void start() {
-    String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("replay-server"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofMillis(300), java.util.Set.of(TENANT), null)).start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
-    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
-    resp = redisClient.connect();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (resp != null) {
-      resp.close();
-      redisClient.shutdown();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      Testkit.workDir().resolve("replay-server"), TENANT, Duration.ofMillis(300));
 
   private static ReplayServiceGrpc.ReplayServiceBlockingStub replays() {
-    return ReplayServiceGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.MINUTES);
+    return ReplayServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES);
   }
 
   private static TransformServiceGrpc.TransformServiceBlockingStub transforms() {
-    return TransformServiceGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.MINUTES);
+    return TransformServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES);
   }
 
   private static ViewServiceGrpc.ViewServiceBlockingStub viewReads() {
-    return ViewServiceGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.MINUTES);
+    return ViewServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES);
   }
 
   private static Event event(Flights.Flight f) {
@@ -114,7 +84,7 @@ class ReplaySurfacesIT {
   private static List<String> append(List<Flights.Flight> flights) {
     AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
     flights.forEach(f -> request.addEvents(event(f)));
-    AppendResponse response = IngestServiceGrpc.newBlockingStub(channel).append(request.build());
+    AppendResponse response = IngestServiceGrpc.newBlockingStub(SERVER.channel()).append(request.build());
     return response.getMessageIdsList();
   }
 
@@ -147,7 +117,7 @@ class ReplaySurfacesIT {
     for (String arg : args) {
       commandArgs.add(arg);
     }
-    return resp.sync().dispatch(keyword, new NestedMultiOutput<>(StringCodec.UTF8), commandArgs);
+    return SERVER.resp().sync().dispatch(keyword, new NestedMultiOutput<>(StringCodec.UTF8), commandArgs);
   }
 
   private static Map<String, Object> info(String name) {
@@ -160,7 +130,7 @@ class ReplaySurfacesIT {
   }
 
   private static void assertRowsEqualOracle(String name, List<Flights.Flight> flights) {
-    RedisCommands<String, String> redis = resp.sync();
+    RedisCommands<String, String> redis = SERVER.resp().sync();
     Map<String, Flights.Delays> oracle = Flights.delaysByOrigin(flights);
     for (Map.Entry<String, Flights.Delays> expected : oracle.entrySet()) {
       Map<String, String> row = redis.hgetall(name + ":" + expected.getKey());
@@ -184,7 +154,7 @@ class ReplaySurfacesIT {
     for (String c : Flights.COLUMNS) {
       stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
     }
-    StreamAdminGrpc.newBlockingStub(channel).createStream(stream.build());
+    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
     List<String> ids = new ArrayList<>(append(flights.subList(0, 1_000)));
     ids.addAll(append(flights.subList(1_000, 2_000)));
     transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW)
@@ -222,7 +192,7 @@ class ReplaySurfacesIT {
     // gRPC ViewService: the same row, with the position it reflects
     GetRowResponse row = viewReads().getRow(GetRowRequest.newBuilder().setTenant(TENANT).setView(name).setKey(key).build());
     assertThat(row.getFound()).isTrue();
-    assertThat(row.getRowMap()).isEqualTo(resp.sync().hgetall(name + ":" + key));
+    assertThat(row.getRowMap()).isEqualTo(SERVER.resp().sync().hgetall(name + ":" + key));
     assertThat(row.getPositionList()).containsExactly(stop);
     assertThat(row.getReadFrom()).isEqualTo(name);
     assertThat(row.getPhase()).isEqualTo("COMPLETE");
@@ -244,7 +214,7 @@ class ReplaySurfacesIT {
 
     // Rollback: reads of the view return the state; VIEW.WAIT refuses; the live job keeps going underneath
     replays().rollback(RollbackRequest.newBuilder().setTenant(TENANT).setView(VIEW).setState(name).build());
-    assertThat(resp.sync().hgetall(VIEW + ":" + key)).isEqualTo(resp.sync().hgetall(name + ":" + key));
+    assertThat(SERVER.resp().sync().hgetall(VIEW + ":" + key)).isEqualTo(SERVER.resp().sync().hgetall(name + ":" + key));
     assertThat(info(VIEW)).containsEntry("rolled_back_to", name).containsEntry("position", List.of(stop));
     assertThat(status().getRolledBackTo()).isEqualTo(name);
     List<String> more = append(flights.subList(2_000, 3_001));
@@ -269,7 +239,7 @@ class ReplaySurfacesIT {
     assertThat(live.getPositionList()).containsExactly(last);
     assertThat(Long.parseLong(live.getRowMap().get("flights"))).isEqualTo(Flights.delaysByOrigin(flights).get(key).flights());
     assertThat(command("VIEW.WAIT", VIEW, last, "0")).containsExactly(1L);
-    assertThat(resp.sync().hgetall(VIEW + ":" + key).get("flights")).isEqualTo(live.getRowMap().get("flights"));
+    assertThat(SERVER.resp().sync().hgetall(VIEW + ":" + key).get("flights")).isEqualTo(live.getRowMap().get("flights"));
     assertStatus(() -> viewReads().getRow(GetRowRequest.newBuilder().setTenant(TENANT).setView(VIEW).setKey(key)
         .setWaitForMessageId("999999:0:-1:-1").setWaitTimeoutMs(50).build()), Status.Code.DEADLINE_EXCEEDED, "did not apply");
 
@@ -277,7 +247,7 @@ class ReplaySurfacesIT {
     assertThat(replays().listVirtualStates(ListVirtualStatesRequest.newBuilder().setTenant(TENANT).build()).getStatesList())
         .extracting(VirtualState::getName).containsExactlyInAnyOrder(name, "before_1000");
     replays().dropVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName("before_1000").build());
-    assertThat(resp.sync().hgetall("before_1000:" + key)).isEmpty();
+    assertThat(SERVER.resp().sync().hgetall("before_1000:" + key)).isEmpty();
     assertStatus(() -> replays().getVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName("before_1000")
         .build()), Status.Code.NOT_FOUND, "before_1000");
 
@@ -300,7 +270,7 @@ class ReplaySurfacesIT {
       }
       return false;
     });
-    Map<String, String> updated = resp.sync().hgetall(VIEW + ":" + key);
+    Map<String, String> updated = SERVER.resp().sync().hgetall(VIEW + ":" + key);
     assertThat(updated).containsOnlyKeys("origin", "flights", "max_distance");
     assertThat(Long.parseLong(updated.get("flights"))).isEqualTo(Flights.delaysByOrigin(flights).get(key).flights());
     assertThat(Long.parseLong(updated.get("max_distance"))).isEqualTo(flights.stream().filter(f -> f.origin().equals(key))

@@ -15,55 +15,26 @@ import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.UpdateStreamSchemaRequest;
 import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.testkit.Testkit;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A stream's schema end to end: declared over gRPC with NOT NULL and DEFAULT, enforced on append, evolved
  * with a new column that has a DEFAULT, and a SQL view created afterwards reads the old events with that
  * default (typed), through the query-service.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StreamSchemaEndToEndIT {
   private static final String TENANT = Testkit.uniqueName("schema");
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
-  private static RedisClient redisClient;
-  private static StatefulRedisConnection<String, String> resp;
-
-  @BeforeAll
-  static void start() {
-    String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("server-schema"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, TENANT,
-        Duration.ofMillis(500), java.util.Set.of(TENANT), null)).start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
-    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
-    resp = redisClient.connect();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (resp != null) {
-      resp.close();
-      redisClient.shutdown();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      Testkit.workDir().resolve("server-schema"), TENANT, Duration.ofMillis(500));
 
   private static Event order(String key, String payload) {
     return Event.newBuilder().setKey(key).setEventTimeMs(1_000).setPayloadJson(payload).build();
@@ -71,8 +42,8 @@ class StreamSchemaEndToEndIT {
 
   @Test
   void oldEventsAreReadWithTheDefaultOfAColumnAddedLater() {
-    var admin = StreamAdminGrpc.newBlockingStub(channel);
-    var ingest = IngestServiceGrpc.newBlockingStub(channel);
+    var admin = StreamAdminGrpc.newBlockingStub(SERVER.channel());
+    var ingest = IngestServiceGrpc.newBlockingStub(SERVER.channel());
     Column amount = Column.newBuilder().setName("amount").setType("BIGINT").setRequired(true).build();
     admin.createStream(CreateStreamRequest.newBuilder().setTenant(TENANT).setName("orders").addColumns(amount).build());
     ingest.append(AppendRequest.newBuilder().setTenant(TENANT).setStream("orders").addEvents(order("a", "{\"amount\":10}"))
@@ -96,17 +67,17 @@ class StreamSchemaEndToEndIT {
 
     ingest.append(AppendRequest.newBuilder().setTenant(TENANT).setStream("orders")
         .addEvents(order("a", "{\"amount\":7,\"currency\":\"USD\"}")).build());
-    TransformServiceGrpc.newBlockingStub(channel).create(CreateTransformRequest.newBuilder().setTenant(TENANT)
+    TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder().setTenant(TENANT)
         .setName("by_currency").setSql("SELECT currency, COUNT(*) AS orders, SUM(amount) AS total FROM orders GROUP BY currency")
         .build());
     Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewStatus s = TransformServiceGrpc.newBlockingStub(channel)
+      ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
           .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName("by_currency").build());
       assertThat(s.getPhase()).isNotEqualTo("FAILED");
       return s.getPhase().equals("LIVE") && s.getEventsApplied() == 4;
     });
-    assertThat(resp.sync().hgetall("by_currency:EUR")).containsEntry("orders", "3").containsEntry("total", "35");
-    assertThat(resp.sync().hgetall("by_currency:USD")).containsEntry("orders", "1").containsEntry("total", "7");
-    assertThat(resp.sync().get("by_currency:EUR")).contains("\"total\":35"); // typed BIGINT in SQL
+    assertThat(SERVER.resp().sync().hgetall("by_currency:EUR")).containsEntry("orders", "3").containsEntry("total", "35");
+    assertThat(SERVER.resp().sync().hgetall("by_currency:USD")).containsEntry("orders", "1").containsEntry("total", "7");
+    assertThat(SERVER.resp().sync().get("by_currency:EUR")).contains("\"total\":35"); // typed BIGINT in SQL
   }
 }

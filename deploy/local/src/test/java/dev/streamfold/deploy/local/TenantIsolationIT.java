@@ -30,6 +30,7 @@ import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.testkit.resp.RawRespClient;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
@@ -51,6 +52,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Guarantee 7 (isolation): a tenant's token cannot read, write or list another tenant's streams or views.
@@ -58,6 +60,7 @@ import org.junit.jupiter.api.Test;
  * is used against tenant B's resources on every gRPC method of every service and on every RESP read
  * command. Also: missing, wrong and revoked tokens, the admin token, and per-tenant limits.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TenantIsolationIT {
   private static final String A = Testkit.uniqueName("iso-a");
   private static final String B = Testkit.uniqueName("iso-b");

@@ -19,10 +19,10 @@ import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.PulsarStandaloneProcess;
 import dev.streamfold.testkit.process.TieredStorage;
 import dev.streamfold.transforms.ReplayCursor;
-import dev.streamfold.transforms.TransformManager;
 import dev.streamfold.transforms.TransformOptions;
 import dev.streamfold.transforms.ViewStatus;
 import dev.streamfold.transforms.VirtualStateStatus;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -39,12 +39,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Tiered storage (issue 4) on a real broker offloading to a real S3 endpoint (s3proxy): the ledger keeps
  * everything, local copies are deleted, and views rebuild from offloaded history. The broker is this
  * test's own (it is restarted), with the test kit's small segments.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TieredStorageIT {
   private static final int HISTORY = 200_000;
   private static final int TAIL = 20_000;

@@ -25,13 +25,8 @@ import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandArgs;
@@ -47,9 +42,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 6 over gRPC on the real server (Pulsar, Redis, Flink MiniCluster): {@code ExportTrainingSet} with
@@ -57,54 +52,29 @@ import org.junit.jupiter.api.Test;
  * validation error; and issue 5's read-your-writes over RESP: {@code VIEW.WAIT} right after an Append
  * returns once {@code HGET} reflects the event, and times out (0) once the view's job is stopped.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TrainingSetSurfacesIT {
   private static final String TENANT = Testkit.uniqueName("tsets");
   private static final String ROUTE_SQL = "SELECT route, COUNT(*) AS flights, AVG(CAST(delay AS DOUBLE)) AS avg_delay"
       + " FROM (SELECT origin || '>' || destination AS route, delay FROM flights) GROUP BY route";
   private static final Path DATA_DIR = Testkit.workDir().resolve("training-set-server");
-  private static StreamfoldServer server;
-  private static ManagedChannel channel;
-  private static RedisClient redisClient;
-  private static StatefulRedisConnection<String, String> resp;
-
-  @BeforeAll
-  static void start() {
-    String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(DATA_DIR, Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
-        Testkit.redis().uri(), 0, 0, null, TENANT, Duration.ofMillis(300), java.util.Set.of(TENANT), null))
-        .start(InProcessServerBuilder.forName(name));
-    channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
-    redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
-    resp = redisClient.connect();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (resp != null) {
-      resp.close();
-      redisClient.shutdown();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension
+  static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
+      DATA_DIR, TENANT, Duration.ofMillis(300));
 
   private static ReplayServiceGrpc.ReplayServiceBlockingStub replays() {
-    return ReplayServiceGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.MINUTES);
+    return ReplayServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES);
   }
 
   private static TransformServiceGrpc.TransformServiceBlockingStub transforms() {
-    return TransformServiceGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.MINUTES);
+    return TransformServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES);
   }
 
   private static List<String> append(List<Flights.Flight> flights) {
     AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
     flights.forEach(f -> request.addEvents(Event.newBuilder().setKey(f.origin()).setType("flight")
         .setEventTimeMs(f.eventTimeMs()).setPayloadJson(f.json())));
-    return IngestServiceGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.MINUTES).append(request.build())
+    return IngestServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES).append(request.build())
         .getMessageIdsList();
   }
 
@@ -122,7 +92,7 @@ class TrainingSetSurfacesIT {
       }
     };
     CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(view).add(messageId).add(timeoutMs);
-    return resp.sync().dispatch(keyword, new IntegerOutput<>(StringCodec.UTF8), args);
+    return SERVER.resp().sync().dispatch(keyword, new IntegerOutput<>(StringCodec.UTF8), args);
   }
 
   private static void assertStatus(Runnable call, Status.Code code, String messagePart) {
@@ -149,7 +119,7 @@ class TrainingSetSurfacesIT {
     for (String c : Flights.COLUMNS) {
       stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
     }
-    StreamAdminGrpc.newBlockingStub(channel).createStream(stream.build());
+    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
     List<String> ids = new ArrayList<>();
     for (int from = 0; from < flights.size(); from += 1_000) {
       ids.addAll(append(flights.subList(from, from + 1_000)));
@@ -245,15 +215,15 @@ class TrainingSetSurfacesIT {
     String appended = append(List.of(next)).get(0);
     assertThat(viewWait("delays_by_origin", appended, 30_000)).isEqualTo(1);
     long expected = origin.get(next.origin())[0] + 1;
-    assertThat(resp.sync().hget("delays_by_origin:" + next.origin(), "flights")).isEqualTo(Long.toString(expected));
+    assertThat(SERVER.resp().sync().hget("delays_by_origin:" + next.origin(), "flights")).isEqualTo(Long.toString(expected));
 
     // With the view's job stopped, a wait for a new event times out: 0 after the timeout, and reads unchanged.
-    server.transforms().close();
+    SERVER.server().transforms().close();
     String unseen = append(List.of(next)).get(0);
     long startedNanos = System.nanoTime();
     assertThat(viewWait("delays_by_origin", unseen, 50)).isZero();
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos)).isGreaterThanOrEqualTo(50);
     assertThat(viewWait("delays_by_origin", appended, 0)).as("an applied event is still reached at once").isEqualTo(1);
-    assertThat(resp.sync().hget("delays_by_origin:" + next.origin(), "flights")).isEqualTo(Long.toString(expected));
+    assertThat(SERVER.resp().sync().hget("delays_by_origin:" + next.origin(), "flights")).isEqualTo(Long.toString(expected));
   }
 }

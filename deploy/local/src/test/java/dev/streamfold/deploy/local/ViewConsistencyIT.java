@@ -3,9 +3,7 @@ package dev.streamfold.deploy.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.streamfold.core.MessageId;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamRef;
-import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.FreePorts;
@@ -25,8 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Readers never see half a commit; a Redis restart during the tail is survived (issue 3). */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewConsistencyIT {
   @BeforeAll
   static void connect() {
@@ -109,7 +109,7 @@ class ViewConsistencyIT {
         for (int from = 10_000; from < 40_000; from += 500) {
           more.addAll(CrashRecoveryIT.append(stream, all.subList(from, from + 500), 500));
           try {
-            Thread.sleep(25);
+            Thread.sleep(25); // paces the writer, so the outage falls while events keep arriving; nothing waits on it
           } catch (InterruptedException e) {
             throw new IllegalStateException(e);
           }
@@ -118,7 +118,7 @@ class ViewConsistencyIT {
       });
       CrashRecoveryIT.awaitStatus(server, tenant, "delays_by_origin", s -> s.getEventsApplied() >= 15_000);
       redis.close(); // SIGTERM: Redis flushes its append-only file and exits
-      Thread.sleep(3_000); // the outage: commits fail and are retried meanwhile
+      Thread.sleep(3_000); // the outage under test, on purpose: commits fail and are retried meanwhile
       redis = RedisServerProcess.start(redisDir, redisPort, true);
       ids.addAll(tail.get(3, TimeUnit.MINUTES));
       CrashRecoveryIT.awaitStatus(server, tenant, "delays_by_origin", s -> s.getEventsApplied() == 40_000);

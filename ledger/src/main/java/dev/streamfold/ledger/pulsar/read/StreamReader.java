@@ -8,10 +8,10 @@ import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
-import dev.streamfold.ledger.pulsar.OffloadReadRace;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
-import dev.streamfold.ledger.pulsar.PulsarMessageIds;
-import dev.streamfold.ledger.pulsar.StreamTopics;
+import dev.streamfold.ledger.pulsar.admin.StreamTopics;
+import dev.streamfold.ledger.pulsar.common.OffloadReadRace;
+import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import dev.streamfold.ledger.pulsar.storage.TieredStorageAdmin;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,7 +68,7 @@ public final class StreamReader {
     try {
       Map<String, String> props = topics.properties(stream);
       List<StreamColumn> columns = StreamTopics.columns(props);
-      long delay = Long.parseLong(props.getOrDefault(PulsarLedger.WATERMARK_DELAY_PROPERTY, "0"));
+      long delay = Long.parseLong(props.getOrDefault(StreamTopics.WATERMARK_DELAY_PROPERTY, "0"));
       int partitions = topics.partitions(stream);
       List<MessageId> latestPositions = new ArrayList<>();
       Message<byte[]> newest = null;

@@ -8,7 +8,7 @@ import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StreamSchemas;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
-import dev.streamfold.ledger.pulsar.StreamTopics;
+import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
@@ -102,8 +102,8 @@ public final class PulsarSchemaRegistry {
         register(stream, columns);
       }
       Map<String, String> updated = new HashMap<>(props);
-      updated.put(PulsarLedger.COLUMNS_PROPERTY, StreamColumn.encode(columns));
-      updated.put(PulsarLedger.SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns));
+      updated.put(StreamTopics.COLUMNS_PROPERTY, StreamColumn.encode(columns));
+      updated.put(StreamTopics.SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns));
       admin.topics().updateProperties(stream.topic(), updated);
       return true;
     } catch (PulsarAdminException e) {

@@ -4,7 +4,7 @@ import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.grpc.IngestListener;
 import dev.streamfold.query.RespListener;
-import dev.streamfold.transforms.TransformManager;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewStore;
 import io.grpc.Status;
 import io.prometheus.metrics.core.metrics.Counter;

@@ -2,14 +2,14 @@ package dev.streamfold.deploy.local.metrics;
 
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.transforms.TransformDefinition;
-import dev.streamfold.transforms.TransformManager;
+import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Clock;

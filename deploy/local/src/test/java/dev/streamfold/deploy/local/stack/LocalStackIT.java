@@ -27,12 +27,14 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The local stack with real processes: two stacks side by side on free ports, {@code up} idempotent,
  * {@code down} leaves no process behind (descendants included), a restart keeps the ports; the broker
  * offloads to the stack's own S3 endpoint with credentials made up once and passed in its environment.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LocalStackIT {
   private static final List<LocalStack> STARTED = new ArrayList<>();
 

@@ -1,8 +1,10 @@
-package dev.streamfold.transforms;
+package dev.streamfold.transforms.manager;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.ledger.Ledger;
+import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.TransformException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.streamfold.deploy.local;
+package dev.streamfold.testkit.resp;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,12 +16,18 @@ import java.nio.charset.StandardCharsets;
  * exactly one reply (RESP2 or RESP3 framing) as its raw text, so replies can be compared byte for
  * byte. Reads time out after 10 s.
  */
-final class RawRespClient implements AutoCloseable {
+public final class RawRespClient implements AutoCloseable {
   private final Socket socket;
   private final InputStream in;
   private final OutputStream out;
 
-  RawRespClient(int port) {
+  /**
+   * Connect to a RESP server on the loopback address.
+   *
+   * @param port the server's TCP port
+   * @throws UncheckedIOException if the connection fails
+   */
+  public RawRespClient(int port) {
     try {
       socket = new Socket(InetAddress.getLoopbackAddress(), port);
       socket.setSoTimeout(10_000);
@@ -33,7 +39,7 @@ final class RawRespClient implements AutoCloseable {
   }
 
   /** Encode a request as a RESP array of bulk strings. */
-  static byte[] encode(String... args) {
+  public static byte[] encode(String... args) {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     buf.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
     for (String arg : args) {
@@ -46,7 +52,7 @@ final class RawRespClient implements AutoCloseable {
   }
 
   /** Send raw bytes. */
-  void send(byte[] bytes) {
+  public void send(byte[] bytes) {
     try {
       out.write(bytes);
       out.flush();
@@ -56,13 +62,13 @@ final class RawRespClient implements AutoCloseable {
   }
 
   /** Send one request and return its raw reply. */
-  String call(String... args) {
+  public String call(String... args) {
     send(encode(args));
     return readReply();
   }
 
   /** Read one complete reply, nested elements included, as text. */
-  String readReply() {
+  public String readReply() {
     ByteArrayOutputStream reply = new ByteArrayOutputStream();
     try {
       readInto(reply);
@@ -77,7 +83,7 @@ final class RawRespClient implements AutoCloseable {
    *
    * @return true at end of stream, false if a byte arrives
    */
-  boolean closedByServer() {
+  public boolean closedByServer() {
     try {
       return in.read() < 0;
     } catch (IOException e) {

@@ -1,4 +1,4 @@
-package dev.streamfold.ledger.pulsar;
+package dev.streamfold.ledger.pulsar.common;
 
 import dev.streamfold.core.MessageId;
 import org.apache.pulsar.client.api.MessageIdAdv;

@@ -1,4 +1,4 @@
-package dev.streamfold.ledger.pulsar;
+package dev.streamfold.ledger.pulsar.common;
 
 /**
  * Retries a call to the broker that reads an entry of an offloaded segment and lost Pulsar's race with the

@@ -1,4 +1,4 @@
-package dev.streamfold.ledger.pulsar;
+package dev.streamfold.ledger.pulsar.admin;
 
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamRef;
@@ -14,9 +14,12 @@ import org.apache.pulsar.common.policies.data.TenantInfo;
 /**
  * The Pulsar tenants of the ledger: provisions a tenant (its Pulsar tenant and the namespaces {@code ledger}
  * and {@code system}, with infinite retention and broker deduplication), once per tenant and instance, and
- * lists the provisioned ones. Part of {@link PulsarLedger}. Thread-safe.
+ * lists the provisioned ones. Part of {@link dev.streamfold.ledger.pulsar.PulsarLedger}. Thread-safe.
  */
 public final class TenantProvisioner {
+  /** Pulsar tenant of the cluster-level system tables: not a valid Streamfold tenant name (it starts with '_'). */
+  public static final String CLUSTER_TENANT = "_streamfold";
+
   private final PulsarAdmin admin;
   private final Set<String> provisioned = ConcurrentHashMap.newKeySet();
 
@@ -42,13 +45,13 @@ public final class TenantProvisioner {
   }
 
   /**
-   * Provision the Pulsar tenant of the cluster-level system tables, {@value PulsarLedger#CLUSTER_TENANT}
+   * Provision the Pulsar tenant of the cluster-level system tables, {@value #CLUSTER_TENANT}
    * (a name {@link #ensureTenant} refuses).
    *
    * @throws LedgerException.Unavailable if Pulsar fails
    */
   public void ensureClusterTenant() {
-    provision(PulsarLedger.CLUSTER_TENANT);
+    provision(CLUSTER_TENANT);
   }
 
   private void provision(String tenant) {
@@ -96,7 +99,7 @@ public final class TenantProvisioner {
       List<String> result = new ArrayList<>();
       for (String tenant : admin.tenants().getTenants()) {
         if (tenant.equals("public") || tenant.equals("pulsar") || tenant.equals("sample")
-            || tenant.equals(PulsarLedger.CLUSTER_TENANT) || !tenant.matches("[a-z0-9][a-z0-9_-]{0,63}")) {
+            || tenant.equals(CLUSTER_TENANT) || !tenant.matches("[a-z0-9][a-z0-9_-]{0,63}")) {
           continue;
         }
         if (admin.namespaces().getNamespaces(tenant).contains(tenant + "/" + StreamRef.SYSTEM_NAMESPACE)) {

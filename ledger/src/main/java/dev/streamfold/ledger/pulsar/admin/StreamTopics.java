@@ -1,9 +1,10 @@
-package dev.streamfold.ledger.pulsar;
+package dev.streamfold.ledger.pulsar.admin;
 
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.ledger.pulsar.common.OffloadReadRace;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,9 +18,19 @@ import org.apache.pulsar.client.api.MessageId;
 /**
  * The Pulsar topics of streams, through the admin API: creation, the topic properties (columns, schema,
  * watermark delay), the partition count (cached: it is fixed at creation), the physical topics, the
- * broker's last message ID, listing and subscriptions. Part of {@link PulsarLedger}. Thread-safe.
+ * broker's last message ID, listing and subscriptions. Part of {@link dev.streamfold.ledger.pulsar.PulsarLedger}. Thread-safe.
  */
 public final class StreamTopics {
+  /** Topic property holding the stream's declared columns ({@link StreamColumn#encode}). */
+  public static final String COLUMNS_PROPERTY = "streamfold.columns";
+  /**
+   * Topic property holding the stream's schema as JSON ({@link StreamColumn#encodeSchema}: types, NOT NULL,
+   * DEFAULT); absent on streams created before schemas, whose columns are {@link #COLUMNS_PROPERTY}.
+   */
+  public static final String SCHEMA_PROPERTY = "streamfold.schema";
+  /** Topic property holding a stream's watermark delay, milliseconds (absent: 0). */
+  public static final String WATERMARK_DELAY_PROPERTY = "streamfold.watermark_delay_ms";
+
   private final PulsarAdmin admin;
   private final TenantProvisioner tenants;
   private final Map<StreamRef, Integer> partitionCounts = new ConcurrentHashMap<>();
@@ -71,9 +82,9 @@ public final class StreamTopics {
         }
         return false;
       }
-      Map<String, String> props = Map.of(PulsarLedger.COLUMNS_PROPERTY, StreamColumn.encode(columns),
-          PulsarLedger.SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns),
-          PulsarLedger.WATERMARK_DELAY_PROPERTY, Long.toString(watermarkDelayMs));
+      Map<String, String> props = Map.of(COLUMNS_PROPERTY, StreamColumn.encode(columns),
+          SCHEMA_PROPERTY, StreamColumn.encodeSchema(columns),
+          WATERMARK_DELAY_PROPERTY, Long.toString(watermarkDelayMs));
       try {
         if (wanted == 0) {
           admin.topics().createNonPartitionedTopic(stream.topic(), props);
@@ -158,9 +169,9 @@ public final class StreamTopics {
 
   /** The columns a stream's topic properties declare: its schema, or the columns of a stream older than schemas. */
   public static List<StreamColumn> columns(Map<String, String> props) {
-    String schema = props.get(PulsarLedger.SCHEMA_PROPERTY);
+    String schema = props.get(SCHEMA_PROPERTY);
     return schema != null ? StreamColumn.decodeSchema(schema)
-        : StreamColumn.decode(props.get(PulsarLedger.COLUMNS_PROPERTY));
+        : StreamColumn.decode(props.get(COLUMNS_PROPERTY));
   }
 
   /**

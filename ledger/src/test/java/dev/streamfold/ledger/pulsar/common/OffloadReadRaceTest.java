@@ -1,4 +1,4 @@
-package dev.streamfold.ledger.pulsar;
+package dev.streamfold.ledger.pulsar.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
