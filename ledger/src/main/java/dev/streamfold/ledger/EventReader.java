@@ -1,5 +1,6 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.MessageId;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,7 +23,7 @@ public interface EventReader {
    *     its segment was offloaded and the S3 endpoint is down): the message names the segment and where
    *     it is stored
    */
-  List<StoredEvent> read(StreamRef stream, Optional<MessageIdText> after, int maxEvents,
+  List<StoredEvent> read(StreamRef stream, Optional<MessageId> after, int maxEvents,
       long timeoutMs);
 
   /**
@@ -38,5 +39,5 @@ public interface EventReader {
    * @throws LedgerException.Unavailable if Pulsar fails, or the event's segment cannot be read within
    *     the timeout (the message names the segment and where it is stored)
    */
-  Optional<StoredEvent> locate(StreamRef stream, MessageIdText id, long timeoutMs);
+  Optional<StoredEvent> locate(StreamRef stream, MessageId id, long timeoutMs);
 }

@@ -3,6 +3,7 @@ package dev.streamfold.ledger;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.streamfold.core.ClientText;
 import java.nio.charset.StandardCharsets;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -128,7 +129,7 @@ public final class EventValidator {
         throw new LedgerException.InvalidEvent(index, "headers", "has a header with an empty name");
       }
       if (name.startsWith(EventEnvelope.RESERVED_PROPERTY_PREFIX)) {
-        throw new LedgerException.InvalidEvent(index, "headers", "has a header named " + Names.quote(name)
+        throw new LedgerException.InvalidEvent(index, "headers", "has a header named " + ClientText.quote(name)
             + ": names starting with '" + EventEnvelope.RESERVED_PROPERTY_PREFIX + "' are the ledger's own"
             + " (the event's type and idempotency key have their own fields)");
       }
@@ -354,8 +355,8 @@ public final class EventValidator {
   }
 
   private static String shown(JsonToken token, JsonParser parser) throws java.io.IOException {
-    return token.isScalarValue() ? (token == JsonToken.VALUE_STRING ? Names.quote(parser.getText())
-        : Names.shorten(parser.getText())) : kind(token).toUpperCase();
+    return token.isScalarValue() ? (token == JsonToken.VALUE_STRING ? ClientText.quote(parser.getText())
+        : ClientText.shorten(parser.getText())) : kind(token).toUpperCase();
   }
 
   private static String typeProblem(String type, JsonToken value, JsonParser parser) throws java.io.IOException {

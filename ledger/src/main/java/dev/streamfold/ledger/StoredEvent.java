@@ -1,5 +1,7 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.MessageId;
+
 /**
  * An event read back from the ledger.
  *
@@ -8,4 +10,4 @@ package dev.streamfold.ledger;
  * @param sequence its ordinal in the stream: 0 for the first event (the appender's Pulsar sequence id;
  *     exact while Streamfold's appender is the stream's only writer)
  */
-public record StoredEvent(MessageIdText messageId, EventEnvelope event, long sequence) {}
+public record StoredEvent(MessageId messageId, EventEnvelope event, long sequence) {}

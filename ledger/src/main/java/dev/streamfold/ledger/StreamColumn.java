@@ -1,5 +1,6 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.ClientText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -44,7 +45,7 @@ public record StreamColumn(String name, String type, boolean required, String de
    */
   public StreamColumn {
     if (name == null || !NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException("invalid column name " + Names.quote(name)
+      throw new IllegalArgumentException("invalid column name " + ClientText.quote(name)
           + ": use a letter or '_' then letters, digits or '_'");
     }
     type = type == null ? "" : type.trim().toUpperCase(Locale.ROOT);
@@ -54,7 +55,7 @@ public record StreamColumn(String name, String type, boolean required, String de
       type = "INT";
     }
     if (!TYPES.contains(type)) {
-      throw new IllegalArgumentException("column '" + name + "' has unsupported type " + Names.quote(type)
+      throw new IllegalArgumentException("column '" + name + "' has unsupported type " + ClientText.quote(type)
           + "; supported: STRING, BOOLEAN, INT, BIGINT, DOUBLE, TIMESTAMP");
     }
     if (required && defaultJson != null && defaultJson.trim().equals("null")) {
@@ -68,7 +69,7 @@ public record StreamColumn(String name, String type, boolean required, String de
       defaultJson = defaultJson.trim();
       String problem = EventValidator.valueProblem(type, defaultJson);
       if (problem != null) {
-        throw new IllegalArgumentException("column '" + name + "' DEFAULT " + Names.shorten(defaultJson) + " " + problem);
+        throw new IllegalArgumentException("column '" + name + "' DEFAULT " + ClientText.shorten(defaultJson) + " " + problem);
       }
     }
   }
@@ -85,7 +86,7 @@ public record StreamColumn(String name, String type, boolean required, String de
     java.util.regex.Matcher m = SPEC.matcher(spec == null ? "" : spec);
     if (!m.matches()) {
       throw new IllegalArgumentException("a column is NAME:TYPE [NOT NULL] [DEFAULT <JSON value>] (e.g. delay:INT,"
-          + " carrier:STRING DEFAULT \"AA\"), got " + Names.quote(spec));
+          + " carrier:STRING DEFAULT \"AA\"), got " + ClientText.quote(spec));
     }
     return new StreamColumn(m.group(1), m.group(2), m.group(3) != null, m.group(4));
   }

@@ -1,5 +1,7 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,11 +23,11 @@ import java.util.Optional;
  *     empty when the stream is empty). For a partitioned stream {@code latest} is the latest event of all
  *     (highest sequence id).
  */
-public record StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<MessageIdText> latest,
-    long eventCount, long watermarkDelayMs, int partitions, List<MessageIdText> latestPositions) {
+public record StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<MessageId> latest,
+    long eventCount, long watermarkDelayMs, int partitions, List<MessageId> latestPositions) {
 
   /** An unpartitioned stream's description. */
-  public StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<MessageIdText> latest, long eventCount,
+  public StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<MessageId> latest, long eventCount,
       long watermarkDelayMs) {
     this(ref, columns, latest, eventCount, watermarkDelayMs, 0, latest.map(List::of).orElse(List.of()));
   }
@@ -35,8 +37,8 @@ public record StreamInfo(StreamRef ref, List<StreamColumn> columns, Optional<Mes
     return partitions > 0;
   }
 
-  /** The latest position vector as text: message IDs joined by ',' (empty when the stream is empty). */
-  public String latestPositionText() {
-    return String.join(",", latestPositions.stream().map(Object::toString).toList());
+  /** The latest position vector: {@code latestPositions} (empty when the stream is empty). */
+  public PositionVector latestPosition() {
+    return PositionVector.of(latestPositions);
   }
 }

@@ -1,5 +1,6 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.ClientText;
 import java.util.regex.Pattern;
 
 /**
@@ -26,17 +27,17 @@ public record StreamRef(String tenant, String stream) {
   public StreamRef {
     checkTenant(tenant);
     if (stream == null || !STREAM.matcher(stream).matches()) {
-      throw new IllegalArgumentException("invalid stream name " + Names.quote(stream)
+      throw new IllegalArgumentException("invalid stream name " + ClientText.quote(stream)
           + ": use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters)");
     }
     // Pulsar's own topic names (TopicName.PARTITIONED_TOPIC_SUFFIX; SystemTopicNames): a stream named so would
     // be taken for a partition of another stream, or hidden among the system topics
     if (stream.contains(PARTITION_MARKER)) {
-      throw new IllegalArgumentException("invalid stream name " + Names.quote(stream) + ": '" + PARTITION_MARKER
+      throw new IllegalArgumentException("invalid stream name " + ClientText.quote(stream) + ": '" + PARTITION_MARKER
           + "' is how Pulsar names the topic of one partition of a partitioned stream");
     }
     if (stream.startsWith("__")) {
-      throw new IllegalArgumentException("invalid stream name " + Names.quote(stream)
+      throw new IllegalArgumentException("invalid stream name " + ClientText.quote(stream)
           + ": names starting with '__' are Pulsar's system topics");
     }
   }
@@ -53,7 +54,7 @@ public record StreamRef(String tenant, String stream) {
    */
   public static String checkTenant(String tenant) {
     if (tenant == null || !TENANT.matcher(tenant).matches()) {
-      throw new IllegalArgumentException("invalid tenant name " + Names.quote(tenant)
+      throw new IllegalArgumentException("invalid tenant name " + ClientText.quote(tenant)
           + ": use lowercase letters, digits, '_' or '-' (at most 64 characters)");
     }
     return tenant;

@@ -1,5 +1,6 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.MessageId;
 import java.util.List;
 
 /**
@@ -20,7 +21,7 @@ public record StreamStorage(StreamRef stream, List<LedgerSegment> segments, long
    * @param after the last event read; empty for the stream's earliest event (the first segment of any partition)
    * @return the segment, or empty when the stream has none at or after {@code after}
    */
-  public java.util.Optional<LedgerSegment> segmentAfter(java.util.Optional<MessageIdText> after) {
+  public java.util.Optional<LedgerSegment> segmentAfter(java.util.Optional<MessageId> after) {
     for (LedgerSegment segment : segments) {
       if (after.isEmpty() || segment.partition() == after.get().partition()
           && segment.ledgerId() >= after.get().ledgerId()) {
@@ -38,7 +39,7 @@ public record StreamStorage(StreamRef stream, List<LedgerSegment> segments, long
    * @return e.g. "the next events are in segment 12, offloaded to S3 bucket b and deleted locally: is the S3
    *     endpoint reachable?"
    */
-  public String whereAfter(java.util.Optional<MessageIdText> after) {
+  public String whereAfter(java.util.Optional<MessageId> after) {
     return segmentAfter(after).map(segment -> "the next events are in segment " + segment.ledgerId()
         + (segment.offloaded() && segment.localDeleted()
             ? ", offloaded to " + segment.location() + " and deleted locally: is the S3 endpoint reachable?"

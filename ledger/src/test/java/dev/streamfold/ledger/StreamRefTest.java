@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.ClientText;
 import org.junit.jupiter.api.Test;
 
 class StreamRefTest {
@@ -15,7 +16,7 @@ class StreamRefTest {
     assertThatThrownBy(() -> new StreamRef("demo", "bad\r\nname\0"))
         .hasMessageStartingWith("invalid stream name 'bad\\u000d\\u000aname\\u0000'");
     assertThatThrownBy(() -> new StreamRef("demo", "s".repeat(10_000)))
-        .hasMessageStartingWith("invalid stream name '" + "s".repeat(Names.MAX_QUOTED_CHARS) + "... (10000 characters)'")
+        .hasMessageStartingWith("invalid stream name '" + "s".repeat(ClientText.MAX_QUOTED_CHARS) + "... (10000 characters)'")
         .hasMessageContaining("at most 100 characters");
     assertThatThrownBy(() -> new StreamRef("../etc", "s")).hasMessageStartingWith("invalid tenant name '../etc'");
   }

@@ -2,6 +2,7 @@ package dev.streamfold.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.MessageId;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -18,18 +19,18 @@ class StreamStorageTest {
 
   @Test
   void theEventsAfterAMessageIdAreInItsSegmentOrTheNextOneOfItsPartition() {
-    assertThat(STORAGE.segmentAfter(Optional.of(MessageIdText.parse("10:3:0:-1")))).map(LedgerSegment::ledgerId)
+    assertThat(STORAGE.segmentAfter(Optional.of(MessageId.parse("10:3:0:-1")))).map(LedgerSegment::ledgerId)
         .contains(10L);
-    assertThat(STORAGE.segmentAfter(Optional.of(MessageIdText.parse("11:39:1:-1")))).map(LedgerSegment::ledgerId)
+    assertThat(STORAGE.segmentAfter(Optional.of(MessageId.parse("11:39:1:-1")))).map(LedgerSegment::ledgerId)
         .contains(11L);
     // partition 1's segment 11 has a lower ledger id than partition 0's 12, but it is not partition 0's
-    assertThat(STORAGE.segmentAfter(Optional.of(MessageIdText.parse("10:49:0:-1")))).map(LedgerSegment::ledgerId)
+    assertThat(STORAGE.segmentAfter(Optional.of(MessageId.parse("10:49:0:-1")))).map(LedgerSegment::ledgerId)
         .contains(10L);
-    assertThat(STORAGE.segmentAfter(Optional.of(MessageIdText.parse("12:6:0:-1")))).map(LedgerSegment::ledgerId)
+    assertThat(STORAGE.segmentAfter(Optional.of(MessageId.parse("12:6:0:-1")))).map(LedgerSegment::ledgerId)
         .contains(12L);
-    assertThat(STORAGE.segmentAfter(Optional.of(MessageIdText.parse("12:0:1:-1")))).map(LedgerSegment::ledgerId)
+    assertThat(STORAGE.segmentAfter(Optional.of(MessageId.parse("12:0:1:-1")))).map(LedgerSegment::ledgerId)
         .contains(13L);
-    assertThat(STORAGE.segmentAfter(Optional.of(MessageIdText.parse("14:0:1:-1")))).isEmpty();
+    assertThat(STORAGE.segmentAfter(Optional.of(MessageId.parse("14:0:1:-1")))).isEmpty();
     assertThat(STORAGE.segmentAfter(Optional.empty())).map(LedgerSegment::ledgerId).contains(10L);
   }
 
@@ -37,8 +38,8 @@ class StreamStorageTest {
   void whereTheNextEventsAreNamesTheS3EndpointOnlyForSegmentsDeletedLocally() {
     assertThat(STORAGE.whereAfter(Optional.empty())).isEqualTo("the next events are in segment 10, offloaded to "
         + S3 + " and deleted locally: is the S3 endpoint reachable?");
-    assertThat(STORAGE.whereAfter(Optional.of(MessageIdText.parse("11:2:1:-1"))))
+    assertThat(STORAGE.whereAfter(Optional.of(MessageId.parse("11:2:1:-1"))))
         .isEqualTo("the next events are in segment 11, held by BookKeeper");
-    assertThat(STORAGE.whereAfter(Optional.of(MessageIdText.parse("99:0:1:-1")))).isEqualTo("no segment found");
+    assertThat(STORAGE.whereAfter(Optional.of(MessageId.parse("99:0:1:-1")))).isEqualTo("no segment found");
   }
 }

@@ -1,10 +1,13 @@
 package dev.streamfold.query;
 
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewReader;
 import dev.streamfold.views.VirtualState;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -54,10 +57,10 @@ public final class ReadYourWrites {
    * @throws NoSuchView if there is no such view or virtual state
    * @throws Unreachable if waiting cannot help (rolled-back view, complete or failed virtual state)
    */
-  public static boolean check(ViewReader reader, ViewName name, long[] target) {
+  public static boolean check(ViewReader reader, ViewName name, MessageId target) {
     Optional<ViewMetadata> served = reader.metadata(name);
     reader.virtualState(name).ifPresent(state -> checkWithinStart(state, target));
-    if (served.isPresent() && reached(served.get().position(), target)) {
+    if (served.isPresent() && served.get().position().reached(target)) {
       return true;
     }
     if (served.isPresent()) {
@@ -66,15 +69,15 @@ public final class ReadYourWrites {
     Optional<ViewName> rolledBack = reader.rollbackTarget(name);
     if (rolledBack.isPresent()) {
       throw new Unreachable("view '" + name.view() + "' is rolled back to virtual state '" + rolledBack.get().view()
-          + "' (position " + served.map(m -> String.join(",", m.position())).orElse("none")
-          + "): its reads return that fixed state, which never reaches message ID " + text(target)
+          + "' (position " + served.map(m -> m.position().toString()).orElse("none")
+          + "): its reads return that fixed state, which never reaches message ID " + target
           + "; resume the view first (streamfold resume " + name.view() + ")");
     }
     if (served.isEmpty()) {
       Optional<ViewMetadata> building = reader.virtualState(name).isPresent() ? reader.metadata(name, 1) : Optional.empty();
       if (building.isPresent() && building.get().phase() == ViewPhase.FAILED) {
         throw new Unreachable("virtual state '" + name.view() + "' FAILED (" + building.get().error()
-            + "): it never reaches message ID " + text(target));
+            + "): it never reaches message ID " + target);
       }
       if (building.isPresent() || reader.schema(name).isPresent()) {
         return false; // a replay still running, or a new view whose first version is not served yet
@@ -84,8 +87,8 @@ public final class ReadYourWrites {
     ViewPhase phase = served.get().phase();
     if (phase == ViewPhase.COMPLETE || phase == ViewPhase.FAILED && reader.virtualState(name).isPresent()) {
       throw new Unreachable("virtual state '" + name.view() + "' is " + phase + " at position "
-          + (served.get().position().isEmpty() ? "none (empty)" : String.join(",", served.get().position()))
-          + ": it never applies message ID " + text(target));
+          + (served.get().position().isEmpty() ? "none (empty)" : served.get().position())
+          + ": it never applies message ID " + target);
     }
     return false;
   }
@@ -98,37 +101,28 @@ public final class ReadYourWrites {
    *
    * @throws Unreachable naming the state, its start and the message ID
    */
-  private static void checkWithinStart(VirtualState state, long[] target) {
+  private static void checkWithinStart(VirtualState state, MessageId target) {
     if (state.fullHistory()) {
       return;
     }
     String cursor = state.start().startsWith("from ") ? state.start().substring("from ".length()) : state.start();
-    List<long[]> starts = new java.util.ArrayList<>();
+    List<MessageId> starts = new ArrayList<>();
     for (String part : cursor.split(",")) {
       try {
         starts.add(parseMessageId(part.trim()));
       } catch (IllegalArgumentException notAMessageId) {
         throw new Unreachable("virtual state '" + state.name().view() + "' starts at an event time (" + state.start()
             + "), not at the earliest event: which message IDs it applied is not recorded, so VIEW.WAIT cannot answer"
-            + " for message ID " + text(target) + " (it answers for views, full-history states and states started at"
+            + " for message ID " + target + " (it answers for views, full-history states and states started at"
             + " a message ID)");
       }
     }
-    for (long[] start : starts) {
-      if (start[2] == target[2] && compare(target, start) < 0) {
-        throw new Unreachable("virtual state '" + state.name().view() + "' starts at " + text(start) + " (" + state.start()
-            + "), not at the earliest event: it never applies message ID " + text(target) + ", which is before its start");
+    for (MessageId start : starts) {
+      if (start.partition() == target.partition() && target.compareTo(start) < 0) {
+        throw new Unreachable("virtual state '" + state.name().view() + "' starts at " + start + " (" + state.start()
+            + "), not at the earliest event: it never applies message ID " + target + ", which is before its start");
       }
     }
-  }
-
-  /** Order of two message IDs of one partition: ledger, entry, then batch index. */
-  private static int compare(long[] a, long[] b) {
-    int c = Long.compare(a[0], b[0]);
-    if (c == 0) {
-      c = Long.compare(a[1], b[1]);
-    }
-    return c != 0 ? c : Long.compare(a[3], b[3]);
   }
 
   /**
@@ -139,70 +133,37 @@ public final class ReadYourWrites {
    *
    * @throws Unreachable naming the message ID and the position
    */
-  private static void checkSameKindOfStream(ViewName name, List<String> position, long[] target) {
-    Boolean partitioned = null;
-    for (String text : position) {
-      try {
-        partitioned = parseMessageId(text)[2] >= 0;
-        break;
-      } catch (IllegalArgumentException malformed) {
-        // not a message ID: says nothing about the stream
-      }
+  private static void checkSameKindOfStream(ViewName name, PositionVector position, MessageId target) {
+    if (position.isEmpty()) {
+      return; // says nothing about the stream
     }
-    if (partitioned != null && partitioned != target[2] >= 0) {
-      throw new Unreachable("message ID " + text(target) + (target[2] >= 0 ? " names partition " + target[2]
+    boolean partitioned = position.messageIds().get(0).partition() >= 0;
+    if (partitioned != target.partition() >= 0) {
+      throw new Unreachable("message ID " + target + (target.partition() >= 0 ? " names partition " + target.partition()
           + ", but view '" + name.view() + "' reads an unpartitioned stream" : " is of an unpartitioned stream, but"
           + " view '" + name.view() + "' reads a partitioned stream (its message IDs name partitions 0 and up)")
-          + " at position " + String.join(",", position) + ": it never applies that message ID");
+          + " at position " + position + ": it never applies that message ID");
     }
   }
 
   /**
-   * Tell whether a position has reached a message ID: some entry of the same partition is at or after it.
-   *
-   * @param position message ID texts, one per partition
-   * @param target {ledgerId, entryId, partition, batchIndex}
-   * @return true when reached
-   */
-  public static boolean reached(List<String> position, long[] target) {
-    for (String text : position) {
-      long[] at;
-      try {
-        at = parseMessageId(text);
-      } catch (IllegalArgumentException malformed) {
-        continue;
-      }
-      if (at[2] == target[2] && compare(at, target) >= 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Parse a message ID text.
+   * Parse the message ID a client waits for ({@link MessageId#parse}). Two replies are this service's own and
+   * stay as clients have seen them: text that is not four ':'-separated parts is refused without
+   * {@code MessageId}'s example, and text with surrounding whitespace is refused (a gRPC caller's field is
+   * trimmed before it gets here).
    *
    * @param text {@code ledgerId:entryId:partition:batchIndex}
-   * @return {ledgerId, entryId, partition, batchIndex}
-   * @throws IllegalArgumentException if it is not four integers separated by ':' (the message quotes it)
+   * @return the message ID
+   * @throws IllegalArgumentException if it is not four integers separated by ':', or a component is below -1
+   *     (the message quotes it)
    */
-  public static long[] parseMessageId(String text) {
-    String[] parts = text.split(":", -1);
-    if (parts.length != 4) {
+  public static MessageId parseMessageId(String text) {
+    if (text.split(":", -1).length != 4) {
       throw new IllegalArgumentException("invalid message ID '" + text + "': expected ledgerId:entryId:partition:batchIndex");
     }
-    long[] id = new long[4];
-    try {
-      for (int i = 0; i < 4; i++) {
-        id[i] = Long.parseLong(parts[i]);
-      }
-    } catch (NumberFormatException e) {
+    if (!text.equals(text.trim())) {
       throw new IllegalArgumentException("invalid message ID '" + text + "': components must be integers");
     }
-    return id;
-  }
-
-  private static String text(long[] id) {
-    return id[0] + ":" + id[1] + ":" + id[2] + ":" + id[3];
+    return MessageId.parse(text);
   }
 }

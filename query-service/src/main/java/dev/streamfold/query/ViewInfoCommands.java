@@ -1,5 +1,7 @@
 package dev.streamfold.query;
 
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -95,10 +97,10 @@ final class ViewInfoCommands {
     // replayed with (the state's own metadata is stored as version 1 of the state, not of the view).
     int version = rolledBackTo.flatMap(reader::virtualState).map(VirtualState::transformVersion).orElse(m.version());
     add(fields, "version", Replies.integer(version));
-    add(fields, "position", Replies.bulkArray(m.position()));
+    add(fields, "position", Replies.bulkArray(m.position().texts()));
     add(fields, "events_applied", Replies.integer(m.eventsApplied()));
     add(fields, "backfill_target_events", Replies.integer(m.backfillTargetEvents()));
-    add(fields, "backfill_target_message_id", Replies.bulk(m.backfillTargetMessageId()));
+    add(fields, "backfill_target_message_id", Replies.bulk(m.backfillTarget().toString()));
     add(fields, "source_events", inSource.isPresent() ? Replies.integer(inSource.getAsLong()) : replies.nil());
     add(fields, "lag_events", Replies.integer(lag));
     add(fields, "rows", Replies.integer(m.rows()));
@@ -109,7 +111,7 @@ final class ViewInfoCommands {
     add(fields, "rolled_back_to", replies.bulkOrNil(rolledBackTo.map(ViewName::view).orElse(null)));
     add(fields, "live_version", live == null ? replies.nil() : Replies.integer(live.version()));
     add(fields, "live_phase", live == null ? replies.nil() : Replies.bulk(live.phase().name()));
-    add(fields, "live_position", live == null ? replies.nil() : Replies.bulkArray(live.position()));
+    add(fields, "live_position", live == null ? replies.nil() : Replies.bulkArray(live.position().texts()));
     add(fields, "live_events_applied", live == null ? replies.nil() : Replies.integer(live.eventsApplied()));
     return replies.map(fields);
   }
@@ -129,7 +131,8 @@ final class ViewInfoCommands {
     add(fields, "stop", Replies.bulk(state.stop()));
     add(fields, "full_history", Replies.integer(state.fullHistory() ? 1 : 0));
     add(fields, "phase", Replies.bulk(progress.map(m -> m.phase().name()).orElse(ViewPhase.STARTING.name())));
-    add(fields, "position", Replies.bulkArray(progress.map(ViewMetadata::position).orElse(List.of())));
+    add(fields, "position",
+        Replies.bulkArray(progress.map(ViewMetadata::position).orElse(PositionVector.EMPTY).texts()));
     add(fields, "events_applied", Replies.integer(progress.map(ViewMetadata::eventsApplied).orElse(0L)));
     add(fields, "target_events", Replies.integer(progress.map(ViewMetadata::backfillTargetEvents).orElse(0L)));
     add(fields, "rows", Replies.integer(progress.map(ViewMetadata::rows).orElse(0L)));
@@ -156,7 +159,7 @@ final class ViewInfoCommands {
       add(fields, "name", Replies.bulk(view));
       add(fields, "kind", Replies.bulk(state.isPresent() ? "virtual" : "view"));
       add(fields, "phase", Replies.bulk(m.map(x -> x.phase().name()).orElse(ViewPhase.STARTING.name())));
-      add(fields, "position", Replies.bulkArray(m.map(ViewMetadata::position).orElse(List.of())));
+      add(fields, "position", Replies.bulkArray(m.map(ViewMetadata::position).orElse(PositionVector.EMPTY).texts()));
       add(fields, "rows", Replies.integer(m.map(ViewMetadata::rows).orElse(0L)));
       add(fields, "events_applied", Replies.integer(m.map(ViewMetadata::eventsApplied).orElse(0L)));
       if (state.isPresent()) {
@@ -178,7 +181,7 @@ final class ViewInfoCommands {
 
   private RedisMessage await(Session session, Request request) {
     ViewName name = name(session, request.string(1));
-    long[] target = parseMessageId(request.string(2));
+    MessageId target = parseMessageId(request.string(2));
     long timeoutMs;
     try {
       timeoutMs = Long.parseLong(request.string(3));
@@ -209,12 +212,7 @@ final class ViewInfoCommands {
     }
   }
 
-  /** See {@link ReadYourWrites#reached}. */
-  static boolean reached(List<String> position, long[] target) {
-    return ReadYourWrites.reached(position, target);
-  }
-
-  static long[] parseMessageId(String text) {
+  static MessageId parseMessageId(String text) {
     try {
       return ReadYourWrites.parseMessageId(text);
     } catch (IllegalArgumentException e) {

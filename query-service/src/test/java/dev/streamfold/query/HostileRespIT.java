@@ -2,6 +2,7 @@ package dev.streamfold.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.resp.RawRespClient;
 import dev.streamfold.views.ViewName;
@@ -71,7 +72,8 @@ class HostileRespIT {
     }
     rows.put(BIG_KEY, Map.of("airport", BIG_KEY, "n", "1", "note", "x".repeat(BIG_VALUE_BYTES)));
     try (ViewWriter writer = store.writer(name, 1)) {
-      writer.commit(rows, List.of(), new ViewWriter.Progress(ViewPhase.LIVE, 9, List.of("3:9:-1:-1"), 9, "3:9:-1:-1"),
+      writer.commit(rows, List.of(), new ViewWriter.Progress(ViewPhase.LIVE, 9, PositionVector.parse("3:9:-1:-1"), 9,
+          PositionVector.parse("3:9:-1:-1")),
           System.currentTimeMillis());
     }
     store.serve(name, 1);

@@ -1,5 +1,6 @@
 package dev.streamfold.query;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -63,7 +64,8 @@ class InMemoryViewReader implements ViewReader {
     maybeFail();
     Map<String, Map<String, String>> view = rows.get(name);
     return view == null || version != 1 ? Optional.empty() : Optional.of(
-        new ViewMetadata(1, ViewPhase.LIVE, view.size(), 0, "", List.of(), view.size(), 0, ""));
+        new ViewMetadata(1, ViewPhase.LIVE, view.size(), 0, PositionVector.EMPTY, PositionVector.EMPTY, view.size(), 0,
+            ""));
   }
 
   @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.process.RedisServerProcess;
 import dev.streamfold.testkit.resp.RawRespClient;
@@ -184,7 +185,8 @@ class RespContractIT {
     store.define(name, new ViewSchema(types, keyColumns));
     try (ViewWriter writer = store.writer(name, 1)) {
       writer.commit(rows, List.of(), new ViewWriter.Progress(ViewPhase.LIVE, rows.size(),
-          List.of("1:" + rows.size() + ":-1:-1"), rows.size(), "1:" + rows.size() + ":-1:-1"), System.currentTimeMillis());
+          PositionVector.parse("1:" + rows.size() + ":-1:-1"), rows.size(),
+          PositionVector.parse("1:" + rows.size() + ":-1:-1")), System.currentTimeMillis());
     }
     store.serve(name, 1);
     rows.forEach((rowKey, row) -> expectedRows.put(view + ":" + rowKey, row));

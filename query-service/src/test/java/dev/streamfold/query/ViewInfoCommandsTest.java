@@ -2,6 +2,7 @@ package dev.streamfold.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -34,7 +35,7 @@ class ViewInfoCommandsTest {
     /** Complete virtual states of the same range that do not start at the earliest event. */
     static final ViewName WINDOW = new ViewName("acme", "window");
     static final ViewName TIMED = new ViewName("acme", "timed");
-    volatile List<String> position = List.of("5:20:-1:3");
+    volatile PositionVector position = PositionVector.parse("5:20:-1:3");
     volatile boolean rolledBack;
 
     @Override
@@ -79,11 +80,11 @@ class ViewInfoCommandsTest {
     @Override
     public Optional<ViewMetadata> metadata(ViewName name, int version) {
       if ((name.equals(STATE) || name.equals(WINDOW) || name.equals(TIMED)) && version == 1) {
-        return Optional.of(new ViewMetadata(1, ViewPhase.COMPLETE, 400, 400, "5:10:-1:-1", List.of("5:10:-1:-1"), 2,
-            8_000, ""));
+        return Optional.of(new ViewMetadata(1, ViewPhase.COMPLETE, 400, 400, PositionVector.parse("5:10:-1:-1"),
+            PositionVector.parse("5:10:-1:-1"), 2, 8_000, ""));
       }
       return name.view().equals("totals") && version == 2 ? Optional.of(new ViewMetadata(2, ViewPhase.LIVE, 900, 800,
-          "5:10:-1:-1", position, 3, 9_000, "")) : Optional.empty();
+          PositionVector.parse("5:10:-1:-1"), position, 3, 9_000, "")) : Optional.empty();
     }
 
     @Override

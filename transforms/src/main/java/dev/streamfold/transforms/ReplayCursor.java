@@ -1,6 +1,6 @@
 package dev.streamfold.transforms;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -41,8 +41,8 @@ import java.util.Optional;
  * @param position the message IDs of a {@link Kind#POSITION} cursor, at most one per partition; empty
  *     for the other kinds
  */
-public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long eventTimeMs, boolean inclusive,
-    List<MessageIdText> position) {
+public record ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventTimeMs, boolean inclusive,
+    List<MessageId> position) {
   /** What a cursor names. */
   public enum Kind { MESSAGE, EVENT_TIME, LATEST, POSITION }
 
@@ -58,7 +58,7 @@ public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long ev
         throw new IllegalArgumentException("a position vector needs at least one message ID");
       }
       java.util.Set<Integer> partitions = new java.util.HashSet<>();
-      for (MessageIdText id : position) {
+      for (MessageId id : position) {
         if (id.partition() < 0 && position.size() > 1) {
           throw new IllegalArgumentException("position vector " + join(position) + " lists message IDs of an"
               + " unpartitioned stream (partition -1): a vector has one message ID per partition of a partitioned"
@@ -73,11 +73,11 @@ public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long ev
   }
 
   /** A cursor of one kind but a position vector. */
-  public ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long eventTimeMs, boolean inclusive) {
+  public ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventTimeMs, boolean inclusive) {
     this(kind, messageId, eventTimeMs, inclusive, List.of());
   }
 
-  private static String join(List<MessageIdText> ids) {
+  private static String join(List<MessageId> ids) {
     return String.join(",", ids.stream().map(Object::toString).toList());
   }
 
@@ -105,14 +105,14 @@ public record ReplayCursor(Kind kind, Optional<MessageIdText> messageId, long ev
       return latest();
     }
     if (t.matches("-?\\d+:-?\\d+:-?\\d+:-?\\d+(\\s*,\\s*-?\\d+:-?\\d+:-?\\d+:-?\\d+)+")) {
-      List<MessageIdText> ids = new java.util.ArrayList<>();
+      List<MessageId> ids = new java.util.ArrayList<>();
       for (String id : t.split("\\s*,\\s*")) {
-        ids.add(MessageIdText.parse(id));
+        ids.add(MessageId.parse(id));
       }
       return new ReplayCursor(Kind.POSITION, Optional.empty(), 0, inclusive, ids);
     }
     if (t.matches("-?\\d+:-?\\d+:-?\\d+:-?\\d+")) {
-      return new ReplayCursor(Kind.MESSAGE, Optional.of(MessageIdText.parse(t)), 0, inclusive);
+      return new ReplayCursor(Kind.MESSAGE, Optional.of(MessageId.parse(t)), 0, inclusive);
     }
     try {
       if (t.matches("\\d{1,19}")) {

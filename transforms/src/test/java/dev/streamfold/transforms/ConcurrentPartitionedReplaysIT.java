@@ -3,8 +3,8 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
@@ -73,7 +73,7 @@ class ConcurrentPartitionedReplaysIT {
     StreamRef stream = new StreamRef(tenant, "flights");
     assertThat(ledger.createStream(stream, FlightEvents.columns(), 0, PARTITIONS)).isTrue();
     List<Flights.Flight> flights = Flights.load().subList(0, EVENTS);
-    List<MessageIdText> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights));
+    List<MessageId> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights));
 
     TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
         Testkit.workDir().resolve("concurrent-replays-" + tenant), Duration.ofMillis(500), 2, 8, Set.of(tenant)));
@@ -119,10 +119,10 @@ class ConcurrentPartitionedReplaysIT {
   }
 
   /** The position vector of the first {@code n} events: each partition's last message ID among them. */
-  private static String vectorOfFirst(List<MessageIdText> ids, int n) {
-    Map<Integer, MessageIdText> last = new LinkedHashMap<>();
+  private static String vectorOfFirst(List<MessageId> ids, int n) {
+    Map<Integer, MessageId> last = new LinkedHashMap<>();
     ids.subList(0, n).forEach(id -> last.put(id.partition(), id));
-    return String.join(",", last.values().stream().sorted(Comparator.comparingInt(MessageIdText::partition))
+    return String.join(",", last.values().stream().sorted(Comparator.comparingInt(MessageId::partition))
         .map(Object::toString).toList());
   }
 

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
@@ -120,7 +120,7 @@ class PartitionedStreamIT {
     assertThat(ledger.listStreams(tenant)).containsExactly(stream);
 
     List<Flights.Flight> flights = Flights.load().subList(0, 18_000);
-    List<MessageIdText> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(0, 15_000)));
+    List<MessageId> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(0, 15_000)));
 
     // Key routing: murmur3_32(key) mod partitions, so one origin's events are in one partition.
     Set<Integer> used = new HashSet<>();
@@ -134,10 +134,10 @@ class PartitionedStreamIT {
     assertThat(info.partitions()).isEqualTo(PARTITIONS);
     assertThat(info.eventCount()).isEqualTo(15_000);
     assertThat(info.latest()).contains(ids.get(14_999));
-    Map<Integer, MessageIdText> lastByPartition = new HashMap<>();
+    Map<Integer, MessageId> lastByPartition = new HashMap<>();
     ids.forEach(id -> lastByPartition.put(id.partition(), id));
     assertThat(info.latestPositions()).containsExactlyElementsOf(
-        lastByPartition.values().stream().sorted(java.util.Comparator.comparingInt(MessageIdText::partition)).toList());
+        lastByPartition.values().stream().sorted(java.util.Comparator.comparingInt(MessageId::partition)).toList());
     // storage lists each partition's segments, each partition's last one open
     List<dev.streamfold.ledger.LedgerSegment> segments = ledger.storage(stream).segments();
     assertThat(segments).extracting(dev.streamfold.ledger.LedgerSegment::partition).containsAll(used)
@@ -157,10 +157,10 @@ class PartitionedStreamIT {
       manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
       ViewAwaits.awaitLive(views, name, 15_000);
       ViewMetadata live = views.liveMetadata(name).orElseThrow();
-      assertThat(live.position()).hasSize(PARTITIONS);
-      assertThat(String.join(",", live.position())).isEqualTo(info.latestPositionText());
+      assertThat(live.position().texts()).hasSize(PARTITIONS);
+      assertThat(live.position().toString()).isEqualTo(info.latestPosition().toString());
       assertEqualsOracle(views.snapshot(name, 1).rows(), flights.subList(0, 15_000));
-      position15k = String.join(",", live.position());
+      position15k = live.position().toString();
       ids.addAll(FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights.subList(15_000, 16_500))));
       ViewAwaits.awaitLive(views, name, 16_500);
     } finally {
@@ -189,7 +189,7 @@ class PartitionedStreamIT {
       assertEqualsOracle(views.snapshot(new ViewName(tenant, "latest"), 1).rows(), flights);
       // its stop is recorded as the vector "latest" stood for, so it can be rebuilt
       assertThat(views.virtualState(new ViewName(tenant, "latest")).orElseThrow().stop())
-          .isEqualTo("to " + ledger.describe(stream).latestPositionText() + " (latest when replayed)");
+          .isEqualTo("to " + ledger.describe(stream).latestPosition() + " (latest when replayed)");
       // Each partition stops at its own first event at or after T, in its own order.
       Map<Integer, Boolean> stopped = new HashMap<>();
       List<Flights.Flight> beforeT = new ArrayList<>();
@@ -223,7 +223,7 @@ class PartitionedStreamIT {
       });
       assertThat(built.get().rows()).isEqualTo(18_000);
       assertThat(built.get().stopMessageId()).as("the stop recorded for a rebuild is the position vector")
-          .isEqualTo(ledger.describe(stream).latestPositionText());
+          .isEqualTo(ledger.describe(stream).latestPosition().toString());
       List<String> lines = Files.readAllLines(out).stream().filter(l -> !l.isBlank()).toList();
       assertThat(lines).hasSize(18_000);
       ObjectMapper json = new ObjectMapper();
@@ -257,7 +257,7 @@ class PartitionedStreamIT {
           + "TUMBLE(TABLE flights, DESCRIPTOR(_event_time), INTERVAL '1' HOUR)) GROUP BY origin, window_start, window_end",
           List.of("origin", "window_start"))).isInstanceOf(TransformException.InvalidSql.class)
           .hasMessageContaining("4 partitions").hasMessageContaining("event-time windows");
-      MessageIdText elsewhere = new MessageIdText(ids.get(0).ledgerId(), 0, 7, -1);
+      MessageId elsewhere = new MessageId(ids.get(0).ledgerId(), 0, 7, -1);
       assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
           ReplayCursor.parse(ids.get(0) + "," + elsewhere, true), Optional.of("y")))
           .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("partitions 0 to 3");
@@ -265,7 +265,7 @@ class PartitionedStreamIT {
           ReplayCursor.parse(elsewhere.toString(), true), Optional.of("z")))
           .isInstanceOf(TransformException.InvalidReplay.class)
           .hasMessageContaining("(0 to 3; message ID " + elsewhere + " names partition 7)");
-      MessageIdText missing = new MessageIdText(ids.get(0).ledgerId() + 1000, 0, (ids.get(0).partition() + 1) % 4, -1);
+      MessageId missing = new MessageId(ids.get(0).ledgerId() + 1000, 0, (ids.get(0).partition() + 1) % 4, -1);
       assertThatThrownBy(() -> m.replay(tenant, "delays_by_origin", Optional.empty(),
           ReplayCursor.parse(ids.get(0) + "," + missing, true), Optional.of("w")))
           .isInstanceOf(TransformException.InvalidReplay.class)

@@ -3,7 +3,7 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import org.junit.jupiter.api.Test;
 
 class ReplayCursorTest {
@@ -12,7 +12,7 @@ class ReplayCursorTest {
   void readsMessageIdsTimesAndLatest() {
     ReplayCursor id = ReplayCursor.parse("12:5:-1:4", true);
     assertThat(id.kind()).isEqualTo(ReplayCursor.Kind.MESSAGE);
-    assertThat(id.messageId()).contains(new MessageIdText(12, 5, -1, 4));
+    assertThat(id.messageId()).contains(new MessageId(12, 5, -1, 4));
     assertThat(id.describe("to")).isEqualTo("to 12:5:-1:4");
 
     assertThat(ReplayCursor.parse("2015-01-02T10:00:00Z", true).eventTimeMs()).isEqualTo(1420192800000L);

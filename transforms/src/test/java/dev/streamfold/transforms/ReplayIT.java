@@ -3,10 +3,10 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
@@ -227,13 +227,13 @@ class ReplayIT {
         });
         ViewStore.Snapshot seen = views.snapshot(live, views.servedVersion(live));
         if (!seen.position().isEmpty()) {
-          recorded.putIfAbsent(seen.position().get(0), seen);
+          recorded.putIfAbsent(seen.position().texts().get(0), seen);
         }
       }
     }
     awaitLive(live, 50_000);
     ViewStore.Snapshot end = views.snapshot(live, views.servedVersion(live));
-    recorded.put(end.position().get(0), end);
+    recorded.put(end.position().texts().get(0), end);
     assertThat(recorded).hasSizeGreaterThanOrEqualTo(4);
 
     List<String> names = new ArrayList<>();
@@ -247,7 +247,7 @@ class ReplayIT {
       assertThat(name).isEqualTo("delays@" + seen.getKey());
       VirtualStateStatus status = awaitComplete(tenant, name);
       ViewMetadata meta = status.progress().orElseThrow();
-      assertThat(meta.position()).as(name).containsExactly(seen.getKey());
+      assertThat(meta.position().texts()).as(name).containsExactly(seen.getKey());
       assertThat(meta.eventsApplied()).as(name).isEqualTo(seen.getValue().eventsApplied());
       assertThat(rows(tenant, name)).as(name).isEqualTo(seen.getValue().rows());
       assertThat(status.state().transformVersion()).isEqualTo(1);
@@ -272,7 +272,7 @@ class ReplayIT {
         ten.add(flight("LAS", "2015-01-02T00:00:0" + k));
       }
       List<Appended> ids = append(stream, ten);
-      MessageIdText first = ids.get(0).messageId();
+      MessageId first = ids.get(0).messageId();
       boolean oneEntry = ids.stream().allMatch(a -> a.messageId().ledgerId() == first.ledgerId()
           && a.messageId().entryId() == first.entryId());
       append(stream, List.of(flight("LAS", "2015-01-03T00:00:00"), flight("ORD", "2015-01-03T00:00:00")));
@@ -309,7 +309,7 @@ class ReplayIT {
       assertThat(rows(t, name).get("ORD")).as(name).containsEntry("n", "1");
       assertThat(status.progress().orElseThrow().eventsApplied()).as(name).isEqualTo(n + 1);
     });
-    assertThat(awaitComplete(t, "to5").progress().orElseThrow().position()).containsExactly(id5);
+    assertThat(awaitComplete(t, "to5").progress().orElseThrow().position().texts()).containsExactly(id5);
     VirtualStateStatus window = awaitComplete(t, "from2to5");
     assertThat(window.state().fullHistory()).isFalse();
     assertThat(rows(t, "from2to5")).containsOnlyKeys("LAS");
@@ -317,7 +317,7 @@ class ReplayIT {
     assertThatThrownBy(() -> manager.rollback(t, "counts", "from2to5"))
         .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("not at the earliest event");
     // Batch index -1 names an entry that is not batched: refused on this one, saying which indexes it holds.
-    MessageIdText first = batch.get(0).messageId();
+    MessageId first = batch.get(0).messageId();
     String entry = first.ledgerId() + ":" + first.entryId() + ":" + first.partition() + ":";
     for (boolean inclusive : new boolean[] {true, false}) {
       assertThatThrownBy(() -> manager.replay(t, "counts", Optional.empty(), ReplayCursor.parse(entry + "-1", inclusive),
@@ -389,8 +389,8 @@ class ReplayIT {
         "LAS", Map.of("origin", "LAS", "n", "2"), "JFK", Map.of("origin", "JFK", "n", "1"),
         "ORD", Map.of("origin", "ORD", "n", "1")));
 
-    MessageIdText last = ids.get(17).messageId();
-    MessageIdText beyond = new MessageIdText(last.ledgerId(), last.entryId() + 1000, last.partition(), -1);
+    MessageId last = ids.get(17).messageId();
+    MessageId beyond = new MessageId(last.ledgerId(), last.entryId() + 1000, last.partition(), -1);
     assertThatThrownBy(() -> manager.replay(tenant, "counts", Optional.empty(), ReplayCursor.parse(beyond.toString(), true),
         Optional.of("beyond")))
         .isInstanceOf(TransformException.InvalidReplay.class)
@@ -504,7 +504,7 @@ class ReplayIT {
       awaitNextRead(liveReads); // and the resumed one
     }
     manager.rollback(tenant, "delays", state);
-    assertThat(views.metadata(live).orElseThrow().position()).containsExactly(at);
+    assertThat(views.metadata(live).orElseThrow().position().texts()).containsExactly(at);
     assertThat(views.liveMetadata(live).orElseThrow().eventsApplied()).isEqualTo(20_000);
     assertThatThrownBy(() -> manager.dropVirtualState(tenant, state))
         .isInstanceOf(TransformException.Conflict.class).hasMessageContaining("resume");

@@ -1,7 +1,7 @@
 package dev.streamfold.transforms;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -228,11 +228,11 @@ final class ReplayMatchesLive {
     if (live.position().isEmpty()) {
       return Outcome.skip("nothing applied: no position to replay to");
     }
-    List<MessageIdText> ids = live.position().stream().map(MessageIdText::parse).toList();
+    List<MessageId> ids = live.position().messageIds();
     ReplayCursor to = ids.get(0).partition() < 0
         ? new ReplayCursor(ReplayCursor.Kind.MESSAGE, Optional.of(ids.get(0)), 0, true)
         : new ReplayCursor(ReplayCursor.Kind.POSITION, Optional.empty(), 0, true, ids);
-    String position = String.join(",", live.position());
+    String position = live.position().toString();
     String state = freeName(views, name);
     try {
       manager.replay(name.tenant(), name.view(), Optional.empty(), to, Optional.of(state));
@@ -248,11 +248,11 @@ final class ReplayMatchesLive {
       String mismatch = null;
       List<String> differences = differences(live.rows(), replayed.rows(), DIFFERENCES_SHOWN);
       if (!differences.isEmpty() || replayed.eventsApplied() != live.eventsApplied()
-          || !new HashSet<>(replayed.position()).equals(new HashSet<>(live.position()))) {
+          || !new HashSet<>(replayed.position().texts()).equals(new HashSet<>(live.position().texts()))) {
         mismatch = name + " (version " + version + ", replayed with version " + done.state().transformVersion()
             + ") at " + position + ": live " + live.rows().size() + " rows, " + live.eventsApplied() + " events;"
             + " replay " + replayed.rows().size() + " rows, " + replayed.eventsApplied() + " events at "
-            + String.join(",", replayed.position())
+            + replayed.position()
             + (differences.isEmpty() ? "" : "; first differing keys:\n  " + String.join("\n  ", differences));
       }
       return new Outcome(null, position, live.rows().size(), live.eventsApplied(), mismatch);

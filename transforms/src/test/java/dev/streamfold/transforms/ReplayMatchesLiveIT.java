@@ -103,7 +103,7 @@ class ReplayMatchesLiveIT {
     String rows = "sf:{" + tenant + ":a_delays:" + views.servedVersion(delays) + "}:r:";
     String keys = "sf:{" + tenant + ":a_delays:" + views.servedVersion(delays) + "}:keys";
     String flightsAtAtl = views.row(delays, "ATL").orElseThrow().get("flights");
-    String position = String.join(",", views.liveMetadata(delays).orElseThrow().position());
+    String position = views.liveMetadata(delays).orElseThrow().position().toString();
     redis(r -> {
       r.hset(rows + "ATL", "flights", "1" + flightsAtAtl);
       r.hset(rows + "ZZZ", Map.of("origin", "ZZZ", "flights", "1"));

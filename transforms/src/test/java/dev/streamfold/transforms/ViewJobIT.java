@@ -100,7 +100,7 @@ class ViewJobIT {
     ViewAwaits.awaitLive(views, name, 1, 20_000);
     ViewMetadata backfilled = views.metadata(name).orElseThrow();
     assertThat(backfilled.backfillTargetEvents()).isEqualTo(20_000);
-    assertThat(backfilled.position()).containsExactly(backfilled.backfillTargetMessageId());
+    assertThat(backfilled.position().texts()).containsExactly(backfilled.backfillTarget().toString());
     assertEqualsOracle(name, flights.subList(0, 20_000));
 
     FlightEvents.append(ledger, stream, flights.subList(20_000, 21_000));

@@ -1,5 +1,6 @@
 package dev.streamfold.views;
 
+import dev.streamfold.core.PositionVector;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -269,7 +270,7 @@ public final class RedisViewReader implements ViewReader {
     for (int i = 2; i + 1 < reply.size(); i += 2) {
       rows.put(String.valueOf(reply.get(i)), RowDecoding.pairs(reply.get(i + 1)));
     }
-    return new ViewStore.Snapshot(position.isEmpty() ? List.of() : List.of(position.split(",")), events, rows);
+    return new ViewStore.Snapshot(PositionVector.parse(position), events, rows);
   }
 
   /**

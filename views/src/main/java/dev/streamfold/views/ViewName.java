@@ -1,5 +1,6 @@
 package dev.streamfold.views;
 
+import dev.streamfold.core.ClientText;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,7 +35,7 @@ public record ViewName(String tenant, String view) {
     checkTenant(tenant);
     Objects.requireNonNull(view, "view");
     if (!isPlainView(view) && !VIEW.matcher(view).matches()) {
-      throw new IllegalArgumentException("invalid view name " + quote(view)
+      throw new IllegalArgumentException("invalid view name " + ClientText.quote(view)
           + ": use a letter or '_' then letters, digits, '_' or '-' (at most 100 characters), optionally"
           + " followed by @<message ID> (ledgerId:entryId:partition:batchIndex)");
     }
@@ -77,7 +78,7 @@ public record ViewName(String tenant, String view) {
   public static String checkTenant(String tenant) {
     Objects.requireNonNull(tenant, "tenant");
     if (!isTenant(tenant)) {
-      throw new IllegalArgumentException("invalid tenant name " + quote(tenant)
+      throw new IllegalArgumentException("invalid tenant name " + ClientText.quote(tenant)
           + ": use lowercase letters, digits, '_' or '-' (at most 64 characters)");
     }
     return tenant;
@@ -120,18 +121,5 @@ public record ViewName(String tenant, String view) {
   @Override
   public String toString() {
     return tenant + "/" + view;
-  }
-
-  /** Quote client text for a message: control characters escaped, at most 80 characters shown. */
-  static String quote(String text) {
-    StringBuilder b = new StringBuilder("'");
-    for (int i = 0; i < Math.min(text.length(), 80); i++) {
-      char c = text.charAt(i);
-      b.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-    }
-    if (text.length() > 80) {
-      b.append("... (").append(text.length()).append(" characters)");
-    }
-    return b.append("'").toString();
   }
 }

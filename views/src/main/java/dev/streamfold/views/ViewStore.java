@@ -1,5 +1,6 @@
 package dev.streamfold.views;
 
+import dev.streamfold.core.PositionVector;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -267,11 +268,11 @@ public final class ViewStore implements ViewReader, AutoCloseable {
   /**
    * An exact state of a view version.
    *
-   * @param position last applied message ID text per partition (empty when nothing applied)
+   * @param position last applied message ID per partition (empty when nothing applied)
    * @param eventsApplied events folded into it
    * @param rows row key to row (column to value text), sorted by row key
    */
-  public record Snapshot(List<String> position, long eventsApplied, Map<String, Map<String, String>> rows) {}
+  public record Snapshot(PositionVector position, long eventsApplied, Map<String, Map<String, String>> rows) {}
 
   /**
    * Tell whether an error comes from Redis (unreachable, timed out, or refused a command).

@@ -1,5 +1,6 @@
 package dev.streamfold.views;
 
+import dev.streamfold.core.PositionVector;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -37,19 +38,20 @@ public final class ViewWriter implements AutoCloseable {
    *
    * @param phase phase after this commit
    * @param eventsApplied events folded into the view after this commit
-   * @param position last applied message ID text per partition
+   * @param position last applied message ID per partition
    * @param backfillTargetEvents events in the stream when the job started
-   * @param backfillTargetMessageId latest message ID text when the job started, "" when empty
+   * @param backfillTarget latest message ID of every partition holding events when the job started, empty when
+   *     the stream was empty
    * @param eventsBehindWatermark events read with an event time below the watermark so far (event-time
    *     views; 0 otherwise)
    */
-  public record Progress(ViewPhase phase, long eventsApplied, List<String> position,
-      long backfillTargetEvents, String backfillTargetMessageId, long eventsBehindWatermark) {
+  public record Progress(ViewPhase phase, long eventsApplied, PositionVector position,
+      long backfillTargetEvents, PositionVector backfillTarget, long eventsBehindWatermark) {
 
     /** Progress of a view without event time. */
-    public Progress(ViewPhase phase, long eventsApplied, List<String> position, long backfillTargetEvents,
-        String backfillTargetMessageId) {
-      this(phase, eventsApplied, position, backfillTargetEvents, backfillTargetMessageId, 0);
+    public Progress(ViewPhase phase, long eventsApplied, PositionVector position, long backfillTargetEvents,
+        PositionVector backfillTarget) {
+      this(phase, eventsApplied, position, backfillTargetEvents, backfillTarget, 0);
     }
   }
 
@@ -74,9 +76,9 @@ public final class ViewWriter implements AutoCloseable {
     String[] meta = {
         "phase", progress.phase().name(),
         "events_applied", Long.toString(progress.eventsApplied()),
-        "position", String.join(",", progress.position()),
+        "position", progress.position().toString(),
         "backfill_target_events", Long.toString(progress.backfillTargetEvents()),
-        "backfill_target_message_id", progress.backfillTargetMessageId(),
+        "backfill_target_message_id", progress.backfillTarget().toString(),
         "updated_at_ms", Long.toString(nowMs),
         "events_behind_watermark", Long.toString(progress.eventsBehindWatermark()),
         "error", ""};

@@ -2,6 +2,7 @@ package dev.streamfold.views;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.testkit.Testkit;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -41,7 +42,8 @@ class ViewStoreAsyncReadIT {
       upserts.put("r" + i, Map.of("k", "r" + i, "n", Integer.toString(i)));
     }
     try (ViewWriter writer = store.writer(name, 1)) {
-      writer.commit(upserts, List.of(), new ViewWriter.Progress(ViewPhase.LIVE, rows, List.of("1:1:-1:-1"), 0, ""), 1);
+      writer.commit(upserts, List.of(), new ViewWriter.Progress(ViewPhase.LIVE, rows,
+          PositionVector.parse("1:1:-1:-1"), 0, PositionVector.EMPTY), 1);
     }
     return name;
   }
@@ -104,7 +106,8 @@ class ViewStoreAsyncReadIT {
         row.put(column, name.view() + "-" + column);
       }
       try (ViewWriter writer = store.writer(name, 1)) {
-        writer.commit(Map.of("x", row), List.of(), new ViewWriter.Progress(ViewPhase.LIVE, 1, List.of("1:1:-1:-1"), 0, ""), 1);
+        writer.commit(Map.of("x", row), List.of(), new ViewWriter.Progress(ViewPhase.LIVE, 1,
+            PositionVector.parse("1:1:-1:-1"), 0, PositionVector.EMPTY), 1);
       }
     }
 

@@ -3,6 +3,7 @@ package dev.streamfold.views;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.testkit.Testkit;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -53,7 +54,8 @@ class ViewStoreTrackedReadIT {
   private static void write(ViewName name, int version, String value) {
     try (ViewWriter writer = other.writer(name, version)) {
       assertThat(writer.commit(Map.of("x", Map.of("k", "x", "n", value)), List.of(),
-          new ViewWriter.Progress(ViewPhase.LIVE, ++eventsApplied, List.of("1:1:-1:-1"), 0, ""), 1)).isTrue();
+          new ViewWriter.Progress(ViewPhase.LIVE, ++eventsApplied, PositionVector.parse("1:1:-1:-1"), 0,
+              PositionVector.EMPTY), 1)).isTrue();
     }
   }
 
@@ -116,7 +118,8 @@ class ViewStoreTrackedReadIT {
   private static void delete(ViewName name, int version) {
     try (ViewWriter writer = other.writer(name, version)) {
       assertThat(writer.commit(Map.of(), List.of("x"),
-          new ViewWriter.Progress(ViewPhase.LIVE, ++eventsApplied, List.of("1:1:-1:-1"), 0, ""), 1)).isTrue();
+          new ViewWriter.Progress(ViewPhase.LIVE, ++eventsApplied, PositionVector.parse("1:1:-1:-1"), 0,
+              PositionVector.EMPTY), 1)).isTrue();
     }
   }
 

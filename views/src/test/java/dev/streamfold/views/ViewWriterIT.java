@@ -2,6 +2,7 @@ package dev.streamfold.views;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.testkit.Testkit;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +29,7 @@ class ViewWriterIT {
   }
 
   private static ViewWriter.Progress progress(long events, String position) {
-    return new ViewWriter.Progress(ViewPhase.LIVE, events, List.of(position), 0, "");
+    return new ViewWriter.Progress(ViewPhase.LIVE, events, PositionVector.parse(position), 0, PositionVector.EMPTY);
   }
 
   private static Map<String, Map<String, String>> row(String key, String n) {
@@ -51,7 +52,7 @@ class ViewWriterIT {
       assertThat(store.row(name, "a")).hasValue(Map.of("k", "a", "n", "2"));
       ViewMetadata meta = store.metadata(name).orElseThrow();
       assertThat(meta.eventsApplied()).isEqualTo(2);
-      assertThat(meta.position()).containsExactly("1:2:-1:-1");
+      assertThat(meta.position().texts()).containsExactly("1:2:-1:-1");
       assertThat(meta.updatedAtMs()).isEqualTo(20);
       // the same commit again: metadata refreshed, rows not re-applied
       assertThat(writer.commit(row("a", "999"), List.of(), progress(2, "1:2:-1:-1"), 40)).isTrue();

@@ -2,6 +2,7 @@ package dev.streamfold.api.auth;
 
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
+import dev.streamfold.core.ClientText;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.ForwardingServerCallListener;
@@ -148,7 +149,7 @@ public final class AuthInterceptor implements ServerInterceptor {
             + " request's 'tenant' field (streamfold --tenant NAME)").asRuntimeException();
       }
       if (!method.equals(CREATE_TENANT) && !adminTenants.test(requested)) {
-        throw Status.NOT_FOUND.withDescription("tenant '" + Texts.printable(requested) + "' is not registered"
+        throw Status.NOT_FOUND.withDescription("tenant '" + ClientText.printableAscii(requested) + "' is not registered"
             + " (create it with: streamfold tenant create NAME; list them with: streamfold tenant list)")
             .asRuntimeException();
       }
@@ -159,7 +160,7 @@ public final class AuthInterceptor implements ServerInterceptor {
     }
     if (!requested.equals(caller.tenant())) {
       throw Status.PERMISSION_DENIED.withDescription("this token belongs to tenant '" + caller.tenant()
-          + "'; it cannot act on tenant '" + Texts.printable(requested) + "'").asRuntimeException();
+          + "'; it cannot act on tenant '" + ClientText.printableAscii(requested) + "'").asRuntimeException();
     }
     return request;
   }

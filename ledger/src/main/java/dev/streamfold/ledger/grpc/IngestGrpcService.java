@@ -3,9 +3,9 @@ package dev.streamfold.ledger.grpc;
 import dev.streamfold.api.v1.AppendRequest;
 import dev.streamfold.api.v1.AppendResponse;
 import dev.streamfold.api.v1.IngestServiceGrpc;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.tenant.IngestLimiter;
 import io.grpc.Status;
@@ -115,16 +115,16 @@ public final class IngestGrpcService extends IngestServiceGrpc.IngestServiceImpl
   }
 
   /**
-   * Build the reply to a request: per event its message ID text ({@link MessageIdText#toString()}) and repeat
+   * Build the reply to a request: per event its message ID text ({@link MessageId#toString()}) and repeat
    * flag, in event order. Events of one batched entry share {@code ledgerId:entryId:partition:} (up to 1,000 of
    * them), so that prefix is formatted once per entry rather than once per event.
    */
   static AppendResponse response(AppendRequest request, List<Appended> appended) {
     AppendResponse.Builder b = AppendResponse.newBuilder().setRequestSeq(request.getRequestSeq());
-    MessageIdText prefixOf = null;
+    MessageId prefixOf = null;
     String prefix = null;
     for (Appended a : appended) {
-      MessageIdText id = a.messageId();
+      MessageId id = a.messageId();
       if (prefixOf == null || id.ledgerId() != prefixOf.ledgerId() || id.entryId() != prefixOf.entryId()
           || id.partition() != prefixOf.partition()) {
         prefixOf = id;

@@ -75,7 +75,7 @@ public final class Protos {
         .setWatermarkDelayMs(info.watermarkDelayMs())
         .setLatestMessageId(info.latest().map(Object::toString).orElse(""))
         .setPartitions(info.partitions())
-        .setLatestPosition(info.latestPositionText());
+        .setLatestPosition(info.latestPosition().toString());
     for (StreamColumn c : info.columns()) {
       b.addColumns(Column.newBuilder().setName(c.name()).setType(c.type()).setRequired(c.required())
           .setDefaultJson(c.defaultJson() == null ? "" : c.defaultJson()));

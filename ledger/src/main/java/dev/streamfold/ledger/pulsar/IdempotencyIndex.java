@@ -1,8 +1,8 @@
 package dev.streamfold.ledger.pulsar;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pulsar.client.api.Message;
-import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
@@ -42,9 +41,9 @@ final class IdempotencyIndex implements AutoCloseable {
   private final Producer<byte[]> producer;
   private final Map<String, Known> byKey = new ConcurrentHashMap<>();
   private final AtomicInteger pendingWrites = new AtomicInteger();
-  private final Map<Integer, MessageIdText> lastAcked = new ConcurrentHashMap<>();
-  private final Map<Integer, MessageIdText> indexedUpTo = new ConcurrentHashMap<>();
-  private final Map<Integer, MessageIdText> writtenHwm = new java.util.TreeMap<>();
+  private final Map<Integer, MessageId> lastAcked = new ConcurrentHashMap<>();
+  private final Map<Integer, MessageId> indexedUpTo = new ConcurrentHashMap<>();
+  private final Map<Integer, MessageId> writtenHwm = new java.util.TreeMap<>();
 
   /**
    * An idempotency key the stream holds or is appending.
@@ -52,7 +51,7 @@ final class IdempotencyIndex implements AutoCloseable {
    * @param messageId the message ID of its event (pending while the append runs)
    * @param fingerprint its event's {@link #fingerprint}; null for an event stored before fingerprints existed
    */
-  record Known(CompletableFuture<MessageIdText> messageId, String fingerprint) {
+  record Known(CompletableFuture<MessageId> messageId, String fingerprint) {
     /**
      * Tell whether an event with this key and {@code fingerprint} is another event than the one stored.
      *
@@ -126,9 +125,9 @@ final class IdempotencyIndex implements AutoCloseable {
       Producer<byte[]> producer = client.newProducer(Schema.BYTES).topic(topic(stream))
           .enableBatching(true).batchingMaxPublishDelay(5, TimeUnit.MILLISECONDS).blockIfQueueFull(true).create();
       IdempotencyIndex index = new IdempotencyIndex(stream, producer);
-      Map<Integer, MessageIdText> hwm = new java.util.TreeMap<>();
+      Map<Integer, MessageId> hwm = new java.util.TreeMap<>();
       try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic(stream))
-          .startMessageId(MessageId.earliest).readCompacted(true).create()) {
+          .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).readCompacted(true).create()) {
         while (reader.hasMessageAvailable()) {
           Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
           if (m == null || !m.hasKey()) {
@@ -138,21 +137,21 @@ final class IdempotencyIndex implements AutoCloseable {
           if (m.getKey().equals(HWM_KEY)) {
             hwm.clear();
             for (String id : value.split(",")) {
-              MessageIdText parsed = MessageIdText.parse(id);
+              MessageId parsed = MessageId.parse(id);
               hwm.put(parsed.partition(), parsed);
             }
           } else if (m.getKey().startsWith(ENTRY_PREFIX)) {
             int space = value.indexOf(' '); // "<message ID> <fingerprint>", or the message ID alone (older entries)
             index.byKey.put(m.getKey().substring(ENTRY_PREFIX.length()), new Known(
-                CompletableFuture.completedFuture(MessageIdText.parse(space < 0 ? value : value.substring(0, space))),
+                CompletableFuture.completedFuture(MessageId.parse(space < 0 ? value : value.substring(0, space))),
                 space < 0 ? null : value.substring(space + 1)));
           }
         }
       }
-      Map<Integer, MessageIdText> scannedUpTo = new java.util.TreeMap<>(hwm);
+      Map<Integer, MessageId> scannedUpTo = new java.util.TreeMap<>(hwm);
       for (int p = 0; p < topics.size(); p++) {
         int partition = topics.size() == 1 && topics.get(0).equals(stream.topic()) ? -1 : p;
-        MessageIdText last = index.catchUp(client, topics.get(p), partition,
+        MessageId last = index.catchUp(client, topics.get(p), partition,
             Optional.ofNullable(hwm.get(partition)), timeoutMs);
         if (last != null) {
           scannedUpTo.put(partition, last);
@@ -169,11 +168,11 @@ final class IdempotencyIndex implements AutoCloseable {
   }
 
   /** Index the keyed events of one topic of the stream after {@code hwm}; returns the last event read, or null. */
-  private MessageIdText catchUp(PulsarClient client, String topic, int partition, Optional<MessageIdText> hwm,
+  private MessageId catchUp(PulsarClient client, String topic, int partition, Optional<MessageId> hwm,
       long timeoutMs) throws Exception {
-    MessageIdText last = null;
+    MessageId last = null;
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
-        .startMessageId(hwm.map(PulsarMessageIds::toPulsar).orElse(MessageId.earliest)).create()) {
+        .startMessageId(hwm.map(PulsarMessageIds::toPulsar).orElse(org.apache.pulsar.client.api.MessageId.earliest)).create()) {
       while (reader.hasMessageAvailable()) {
         Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
         if (m == null) {
@@ -209,7 +208,7 @@ final class IdempotencyIndex implements AutoCloseable {
    * @param fingerprint the event's {@link #fingerprint}
    * @param append the event's append
    */
-  void register(String key, String fingerprint, CompletableFuture<MessageIdText> append) {
+  void register(String key, String fingerprint, CompletableFuture<MessageId> append) {
     Known known = new Known(append, fingerprint);
     byKey.put(key, known);
     pendingWrites.incrementAndGet();
@@ -229,7 +228,7 @@ final class IdempotencyIndex implements AutoCloseable {
   }
 
   /** Note that an event (keyed or not) was acknowledged; calls come in ledger order within a partition. */
-  void acked(MessageIdText id) {
+  void acked(MessageId id) {
     lastAcked.put(id.partition(), id);
   }
 
@@ -239,10 +238,10 @@ final class IdempotencyIndex implements AutoCloseable {
    * in ledger order).
    */
   synchronized void advanceHighWaterMark() {
-    Map<Integer, MessageIdText> candidate = new java.util.TreeMap<>(writtenHwm);
+    Map<Integer, MessageId> candidate = new java.util.TreeMap<>(writtenHwm);
     boolean advanced = false;
-    for (Map.Entry<Integer, MessageIdText> e : (pendingWrites.get() == 0 ? lastAcked : indexedUpTo).entrySet()) {
-      MessageIdText written = writtenHwm.get(e.getKey());
+    for (Map.Entry<Integer, MessageId> e : (pendingWrites.get() == 0 ? lastAcked : indexedUpTo).entrySet()) {
+      MessageId written = writtenHwm.get(e.getKey());
       if (written == null || e.getValue().compareTo(written) > 0) {
         candidate.put(e.getKey(), e.getValue());
         advanced = true;
@@ -253,12 +252,12 @@ final class IdempotencyIndex implements AutoCloseable {
     }
   }
 
-  private CompletableFuture<MessageId> writeEntry(String key, MessageIdText id, String fingerprint) {
+  private CompletableFuture<org.apache.pulsar.client.api.MessageId> writeEntry(String key, MessageId id, String fingerprint) {
     String value = fingerprint == null ? id.toString() : id + " " + fingerprint;
     return producer.newMessage().key(ENTRY_PREFIX + key).value(value.getBytes(StandardCharsets.UTF_8)).sendAsync();
   }
 
-  private synchronized CompletableFuture<MessageId> writeHwm(Map<Integer, MessageIdText> position) {
+  private synchronized CompletableFuture<org.apache.pulsar.client.api.MessageId> writeHwm(Map<Integer, MessageId> position) {
     writtenHwm.clear();
     writtenHwm.putAll(position);
     String text = String.join(",", position.values().stream().map(Object::toString).toList());

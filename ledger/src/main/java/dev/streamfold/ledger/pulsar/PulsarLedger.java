@@ -1,11 +1,11 @@
 package dev.streamfold.ledger.pulsar;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.OffloadStatus;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
@@ -209,12 +209,12 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
-  public List<StoredEvent> read(StreamRef stream, Optional<MessageIdText> after, int maxEvents, long timeoutMs) {
+  public List<StoredEvent> read(StreamRef stream, Optional<MessageId> after, int maxEvents, long timeoutMs) {
     return reader.read(stream, after, maxEvents, timeoutMs);
   }
 
   @Override
-  public Optional<StoredEvent> locate(StreamRef stream, MessageIdText id, long timeoutMs) {
+  public Optional<StoredEvent> locate(StreamRef stream, MessageId id, long timeoutMs) {
     return reader.locate(stream, id, timeoutMs);
   }
 

@@ -1,14 +1,13 @@
 package dev.streamfold.ledger.pulsar;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import org.apache.pulsar.client.api.MessageId;
 
 /**
  * The acknowledgement of one append request: one future for the whole request instead of a chain per
@@ -33,8 +32,8 @@ final class RequestAcks {
    * @throws IllegalArgumentException if the arrays differ in length, an event has both or neither future,
    *     or {@code lastSent} is not the index of the last sent event
    */
-  static CompletableFuture<List<Appended>> of(CompletableFuture<MessageId>[] sent,
-      CompletableFuture<MessageIdText>[] repeated, int lastSent) {
+  static CompletableFuture<List<Appended>> of(CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent,
+      CompletableFuture<MessageId>[] repeated, int lastSent) {
     if (sent.length != repeated.length) {
       throw new IllegalArgumentException("sent and repeated differ in length: " + sent.length + " != "
           + repeated.length);
@@ -72,7 +71,7 @@ final class RequestAcks {
   }
 
   /** Read every (done) future into the result, or fail it with the first failure. */
-  private static void finish(CompletableFuture<MessageId>[] sent, CompletableFuture<MessageIdText>[] repeated,
+  private static void finish(CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent, CompletableFuture<MessageId>[] repeated,
       CompletableFuture<List<Appended>> result) {
     try {
       Appended[] appended = new Appended[sent.length];

@@ -1,9 +1,9 @@
 package dev.streamfold.ledger.pulsar;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
@@ -101,7 +101,7 @@ final class StreamAppender {
     @SuppressWarnings("unchecked")
     CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = new CompletableFuture[n];
     @SuppressWarnings("unchecked")
-    CompletableFuture<MessageIdText>[] repeated = new CompletableFuture[n];
+    CompletableFuture<MessageId>[] repeated = new CompletableFuture[n];
     int lastSent = -1;
     long now = System.currentTimeMillis();
     String[] fingerprints = fingerprints(events, payloads);
@@ -174,7 +174,7 @@ final class StreamAppender {
       Integer first = firstInRequest.putIfAbsent(key, i);
       String reason = null;
       if (stored != null && stored.conflictsWith(fingerprints[i])) {
-        MessageIdText at = stored.messageId().getNow(null);
+        MessageId at = stored.messageId().getNow(null);
         reason = "was already used for another event" + (at == null ? " (being appended now)" : " at message ID " + at);
       } else if (stored == null && first != null && !fingerprints[first].equals(fingerprints[i])) {
         reason = "is used by event " + first + " of this request for another event";

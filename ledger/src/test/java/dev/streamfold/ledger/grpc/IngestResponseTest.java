@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.streamfold.api.v1.AppendRequest;
 import dev.streamfold.api.v1.AppendResponse;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.MessageIdText;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -14,13 +14,13 @@ class IngestResponseTest {
   @Test
   void messageIdTextsAreEachIdsOwnTextInOrder() {
     List<Appended> appended = List.of(
-        new Appended(new MessageIdText(12, 345, -1, 0), false),
-        new Appended(new MessageIdText(12, 345, -1, 1), true),
-        new Appended(new MessageIdText(12, 346, -1, 0), false), // next entry
-        new Appended(new MessageIdText(12, 346, 2, 0), false), // same entry number, other partition
-        new Appended(new MessageIdText(13, 346, 2, 0), false), // other ledger
-        new Appended(new MessageIdText(13, 346, 2, -1), false), // not batched
-        new Appended(new MessageIdText(12, 345, -1, 7), true)); // an earlier entry again (a repeat)
+        new Appended(new MessageId(12, 345, -1, 0), false),
+        new Appended(new MessageId(12, 345, -1, 1), true),
+        new Appended(new MessageId(12, 346, -1, 0), false), // next entry
+        new Appended(new MessageId(12, 346, 2, 0), false), // same entry number, other partition
+        new Appended(new MessageId(13, 346, 2, 0), false), // other ledger
+        new Appended(new MessageId(13, 346, 2, -1), false), // not batched
+        new Appended(new MessageId(12, 345, -1, 7), true)); // an earlier entry again (a repeat)
     AppendResponse response = IngestGrpcService.response(AppendRequest.newBuilder().setRequestSeq(42).build(),
         appended);
     List<String> expected = new ArrayList<>();

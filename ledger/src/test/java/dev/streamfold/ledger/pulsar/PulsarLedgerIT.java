@@ -3,11 +3,11 @@ package dev.streamfold.ledger.pulsar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Message;
-import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
@@ -46,7 +45,7 @@ class PulsarLedgerIT {
     List<String> payloads = new ArrayList<>();
     try (PulsarClient client = PulsarClient.builder().serviceUrl(Testkit.pulsar().serviceUrl()).build();
          Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(stream.topic())
-             .startMessageId(MessageId.earliest).create()) {
+             .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
       while (reader.hasMessageAvailable()) {
         Message<byte[]> m = reader.readNext(10, TimeUnit.SECONDS);
         payloads.add(new String(m.getValue()));
@@ -71,7 +70,7 @@ class PulsarLedgerIT {
         events.add(event(i, ""));
       }
       List<Appended> appended = ledger.append(stream, events).join();
-      List<MessageIdText> ids = appended.stream().map(Appended::messageId).toList();
+      List<MessageId> ids = appended.stream().map(Appended::messageId).toList();
       assertThat(ids).doesNotHaveDuplicates().isSorted();
       StreamInfo info = ledger.describe(stream);
       assertThat(info.eventCount()).isEqualTo(2_500);
@@ -102,7 +101,7 @@ class PulsarLedgerIT {
   @ValueSource(ints = {0, 3})
   void aRetriedIdempotencyKeyIsStoredOnceAndAnsweredWithTheFirstMessageId(int partitions) throws Exception {
     StreamRef stream = new StreamRef(Testkit.uniqueName("t"), "payments");
-    Map<String, MessageIdText> first = new java.util.HashMap<>();
+    Map<String, MessageId> first = new java.util.HashMap<>();
     try (PulsarLedger ledger = connect()) {
       ledger.createStream(stream, COLUMNS, 0, partitions);
       for (int i = 0; i < 1_000; i += 100) {
@@ -137,7 +136,7 @@ class PulsarLedgerIT {
     }
     assertThat(readAll(stream)).hasSize(1_003);
     if (partitions > 0) {
-      assertThat(first.values().stream().map(MessageIdText::partition).distinct()).hasSize(partitions);
+      assertThat(first.values().stream().map(MessageId::partition).distinct()).hasSize(partitions);
     }
 
     // A restart with the index intact: it resumes from its high-water mark (one message ID per partition).
@@ -175,7 +174,7 @@ class PulsarLedgerIT {
   @Test
   void anIdempotencyKeyReusedForAnotherEventIsRefusedWithItsRequest() throws Exception {
     StreamRef stream = new StreamRef(Testkit.uniqueName("t"), "payments");
-    MessageIdText firstId;
+    MessageId firstId;
     try (PulsarLedger ledger = connect()) {
       ledger.createStream(stream, COLUMNS);
       EventEnvelope first = new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of("h", "1"));

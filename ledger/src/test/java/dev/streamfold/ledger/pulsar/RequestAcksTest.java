@@ -3,28 +3,27 @@ package dev.streamfold.ledger.pulsar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.MessageIdText;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.impl.BatchMessageIdImpl;
 import org.junit.jupiter.api.Test;
 
 class RequestAcksTest {
 
-  private static MessageId id(int batchIndex) {
+  private static org.apache.pulsar.client.api.MessageId id(int batchIndex) {
     return new BatchMessageIdImpl(7, 3, -1, batchIndex);
   }
 
-  private static MessageIdText text(int batchIndex) {
-    return new MessageIdText(7, 3, -1, batchIndex);
+  private static MessageId text(int batchIndex) {
+    return new MessageId(7, 3, -1, batchIndex);
   }
 
   @SuppressWarnings("unchecked")
-  private static CompletableFuture<MessageId>[] sends(int n) {
-    CompletableFuture<MessageId>[] sent = new CompletableFuture[n];
+  private static CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sends(int n) {
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = new CompletableFuture[n];
     for (int i = 0; i < n; i++) {
       sent[i] = new CompletableFuture<>();
     }
@@ -32,13 +31,13 @@ class RequestAcksTest {
   }
 
   @SuppressWarnings("unchecked")
-  private static CompletableFuture<MessageIdText>[] none(int n) {
+  private static CompletableFuture<MessageId>[] none(int n) {
     return new CompletableFuture[n];
   }
 
   @Test
   void completesWhenTheLastSendDoesWithEveryMessageIdInEventOrder() {
-    CompletableFuture<MessageId>[] sent = sends(3);
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = sends(3);
     CompletableFuture<List<Appended>> acks = RequestAcks.of(sent, none(3), 2);
     sent[0].complete(id(0));
     sent[1].complete(id(1));
@@ -51,7 +50,7 @@ class RequestAcksTest {
   @Test
   void waitsForSendsStillPendingWhenTheLastOneCompletesFirst() {
     // another partition's send, or a producer that does not complete in order
-    CompletableFuture<MessageId>[] sent = sends(3);
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = sends(3);
     CompletableFuture<List<Appended>> acks = RequestAcks.of(sent, none(3), 2);
     sent[2].complete(id(2));
     sent[0].complete(id(0));
@@ -62,9 +61,9 @@ class RequestAcksTest {
 
   @Test
   void answersRepeatsWithTheEarlierAppendsMessageIdOnceItIsKnown() {
-    CompletableFuture<MessageId>[] sent = sends(3);
-    CompletableFuture<MessageIdText>[] repeated = none(3);
-    CompletableFuture<MessageIdText> earlier = new CompletableFuture<>();
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = sends(3);
+    CompletableFuture<MessageId>[] repeated = none(3);
+    CompletableFuture<MessageId> earlier = new CompletableFuture<>();
     sent[1] = null;
     repeated[1] = earlier;
     CompletableFuture<List<Appended>> acks = RequestAcks.of(sent, repeated, 2);
@@ -78,10 +77,10 @@ class RequestAcksTest {
 
   @Test
   void aRequestOfRepeatsOnlyCompletesWithThem() {
-    CompletableFuture<MessageId>[] sent = sends(2);
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = sends(2);
     sent[0] = null;
     sent[1] = null;
-    CompletableFuture<MessageIdText>[] repeated = none(2);
+    CompletableFuture<MessageId>[] repeated = none(2);
     repeated[0] = CompletableFuture.completedFuture(text(4));
     repeated[1] = new CompletableFuture<>();
     CompletableFuture<List<Appended>> acks = RequestAcks.of(sent, repeated, -1);
@@ -92,7 +91,7 @@ class RequestAcksTest {
 
   @Test
   void failsWithTheFailedSendsCauseOnceEverySendIsDone() {
-    CompletableFuture<MessageId>[] sent = sends(3);
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = sends(3);
     CompletableFuture<List<Appended>> acks = RequestAcks.of(sent, none(3), 2);
     IllegalStateException timeout = new IllegalStateException("send timed out");
     sent[1].completeExceptionally(timeout);
@@ -113,8 +112,8 @@ class RequestAcksTest {
         .hasMessageContaining("2 != 3");
     assertThatThrownBy(() -> RequestAcks.of(sends(2), none(2), 0)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lastSent is 0 but the last sent event is 1");
-    CompletableFuture<MessageId>[] sent = sends(1);
-    CompletableFuture<MessageIdText>[] both = none(1);
+    CompletableFuture<org.apache.pulsar.client.api.MessageId>[] sent = sends(1);
+    CompletableFuture<MessageId>[] both = none(1);
     both[0] = new CompletableFuture<>();
     assertThatThrownBy(() -> RequestAcks.of(sent, both, 0)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("event 0");

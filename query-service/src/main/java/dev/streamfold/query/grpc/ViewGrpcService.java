@@ -3,6 +3,7 @@ package dev.streamfold.query.grpc;
 import dev.streamfold.api.v1.GetRowRequest;
 import dev.streamfold.api.v1.GetRowResponse;
 import dev.streamfold.api.v1.ViewServiceGrpc;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.query.ReadYourWrites;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -74,7 +75,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
   @Override
   public void getRow(GetRowRequest request, StreamObserver<GetRowResponse> response) {
     ViewName name;
-    long[] target = null;
+    MessageId target = null;
     try {
       name = viewName(request);
       if (!request.getWaitForMessageId().isBlank()) {
@@ -104,11 +105,12 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
     private final StreamObserver<GetRowResponse> response;
     private final ViewName name;
     private final GetRowRequest request;
-    private final long[] target;
+    private final MessageId target;
     private final long deadlineMs;
     private volatile boolean cancelled;
 
-    Wait(StreamObserver<GetRowResponse> response, ViewName name, GetRowRequest request, long[] target, long deadlineMs) {
+    Wait(StreamObserver<GetRowResponse> response, ViewName name, GetRowRequest request, MessageId target,
+        long deadlineMs) {
       this.response = response;
       this.name = name;
       this.request = request;
@@ -135,7 +137,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
         return;
       }
       if (clock.millis() >= deadlineMs) {
-        String position = reader.metadata(name).map(m -> String.join(",", m.position())).orElse("none");
+        String position = reader.metadata(name).map(m -> m.position().toString()).orElse("none");
         response.onError(Status.DEADLINE_EXCEEDED.withDescription("view '" + name.view() + "' did not apply message ID "
             + request.getWaitForMessageId().trim() + " within " + request.getWaitTimeoutMs() + " ms (its position: "
             + position + ")").asRuntimeException());
@@ -189,7 +191,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
         int version = target.flatMap(reader::virtualState).map(dev.streamfold.views.VirtualState::transformVersion)
             .orElse(m.version());
         GetRowResponse.Builder b = GetRowResponse.newBuilder().setFound(row.isPresent())
-            .addAllPosition(m.position()).setVersion(version).setPhase(m.phase().name())
+            .addAllPosition(m.position().texts()).setVersion(version).setPhase(m.phase().name())
             .setReadFrom(target.orElse(name).view()).setRolledBackTo(target.map(ViewName::view).orElse(""));
         row.ifPresent(b::putAllRow);
         return b.build();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.streamfold.api.v1.GetRowRequest;
 import dev.streamfold.api.v1.GetRowResponse;
 import dev.streamfold.api.v1.ViewServiceGrpc;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -36,7 +37,7 @@ class ViewGrpcServiceTest {
 
   /** View "totals" (v2, LIVE, row ATL) and its complete virtual state {@link #STATE} (row ATL with 1 flight). */
   private static final class Views implements ViewReader {
-    volatile List<String> position = List.of("5:20:-1:3");
+    volatile PositionVector position = PositionVector.parse("5:20:-1:3");
     volatile long flights = 7;
     volatile boolean rolledBack;
 
@@ -77,11 +78,13 @@ class ViewGrpcServiceTest {
     @Override
     public Optional<ViewMetadata> metadata(ViewName name, int version) {
       if (name.equals(STATE)) {
-        return version == 1 ? Optional.of(new ViewMetadata(1, ViewPhase.COMPLETE, 1, 1, "", List.of("5:10:-1:-1"), 1, 1, ""))
+        return version == 1 ? Optional.of(new ViewMetadata(1, ViewPhase.COMPLETE, 1, 1, PositionVector.EMPTY,
+            PositionVector.parse("5:10:-1:-1"), 1, 1, ""))
             : Optional.empty();
       }
       return name.view().equals("totals") && version == 2
-          ? Optional.of(new ViewMetadata(2, ViewPhase.LIVE, flights, 7, "", position, 1, 1, "")) : Optional.empty();
+          ? Optional.of(new ViewMetadata(2, ViewPhase.LIVE, flights, 7, PositionVector.EMPTY, position, 1, 1, ""))
+          : Optional.empty();
     }
 
     @Override
@@ -162,7 +165,7 @@ class ViewGrpcServiceTest {
     // the read keeps waiting while nothing has reached 5:21
     Awaitility.await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2)).until(() -> !read.isDone());
     views.flights = 8;
-    views.position = List.of("5:21:-1:-1");
+    views.position = PositionVector.parse("5:21:-1:-1");
     GetRowResponse r = read.get(10, TimeUnit.SECONDS);
     assertThat(r.getRowMap()).containsEntry("flights", "8");
     assertThat(r.getPositionList()).containsExactly("5:21:-1:-1");

@@ -137,8 +137,8 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
     ViewMetadata m = s.building().get();
     return b.setEventsApplied(m.eventsApplied())
         .setBackfillTargetEvents(m.backfillTargetEvents())
-        .setBackfillTargetMessageId(m.backfillTargetMessageId())
-        .addAllPosition(m.position())
+        .setBackfillTargetMessageId(m.backfillTarget().toString())
+        .addAllPosition(m.position().texts())
         .setRows(m.rows())
         .setUpdatedAtMs(m.updatedAtMs())
         .build();
@@ -150,7 +150,7 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
         .addAllKeyColumns(u.definition().keyColumns()).addAllColumns(u.definition().columns().keySet())
         .setJobState(u.jobState()).setError(u.error()).setStalled(u.stalled()).setPhase(phase(u.progress(), u.jobState()));
     u.progress().ifPresent(m -> b.setEventsApplied(m.eventsApplied()).setBackfillTargetEvents(m.backfillTargetEvents())
-        .addAllPosition(m.position()).setRows(m.rows()));
+        .addAllPosition(m.position().texts()).setRows(m.rows()));
     return b.build();
   }
 

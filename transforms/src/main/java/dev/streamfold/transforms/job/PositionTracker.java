@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.job;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.transforms.sink.ViewChange;
 import dev.streamfold.transforms.source.EventConverter;
 import dev.streamfold.transforms.source.SourceEvent;
@@ -52,15 +52,15 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   private transient long eventsBehindWatermark;
   private transient java.util.Set<Integer> started;
   private transient java.util.Set<Integer> stopped;
-  private transient Map<Integer, MessageIdText> stops;
+  private transient Map<Integer, MessageId> stops;
   /** The bound's start message ID, parsed once ({@link ReplayBound#start()}); null when none. */
-  private transient MessageIdText start;
+  private transient MessageId start;
   private transient Map<Integer, String> lastByPartition;
   private transient long eventsApplied;
   private transient ListState<String> positionState;
   private transient ListState<Long> countState;
   private transient StreamRecord<OUT> reuse;
-  private transient Map<Integer, MessageIdText> resumeAfter;
+  private transient Map<Integer, MessageId> resumeAfter;
   private long signalAtEvents = -1;
 
   /**
@@ -145,7 +145,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     eventsApplied = 0;
     resumeAfter = new TreeMap<>();
     for (String id : positionState.get()) {
-      MessageIdText parsed = MessageIdText.parse(id);
+      MessageId parsed = MessageId.parse(id);
       lastByPartition.put(parsed.partition(), id);
       resumeAfter.put(parsed.partition(), parsed);
     }
@@ -224,8 +224,8 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
 
   /** True for an event at or before the restored position of its partition (re-read after a restore). */
   private boolean alreadyApplied(SourceEvent event) {
-    MessageIdText id = event.position();
-    MessageIdText restored = resumeAfter.get(id.partition());
+    MessageId id = event.position();
+    MessageId restored = resumeAfter.get(id.partition());
     if (restored == null) {
       return false;
     }

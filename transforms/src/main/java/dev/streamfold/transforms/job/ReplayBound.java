@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.job;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.transforms.source.SourceEvent;
 import java.io.Serializable;
 import java.util.Map;
@@ -26,7 +26,7 @@ import java.util.Map;
 public record ReplayBound(String startId, long startTimeMs, String stopId, boolean stopIdInclusive, long stopTimeMs,
     boolean stopTimeInclusive) implements Serializable {
 
-  /** {@link #beforeStart(SourceEvent, MessageIdText)}, parsing the start on each call (tests). */
+  /** {@link #beforeStart(SourceEvent, MessageId)}, parsing the start on each call (tests). */
   boolean beforeStart(SourceEvent event) {
     return beforeStart(event, start());
   }
@@ -37,7 +37,7 @@ public record ReplayBound(String startId, long startTimeMs, String stopId, boole
    * @param event the event
    * @param start {@link #start()}
    */
-  boolean beforeStart(SourceEvent event, MessageIdText start) {
+  boolean beforeStart(SourceEvent event, MessageId start) {
     if (start != null && event.position().compareTo(start) < 0) {
       return true;
     }
@@ -49,8 +49,8 @@ public record ReplayBound(String startId, long startTimeMs, String stopId, boole
    *
    * @return the start, or null when there is no message-ID start
    */
-  MessageIdText start() {
-    return startId == null ? null : MessageIdText.parse(startId);
+  MessageId start() {
+    return startId == null ? null : MessageId.parse(startId);
   }
 
   /**
@@ -58,11 +58,11 @@ public record ReplayBound(String startId, long startTimeMs, String stopId, boole
    *
    * @return partition to stop message ID; empty when there is no message-ID stop
    */
-  Map<Integer, MessageIdText> stops() {
-    Map<Integer, MessageIdText> stops = new java.util.HashMap<>();
+  Map<Integer, MessageId> stops() {
+    Map<Integer, MessageId> stops = new java.util.HashMap<>();
     if (stopId != null) {
       for (String id : stopId.split(",")) {
-        MessageIdText parsed = MessageIdText.parse(id);
+        MessageId parsed = MessageId.parse(id);
         stops.put(parsed.partition(), parsed);
       }
     }
@@ -81,10 +81,10 @@ public record ReplayBound(String startId, long startTimeMs, String stopId, boole
    * @param event the event
    * @param stops {@link #stops()}
    */
-  boolean pastStop(SourceEvent event, Map<Integer, MessageIdText> stops) {
+  boolean pastStop(SourceEvent event, Map<Integer, MessageId> stops) {
     if (stopId != null) {
-      MessageIdText id = event.position();
-      MessageIdText stop = stops.get(id.partition());
+      MessageId id = event.position();
+      MessageId stop = stops.get(id.partition());
       if (stop == null) {
         return true;
       }

@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.job;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.sink.RedisViewSink;
@@ -47,19 +48,19 @@ public final class ViewJobBuilder {
    *
    * @param spec the job (its definition's version is the one this job fills; its checkpoint directory the
    *     version's retained checkpoints)
-   * @param backfillTargetMessageId latest position at job start (one message ID per partition holding
-   *     events, joined by ','), "" when the stream was empty
+   * @param backfillTarget latest position at job start (one message ID per partition holding events), empty
+   *     when the stream was empty
    * @param backfillTargetEvents events in the stream at job start; when the job's {@link PositionTracker} has
    *     applied that many it signals {@link BackfillSignals} (the submitter then triggers a checkpoint, so
    *     the LIVE commit does not wait for the next periodic one)
-   * @param resumeFrom for a job restored from a checkpoint: the view's committed position (message ID
-   *     text per partition, at or before the checkpoint's); the source starts there, entry included,
+   * @param resumeFrom for a job restored from a checkpoint: the view's committed position (at or before the
+   *     checkpoint's); the source starts there, entry included,
    *     and the {@link PositionTracker} drops what it already applied. Empty: start from earliest.
    * @return the job graph, not yet submitted; restore it with {@code allowNonRestoredState}, since
    *     every graph has a new source (the connector's own source state is deliberately not restored)
    */
-  public static JobGraph build(ViewJobSpec spec, String backfillTargetMessageId, long backfillTargetEvents,
-      List<String> resumeFrom) {
+  public static JobGraph build(ViewJobSpec spec, PositionVector backfillTarget, long backfillTargetEvents,
+      PositionVector resumeFrom) {
     TransformDefinition definition = spec.definition();
     Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), true);
     // No Flink restarts: the transform manager resubmits a failed job from its checkpoint with an exact
@@ -75,7 +76,7 @@ public final class ViewJobBuilder {
         .build();
     return assemble(conf, spec, List.of(spec.topic()), sourceParallelism(spec.partitions(), spec.parallelism()), source,
         null, new RedisViewSink(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
-            definition.version(), new ArrayList<>(definition.columns().keySet()), backfillTargetMessageId,
+            definition.version(), new ArrayList<>(definition.columns().keySet()), backfillTarget.toString(),
             backfillTargetEvents, false),
         backfillTargetEvents);
   }
@@ -99,7 +100,7 @@ public final class ViewJobBuilder {
    * @return the job graph, not yet submitted
    */
   public static JobGraph buildReplay(ViewJobSpec spec, ViewName target, String subscription, ReplayBound bound,
-      List<MessageIdText> readThrough, long targetEvents) {
+      List<MessageId> readThrough, long targetEvents) {
     TransformDefinition definition = spec.definition();
     Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), false);
     conf.setString("restart-strategy.type", "none");
@@ -110,9 +111,9 @@ public final class ViewJobBuilder {
     // Only partitions with events to read: a bounded split of a partition that has none would never end.
     List<String> topics = spec.partitions() == 0 ? List.of(spec.topic())
         : readThrough.stream().map(id -> spec.topic() + "-partition-" + id.partition()).toList();
-    String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
+    String readThroughText = PositionVector.of(readThrough).toString();
     Source<SourceEvent, ?, ?> source = LedgerSource.builder(spec.serviceUrl(), spec.adminUrl(), subscription, topics)
-        .startAt(bound.startId() == null ? List.of() : List.of(bound.startId()))
+        .startAt(bound.startId() == null ? PositionVector.EMPTY : PositionVector.parse(bound.startId()))
         .stopAfter(readThrough)
         .payloadBytes(!definition.isFold())
         .build();

@@ -1,7 +1,7 @@
 package dev.streamfold.transforms.replay;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
@@ -33,7 +33,7 @@ public final class EventLocator {
    * @throws TransformException.InvalidReplay if no event of the stream has that message ID
    * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
    */
-  public StoredEvent locate(StreamRef stream, StreamInfo info, MessageIdText id) {
+  public StoredEvent locate(StreamRef stream, StreamInfo info, MessageId id) {
     Optional<StoredEvent> found = ledger.locate(stream, id, LOOKUP_TIMEOUT_MS);
     if (found.isPresent()) {
       return found.get();
@@ -45,7 +45,7 @@ public final class EventLocator {
       // a partitioned stream has no single first or latest message ID: name the latest position instead
       throw new TransformException.InvalidReplay("message ID " + id + " is not in stream " + stream + ": its "
           + info.eventCount() + " events in " + info.partitions() + " partitions end at the position "
-          + info.latestPositionText() + " (latest)");
+          + info.latestPosition() + " (latest)");
     }
     String firstId = ledger.read(stream, Optional.empty(), 1, LOOKUP_TIMEOUT_MS).stream().findFirst()
         .map(e -> e.messageId().toString()).orElse("?");

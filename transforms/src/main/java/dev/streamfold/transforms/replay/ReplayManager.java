@@ -1,8 +1,9 @@
 package dev.streamfold.transforms.replay;
 
+import dev.streamfold.core.ClientText;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
-import dev.streamfold.ledger.Names;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
@@ -224,14 +225,15 @@ public final class ReplayManager {
     long end = stop.map(e -> e.sequence() + (to.inclusive() ? 1 : 0)).orElse(info.eventCount());
     boolean exact = stop.isPresent() && from.map(c -> c.kind() == ReplayCursor.Kind.MESSAGE).orElse(true);
     long targetEvents = Math.max(0, end - first);
-    MessageIdText readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
+    MessageId readThrough = stop.map(StoredEvent::messageId).or(info::latest).orElse(null);
     VirtualState state = new VirtualState(target, view, definition.version(), definition.logic(),
         from.map(c -> c.describe("from")).orElse(""), to.describe(to.inclusive() ? "to" : "before"),
         clock.millis());
     views.defineVirtualState(state, schema(definition));
     try (ViewWriter writer = views.writer(target, 1)) {
-      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(), targetEvents,
-          readThrough == null ? "" : readThrough.toString()), clock.millis());
+      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, PositionVector.EMPTY,
+          targetEvents, readThrough == null ? PositionVector.EMPTY : PositionVector.of(List.of(readThrough))),
+          clock.millis());
     }
     long defined = System.nanoTime();
     if (readThrough == null || (exact && targetEvents == 0)) {
@@ -284,7 +286,7 @@ public final class ReplayManager {
       }
       throw new TransformException.Conflict("view '" + definition.name() + "' (version " + definition.version()
           + ") cannot be replayed: its transformation does not plan against the current columns of stream '"
-          + stream.stream() + "' (" + Names.shorten(JobFailures.rootMessage(e)) + "); if a column it"
+          + stream.stream() + "' (" + ClientText.shorten(JobFailures.rootMessage(e)) + "); if a column it"
           + " uses was removed since, bring it back as it was (stream schema update)");
     }
   }
@@ -359,7 +361,7 @@ public final class ReplayManager {
           + " have no common order of message IDs: --from takes an event time there (each partition starts at its first"
           + " event at or after it)");
     }
-    List<MessageIdText> stops = new ArrayList<>();
+    List<MessageId> stops = new ArrayList<>();
     switch (to.kind()) {
       case MESSAGE -> throw new TransformException.InvalidReplay("stream " + stream + " has " + info.partitions()
           + " partitions" + (to.messageId().get().partition() >= info.partitions() || to.messageId().get().partition() < 0
@@ -367,14 +369,14 @@ public final class ReplayManager {
                   + to.messageId().get().partition() + ")" : "")
           + ": a single message ID names one partition's position only; stop at a position vector (one"
           + " message ID per partition, joined by ',', as VIEW.INFO reports a view's position; latest: "
-          + info.latestPositionText() + "), at latest, or at an event time");
+          + info.latestPosition() + "), at latest, or at an event time");
       case POSITION -> {
-        List<MessageIdText> ids = to.position();
-        for (MessageIdText id : ids) {
+        List<MessageId> ids = to.position();
+        for (MessageId id : ids) {
           if (id.partition() < 0 || id.partition() >= info.partitions()) {
             throw new TransformException.InvalidReplay("message ID " + id + " names partition " + id.partition()
                 + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1) + " (latest position "
-                + info.latestPositionText() + ")");
+                + info.latestPosition() + ")");
           }
           stops.add(locator.locate(stream, info, id).messageId());
         }
@@ -382,7 +384,7 @@ public final class ReplayManager {
       case LATEST -> stops.addAll(info.latestPositions());
       case EVENT_TIME -> { }
     }
-    stops.sort(Comparator.comparingInt(MessageIdText::partition));
+    stops.sort(Comparator.comparingInt(MessageId::partition));
     String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
         "name the virtual state with --as: a replay of a partitioned stream stops at a position vector, which has no"
         + " <view>@<message ID> name (to roll back to it: replay --as NAME, then rollback VIEW --state NAME)"));
@@ -393,7 +395,7 @@ public final class ReplayManager {
     }
     checkNameFree(target);
     boolean messageStop = to.kind() != ReplayCursor.Kind.EVENT_TIME;
-    List<MessageIdText> readThrough = messageStop ? stops : info.latestPositions();
+    List<MessageId> readThrough = messageStop ? stops : info.latestPositions();
     String stopText = String.join(",", stops.stream().map(Object::toString).toList());
     // "to latest" is recorded as the vector it stood for, so the state says where it stops and can be rebuilt
     String stopDescription = to.kind() == ReplayCursor.Kind.LATEST && !stops.isEmpty()
@@ -401,10 +403,9 @@ public final class ReplayManager {
     VirtualState state = new VirtualState(target, definition.name(), definition.version(), definition.logic(),
         from.map(c -> c.describe("from")).orElse(""), stopDescription, clock.millis());
     views.defineVirtualState(state, schema(definition));
-    String readThroughText = String.join(",", readThrough.stream().map(Object::toString).toList());
     try (ViewWriter writer = views.writer(target, 1)) {
-      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-          info.eventCount(), readThroughText), clock.millis());
+      writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, PositionVector.EMPTY,
+          info.eventCount(), PositionVector.of(readThrough)), clock.millis());
     }
     if (readThrough.isEmpty()) {
       views.completeVirtualState(target); // nothing to read: the empty state is exact
@@ -423,9 +424,9 @@ public final class ReplayManager {
     boolean exact = messageStop && to.inclusive() && from.isEmpty();
     Set<String> expected = new HashSet<>(stops.stream().map(Object::toString).toList());
     return runReplay(tenant, name, target, definition, graph, stream, subscription, scratch, done -> {
-      Set<String> reached = new HashSet<>(done.position());
+      Set<String> reached = new HashSet<>(done.position().texts());
       return exact && !reached.equals(expected)
-          ? "the replay stopped at " + String.join(",", done.position()) + " but its stop is " + stopText : null;
+          ? "the replay stopped at " + done.position() + " but its stop is " + stopText : null;
     });
   }
 

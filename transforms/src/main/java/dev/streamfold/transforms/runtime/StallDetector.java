@@ -1,7 +1,7 @@
 package dev.streamfold.transforms.runtime;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StreamStorage;
 import dev.streamfold.views.ViewMetadata;
@@ -69,13 +69,13 @@ public final class StallDetector {
     String where;
     try {
       StreamStorage storage = ledger.storage(stream);
-      List<Optional<MessageIdText>> after = new ArrayList<>();
-      m.position().forEach(p -> after.add(Optional.of(MessageIdText.parse(p))));
+      List<Optional<MessageId>> after = new ArrayList<>();
+      m.position().messageIds().forEach(id -> after.add(Optional.of(id)));
       if (after.isEmpty()) {
         after.add(Optional.empty());
       }
       // the partition whose next events need S3 is the likely cause; else the first partition's
-      Optional<MessageIdText> stuck = after.stream().filter(a -> storage.segmentAfter(a)
+      Optional<MessageId> stuck = after.stream().filter(a -> storage.segmentAfter(a)
           .map(s -> s.offloaded() && s.localDeleted()).orElse(false)).findFirst().orElse(after.get(0));
       where = storage.whereAfter(stuck);
     } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package dev.streamfold.transforms.runtime;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.StreamRef;
@@ -125,21 +126,21 @@ public final class ViewJobSupervisor {
     views.defineVersion(name, definition.version(), schema(definition));
     StreamRef stream = new StreamRef(definition.tenant(), definition.sourceStream());
     StreamInfo info = ledger.describe(stream);
-    String targetId;
+    PositionVector target;
     long targetEvents;
-    List<String> resumeFrom = List.of();
+    PositionVector resumeFrom = PositionVector.EMPTY;
     Optional<ViewMetadata> existing = views.metadata(name, definition.version());
     if (checkpoint.isPresent() && existing.isPresent()) {
-      targetId = existing.get().backfillTargetMessageId();
+      target = existing.get().backfillTarget();
       targetEvents = existing.get().backfillTargetEvents();
       resumeFrom = existing.get().position();
     } else {
       // The backfill target is recorded once, when the version starts.
-      targetId = info.latestPositionText(); // a position vector on a partitioned stream
+      target = info.latestPosition();
       targetEvents = info.eventCount();
       try (ViewWriter writer = views.writer(name, definition.version())) {
-        writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, List.of(),
-            targetEvents, targetId), clock.millis());
+        writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, PositionVector.EMPTY,
+            targetEvents, target), clock.millis());
       }
     }
     ViewJobSpec spec = ViewJobSpec.builder(definition)
@@ -149,7 +150,7 @@ public final class ViewJobSupervisor {
         .checkpoints(checkpoints.versionDir(definition), options.checkpointInterval())
         .parallelism(options.parallelism())
         .build();
-    JobGraph graph = ViewJobBuilder.build(spec, targetId, targetEvents, resumeFrom);
+    JobGraph graph = ViewJobBuilder.build(spec, target, targetEvents, resumeFrom);
     jars.attach(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
     JobID id = graph.getJobID();

@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.sink;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
@@ -58,7 +58,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
    * @param name the view
    * @param version the version this job fills
    * @param columns result column names in order
-   * @param backfillTargetMessageId latest message ID text when the job started, "" when the stream was empty
+   * @param backfillTargetMessageId the backfill target's text form ({@link PositionVector}): the latest message ID
+   *     of every partition holding events when the job started, "" when the stream was empty
    * @param backfillTargetEvents events in the stream when the job started
    * @param bounded true for a replay into a virtual state: its phase stays BACKFILLING and it is never
    *     served by the sink (the transform manager completes and serves it once the job has finished);
@@ -106,9 +107,9 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
         store = ViewStore.connect(redisUri);
         writer = store.writer(new ViewName(tenant, view), version);
       }
-      List<String> position = commit.position().isEmpty() ? List.of() : List.of(commit.position().split(","));
       writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(ViewPhase.BACKFILLING,
-          commit.eventsApplied(), position, backfillTargetEvents, backfillTargetMessageId,
+          commit.eventsApplied(), PositionVector.parse(commit.position()), backfillTargetEvents,
+          PositionVector.parse(backfillTargetMessageId),
           commit.eventsBehindWatermark()), System.currentTimeMillis());
     }
 
@@ -142,24 +143,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
    * @return LIVE when the position has reached the target in every partition of the target, else BACKFILLING
    */
   static ViewPhase phase(String position, String target) {
-    if (target.isEmpty()) {
-      return ViewPhase.LIVE;
-    }
-    Map<Integer, MessageIdText> reached = new java.util.HashMap<>();
-    if (!position.isEmpty()) {
-      for (String id : position.split(",")) {
-        MessageIdText at = MessageIdText.parse(id);
-        reached.put(at.partition(), at);
-      }
-    }
-    for (String id : target.split(",")) {
-      MessageIdText goal = MessageIdText.parse(id);
-      MessageIdText at = reached.get(goal.partition());
-      if (at == null || at.compareTo(goal) < 0) {
-        return ViewPhase.BACKFILLING;
-      }
-    }
-    return ViewPhase.LIVE;
+    return PositionVector.parse(position).reached(PositionVector.parse(target)) ? ViewPhase.LIVE
+        : ViewPhase.BACKFILLING;
   }
 
   /** Buffers changes between barriers and hands them over as one commit per checkpoint. */
@@ -276,9 +261,9 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
           open();
           ViewPhase phase = bounded ? ViewPhase.BACKFILLING
               : live ? ViewPhase.LIVE : phase(commit.position(), backfillTargetMessageId);
-          List<String> position = commit.position().isEmpty() ? List.of() : List.of(commit.position().split(","));
           boolean applied = writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(phase,
-              commit.eventsApplied(), position, backfillTargetEvents, backfillTargetMessageId,
+              commit.eventsApplied(), PositionVector.parse(commit.position()), backfillTargetEvents,
+              PositionVector.parse(backfillTargetMessageId),
               commit.eventsBehindWatermark()),
               System.currentTimeMillis());
           if (!applied) {

@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.source;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
@@ -33,13 +33,13 @@ public final class LedgerOrderMerge extends AbstractStreamOperator<SourceEvent>
   private final TreeMap<Integer, String> readThrough;
   private transient Map<Integer, ArrayDeque<SourceEvent>> waiting;
   private transient Set<Integer> open;
-  private transient Map<Integer, MessageIdText> last;
+  private transient Map<Integer, MessageId> last;
 
   /**
    * @param readThrough the last message ID read of every partition the source reads (a partition not
    *     listed is not read)
    */
-  public LedgerOrderMerge(List<MessageIdText> readThrough) {
+  public LedgerOrderMerge(List<MessageId> readThrough) {
     this.readThrough = new TreeMap<>();
     readThrough.forEach(id -> this.readThrough.put(id.partition(), id.toString()));
   }
@@ -52,14 +52,14 @@ public final class LedgerOrderMerge extends AbstractStreamOperator<SourceEvent>
     last = new TreeMap<>();
     readThrough.forEach((p, id) -> {
       waiting.put(p, new ArrayDeque<>());
-      last.put(p, MessageIdText.parse(id));
+      last.put(p, MessageId.parse(id));
     });
   }
 
   @Override
   public void processElement(StreamRecord<SourceEvent> element) {
     SourceEvent event = element.getValue();
-    MessageIdText id = event.position();
+    MessageId id = event.position();
     ArrayDeque<SourceEvent> queue = waiting.get(id.partition());
     if (queue == null) {
       throw new IllegalStateException("event " + event.messageId + " of partition " + id.partition()

@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.source;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import java.util.List;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -57,8 +58,8 @@ public final class LedgerSource {
     private final String adminUrl;
     private final String subscription;
     private final List<String> topics;
-    private List<String> startAt = List.of();
-    private List<MessageIdText> stopAfter;
+    private PositionVector startAt = PositionVector.EMPTY;
+    private List<MessageId> stopAfter;
     private boolean payloadBytes;
 
     private Builder(String serviceUrl, String adminUrl, String subscription, List<String> topics) {
@@ -72,10 +73,10 @@ public final class LedgerSource {
      * Start at each listed partition's message ID, its entry included ({@link PositionCursors#start}); the
      * partitions not listed start at the earliest event. Default: every partition at the earliest event.
      *
-     * @param position message ID text per partition, or empty for the earliest event
+     * @param position a message ID per partition, or empty for the earliest event
      */
-    public Builder startAt(List<String> position) {
-      this.startAt = position == null ? List.of() : List.copyOf(position);
+    public Builder startAt(PositionVector position) {
+      this.startAt = position == null ? PositionVector.EMPTY : position;
       return this;
     }
 
@@ -86,7 +87,7 @@ public final class LedgerSource {
      * @param readThrough the last message ID read, per partition; only the listed partitions may be among the
      *     topics (a partition without events would never end)
      */
-    public Builder stopAfter(List<MessageIdText> readThrough) {
+    public Builder stopAfter(List<MessageId> readThrough) {
       this.stopAfter = List.copyOf(readThrough);
       return this;
     }
@@ -113,7 +114,7 @@ public final class LedgerSource {
         builder.setBoundedStopCursor(PositionCursors.stopAfter(stopAfter));
       }
       PresetSubscriptionSource<SourceEvent> positioned = new PresetSubscriptionSource<>(builder.build(),
-          new PresetSubscriptionEnumerator.Setup(adminUrl, subscription, topics, startAt,
+          new PresetSubscriptionEnumerator.Setup(adminUrl, subscription, topics, startAt.texts(),
               stopAfter == null ? null : PositionCursors.stopAfter(stopAfter)));
       return stopAfter == null ? positioned : new WithoutCursorAcks<>(positioned, TypeInformation.of(SourceEvent.class));
     }

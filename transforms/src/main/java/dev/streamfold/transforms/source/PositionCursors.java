@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.source;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.util.List;
 import java.util.TreeMap;
@@ -24,18 +25,17 @@ public final class PositionCursors {
    * {@link dev.streamfold.transforms.job.PositionTracker} drops the messages it already applied. Partitions without a position start at
    * the earliest event.
    *
-   * @param position message ID text per partition (a view's committed position); empty for earliest
+   * @param position a message ID per partition (a view's committed position); empty for earliest
    * @return the cursor
    */
-  public static StartCursor start(List<String> position) {
+  public static StartCursor start(PositionVector position) {
     if (position == null || position.isEmpty()) {
       return StartCursor.earliest();
     }
     TreeMap<Integer, StartCursor> byPartition = new TreeMap<>();
-    for (String text : position) {
-      MessageIdText at = MessageIdText.parse(text);
+    for (MessageId at : position.messageIds()) {
       byPartition.put(at.partition(), StartCursor.fromMessageId(PulsarMessageIds.toPulsar(
-          new MessageIdText(at.ledgerId(), at.entryId(), at.partition(), -1)), true));
+          new MessageId(at.ledgerId(), at.entryId(), at.partition(), -1)), true));
     }
     return new PerPartitionStart(byPartition);
   }
@@ -47,7 +47,7 @@ public final class PositionCursors {
    * @param readThrough the last message ID to read, per partition
    * @return the cursor
    */
-  public static StopCursor stopAfter(List<MessageIdText> readThrough) {
+  public static StopCursor stopAfter(List<MessageId> readThrough) {
     if (readThrough.size() == 1 && readThrough.get(0).partition() < 0) {
       return StopCursor.afterMessageId(PulsarMessageIds.toPulsar(readThrough.get(0)));
     }
@@ -77,7 +77,7 @@ public final class PositionCursors {
       if (last == null) {
         return StopCondition.TERMINATE;
       }
-      int c = PulsarMessageIds.toText(message.getMessageId(), partition).compareTo(MessageIdText.parse(last));
+      int c = PulsarMessageIds.toText(message.getMessageId(), partition).compareTo(MessageId.parse(last));
       return c < 0 ? StopCondition.CONTINUE : c == 0 ? StopCondition.EXACTLY : StopCondition.TERMINATE;
     }
   }

@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.source;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -25,7 +25,6 @@ import org.apache.flink.connector.pulsar.source.split.PulsarPartitionSplit;
 import org.apache.flink.util.FlinkRuntimeException;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
-import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.common.naming.TopicName;
 
 /**
@@ -65,14 +64,14 @@ public final class PresetSubscriptionEnumerator implements SplitEnumerator<Pulsa
     private static final long serialVersionUID = 1L;
 
     /** Where a topic's subscription starts. */
-    MessageId startOf(int partition) {
+    org.apache.pulsar.client.api.MessageId startOf(int partition) {
       for (String text : start) {
-        MessageIdText id = MessageIdText.parse(text);
+        MessageId id = MessageId.parse(text);
         if (id.partition() == partition) {
-          return PulsarMessageIds.toPulsar(new MessageIdText(id.ledgerId(), id.entryId(), id.partition(), -1));
+          return PulsarMessageIds.toPulsar(new MessageId(id.ledgerId(), id.entryId(), id.partition(), -1));
         }
       }
-      return MessageId.earliest;
+      return org.apache.pulsar.client.api.MessageId.earliest;
     }
   }
 
@@ -115,7 +114,7 @@ public final class PresetSubscriptionEnumerator implements SplitEnumerator<Pulsa
         if (restored.contains(topicPartition)) {
           continue; // its reader resumes from its own split state
         }
-        MessageId at = setup.startOf(partition);
+        org.apache.pulsar.client.api.MessageId at = setup.startOf(partition);
         created.add(admin.topics().createSubscriptionAsync(name.toString(), setup.subscription(), at)
             .exceptionallyCompose(e -> unwrap(e) instanceof PulsarAdminException.ConflictException
                 ? admin.topics().resetCursorAsync(name.toString(), setup.subscription(), at) // it exists: reset it

@@ -1,5 +1,7 @@
 package dev.streamfold.transforms.source;
 
+import dev.streamfold.core.MessageId;
+
 /**
  * One ledger event as the Flink job reads it. A Flink POJO (public fields, no-argument constructor):
  * serialized by Flink's PojoSerializer, not Kryo.
@@ -39,7 +41,7 @@ public class SourceEvent {
    * {@link #messageId} parsed, when known: set by the source, or by {@link #position()} on first use.
    * Transient, so not a POJO field: a serialized copy parses the text again.
    */
-  private transient dev.streamfold.ledger.MessageIdText position;
+  private transient MessageId position;
 
   public SourceEvent() {}
 
@@ -80,9 +82,9 @@ public class SourceEvent {
    * @return the message ID
    * @throws IllegalArgumentException if the source did not set it and {@link #messageId} is malformed
    */
-  public dev.streamfold.ledger.MessageIdText position() {
+  public MessageId position() {
     if (position == null) {
-      position = dev.streamfold.ledger.MessageIdText.parse(messageId);
+      position = MessageId.parse(messageId);
     }
     return position;
   }
@@ -93,7 +95,7 @@ public class SourceEvent {
    *
    * @param id the message ID
    */
-  public void position(dev.streamfold.ledger.MessageIdText id) {
+  public void position(MessageId id) {
     this.position = id;
     this.messageId = id.toString();
     this.partition = id.partition();

@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.training;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.job.FoldStage;
@@ -66,7 +67,7 @@ public final class TrainingSetJobBuilder {
    */
   public static JobGraph build(String name, String stream, List<StreamColumn> streamColumns, String topic,
       int partitions, String serviceUrl, String adminUrl, String eventProjectionSql,
-      List<TransformDefinition> featureViews, String subscription, ReplayBound bound, List<MessageIdText> readThrough,
+      List<TransformDefinition> featureViews, String subscription, ReplayBound bound, List<MessageId> readThrough,
       TrainingSetPlan plan) {
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");
@@ -85,7 +86,7 @@ public final class TrainingSetJobBuilder {
     List<String> topics = partitions == 0 ? List.of(topic)
         : readThrough.stream().map(id -> topic + "-partition-" + id.partition()).toList();
     Source<SourceEvent, ?, ?> source = LedgerSource.builder(serviceUrl, adminUrl, subscription, topics)
-        .startAt(bound.startId() == null ? List.of() : List.of(bound.startId()))
+        .startAt(bound.startId() == null ? PositionVector.EMPTY : PositionVector.parse(bound.startId()))
         .stopAfter(readThrough)
         .build();
     DataStream<SourceEvent> read = env.fromSource(source, WatermarkStrategy.noWatermarks(), LedgerSource.name(topics),

@@ -2,8 +2,8 @@ package dev.streamfold.transforms.training;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
@@ -80,7 +80,7 @@ public final class TrainingSetManager {
    * stream, an upper bound on a partitioned one), stopping at this message ID or position vector (null for an
    * event-time stop).
    */
-  private record Range(List<MessageIdText> readThrough, long targetEvents, String stopText) {}
+  private record Range(List<MessageId> readThrough, long targetEvents, String stopText) {}
 
   /**
    * @param ledger the label streams
@@ -250,9 +250,9 @@ public final class TrainingSetManager {
     if (info.partitioned()) {
       // Per partition (as replays of partitioned streams); the events are merged back into sequence-id order in
       // the job.
-      List<MessageIdText> stops = new ArrayList<>();
+      List<MessageId> stops = new ArrayList<>();
       if (spec.to().kind() == ReplayCursor.Kind.POSITION) {
-        for (MessageIdText id : spec.to().position()) {
+        for (MessageId id : spec.to().position()) {
           if (id.partition() < 0 || id.partition() >= info.partitions()) {
             throw new TransformException.InvalidTrainingSet("message ID " + id + " names partition " + id.partition()
                 + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1));
@@ -262,7 +262,7 @@ public final class TrainingSetManager {
       } else if (spec.to().kind() == ReplayCursor.Kind.LATEST) {
         stops.addAll(info.latestPositions());
       }
-      stops.sort(Comparator.comparingInt(MessageIdText::partition));
+      stops.sort(Comparator.comparingInt(MessageId::partition));
       return new Range(spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? info.latestPositions() : stops,
           info.eventCount(), // an upper bound: progress only
           spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? null

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.api.v1.ViewUpdate;
 import dev.streamfold.api.v1.VirtualState;
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.TransformDefinition;
@@ -74,7 +75,8 @@ class ReplayGrpcMappingTest {
     assertThat(empty.getName()).isEqualTo("delays@12:5:-1:4");
     assertThat(empty.getStalled()).isEqualTo("no event applied for 60 s");
     VirtualState done = ReplayGrpcService.proto(new VirtualStateStatus(state, Optional.of(new ViewMetadata(1,
-        ViewPhase.COMPLETE, 5, 5, "12:5:-1:4", List.of("12:5:-1:4"), 2, 2_000, "")), List.of("delays"), ""));
+        ViewPhase.COMPLETE, 5, 5, PositionVector.parse("12:5:-1:4"), PositionVector.parse("12:5:-1:4"), 2, 2_000,
+        "")), List.of("delays"), ""));
     assertThat(done.getPhase()).isEqualTo("COMPLETE");
     assertThat(done.getEventsApplied()).isEqualTo(5);
     assertThat(done.getTargetEvents()).isEqualTo(5);
@@ -93,8 +95,10 @@ class ReplayGrpcMappingTest {
     TransformDefinition v1 = new TransformDefinition("acme", "delays", "SELECT origin, COUNT(*) AS flights FROM f GROUP BY origin",
         "f", List.of("origin"), columns, 1, 1);
     TransformDefinition v2 = v1.withVersion(2);
-    ViewMetadata live = new ViewMetadata(1, ViewPhase.LIVE, 10, 10, "1:9:-1:-1", List.of("1:9:-1:-1"), 3, 5, "");
-    ViewMetadata building = new ViewMetadata(2, ViewPhase.BACKFILLING, 4, 10, "1:9:-1:-1", List.of("1:3:-1:-1"), 2, 6, "");
+    ViewMetadata live = new ViewMetadata(1, ViewPhase.LIVE, 10, 10, PositionVector.parse("1:9:-1:-1"),
+        PositionVector.parse("1:9:-1:-1"), 3, 5, "");
+    ViewMetadata building = new ViewMetadata(2, ViewPhase.BACKFILLING, 4, 10, PositionVector.parse("1:9:-1:-1"),
+        PositionVector.parse("1:3:-1:-1"), 2, 6, "");
     ViewStatus status = new ViewStatus(v1, Optional.of(live), 1, "RUNNING", "",
         Optional.of(new ViewStatus.Update(v2, Optional.of(building), "RUNNING", "", "no event applied for 61 s")),
         Optional.of("delays@1:5:-1:-1"), "");

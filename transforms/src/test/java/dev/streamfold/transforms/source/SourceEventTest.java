@@ -2,7 +2,7 @@ package dev.streamfold.transforms.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import org.junit.jupiter.api.Test;
 
 class SourceEventTest {
@@ -20,15 +20,15 @@ class SourceEventTest {
   @Test
   void positionIsTheSetOneOrTheParsedText() {
     SourceEvent parsed = new SourceEvent("12:5:3:7", "k", 1, 1, "{}");
-    assertThat(parsed.position()).isEqualTo(new MessageIdText(12, 5, 3, 7));
+    assertThat(parsed.position()).isEqualTo(new MessageId(12, 5, 3, 7));
     assertThat(parsed.position()).isSameAs(parsed.position()); // parsed once
 
     SourceEvent set = new SourceEvent(null, "k", 1, 1, "{}");
-    MessageIdText id = new MessageIdText(210, 64, 2, 999);
+    MessageId id = new MessageId(210, 64, 2, 999);
     set.position(id);
     assertThat(set.position()).isSameAs(id);
     assertThat(set.messageId).isEqualTo("210:64:2:999");
     assertThat(set.partitionIndex()).isEqualTo(2);
-    assertThat(MessageIdText.parse(set.messageId)).isEqualTo(id);
+    assertThat(MessageId.parse(set.messageId)).isEqualTo(id);
   }
 }

@@ -11,9 +11,9 @@ import dev.streamfold.api.v1.GetTransformRequest;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
@@ -68,8 +68,8 @@ class CrashRecoveryIT {
     return stream;
   }
 
-  static List<MessageIdText> append(StreamRef stream, List<Flights.Flight> flights, int batch) {
-    List<MessageIdText> ids = new ArrayList<>();
+  static List<MessageId> append(StreamRef stream, List<Flights.Flight> flights, int batch) {
+    List<MessageId> ids = new ArrayList<>();
     for (int from = 0; from < flights.size(); from += batch) {
       List<EventEnvelope> events = new ArrayList<>();
       for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + batch))) {
@@ -117,12 +117,12 @@ class CrashRecoveryIT {
    *
    * @return the events applied
    */
-  static long assertFoldUpToPosition(ViewName name, List<Flights.Flight> flights, List<MessageIdText> ids,
+  static long assertFoldUpToPosition(ViewName name, List<Flights.Flight> flights, List<MessageId> ids,
       Function<List<Flights.Flight>, Map<String, Map<String, String>>> oracle) {
     int version = views.latestVersion(name);
     ViewMetadata meta = views.metadata(name, version).orElseThrow();
-    int applied = meta.position().isEmpty() ? 0 : ids.indexOf(MessageIdText.parse(meta.position().get(0))) + 1;
-    assertThat(applied).as("position " + meta.position() + " is an appended message ID").isPositive();
+    int applied = meta.position().isEmpty() ? 0 : ids.indexOf(meta.position().messageIds().get(0)) + 1;
+    assertThat(applied).as("position " + meta.position().texts() + " is an appended message ID").isPositive();
     assertThat(meta.eventsApplied()).isEqualTo(applied);
     Map<String, Map<String, String>> expected = oracle.apply(flights.subList(0, applied));
     assertThat(meta.rows()).isEqualTo(expected.size());
@@ -153,7 +153,7 @@ class CrashRecoveryIT {
     String tenant = Testkit.uniqueName("crash");
     StreamRef stream = flights(tenant);
     List<Flights.Flight> all = Flights.load(Flights.FIXTURE_ROWS);
-    List<MessageIdText> ids = new ArrayList<>(append(stream, all.subList(0, 180_000), 5_000));
+    List<MessageId> ids = new ArrayList<>(append(stream, all.subList(0, 180_000), 5_000));
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (ServerProcess server = server(tenant, "crash-server").start()) {
       createView(server, tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL);
@@ -167,8 +167,8 @@ class CrashRecoveryIT {
       assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
 
       // kill during the tail, while events keep arriving
-      CompletableFuture<List<MessageIdText>> tail = CompletableFuture.supplyAsync(() -> {
-        List<MessageIdText> more = new ArrayList<>();
+      CompletableFuture<List<MessageId>> tail = CompletableFuture.supplyAsync(() -> {
+        List<MessageId> more = new ArrayList<>();
         for (int from = 180_000; from < 200_000; from += 500) {
           more.addAll(append(stream, all.subList(from, from + 500), 500));
           try {
@@ -196,7 +196,7 @@ class CrashRecoveryIT {
     String tenant = Testkit.uniqueName("first");
     StreamRef stream = flights(tenant);
     List<Flights.Flight> all = Flights.load(10_000);
-    List<MessageIdText> ids = new ArrayList<>(append(stream, all.subList(0, 5_000), 1_000));
+    List<MessageId> ids = new ArrayList<>(append(stream, all.subList(0, 5_000), 1_000));
     Function<List<Flights.Flight>, Map<String, Map<String, String>>> firstDestination = flights -> {
       Map<String, Map<String, String>> rows = new LinkedHashMap<>();
       flights.forEach(f -> rows.putIfAbsent(f.origin(), Map.of("origin", f.origin(), "first_destination", f.destination())));

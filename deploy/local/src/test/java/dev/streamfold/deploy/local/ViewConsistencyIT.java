@@ -2,7 +2,7 @@ package dev.streamfold.deploy.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.streamfold.ledger.MessageIdText;
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
@@ -96,7 +96,7 @@ class ViewConsistencyIT {
     Path redisDir = Testkit.workDir().resolve("persistent-redis");
     int redisPort = FreePorts.pick();
     RedisServerProcess redis = RedisServerProcess.start(redisDir, redisPort, true);
-    List<MessageIdText> ids = new ArrayList<>(CrashRecoveryIT.append(stream, all.subList(0, 10_000), 2_000));
+    List<MessageId> ids = new ArrayList<>(CrashRecoveryIT.append(stream, all.subList(0, 10_000), 2_000));
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (ServerProcess server = new ServerProcess(Testkit.workDir().resolve("redis-server-test"),
             Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), redis.uri(), tenant).start();
@@ -104,8 +104,8 @@ class ViewConsistencyIT {
       CrashRecoveryIT.createView(server, tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL);
       CrashRecoveryIT.awaitStatus(server, tenant, "delays_by_origin",
           s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 10_000);
-      CompletableFuture<List<MessageIdText>> tail = CompletableFuture.supplyAsync(() -> {
-        List<MessageIdText> more = new ArrayList<>();
+      CompletableFuture<List<MessageId>> tail = CompletableFuture.supplyAsync(() -> {
+        List<MessageId> more = new ArrayList<>();
         for (int from = 10_000; from < 40_000; from += 500) {
           more.addAll(CrashRecoveryIT.append(stream, all.subList(from, from + 500), 500));
           try {

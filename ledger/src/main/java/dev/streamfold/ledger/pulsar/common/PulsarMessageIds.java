@@ -1,12 +1,11 @@
 package dev.streamfold.ledger.pulsar.common;
 
-import dev.streamfold.ledger.MessageIdText;
-import org.apache.pulsar.client.api.MessageId;
+import dev.streamfold.core.MessageId;
 import org.apache.pulsar.client.api.MessageIdAdv;
 import org.apache.pulsar.client.impl.BatchMessageIdImpl;
 import org.apache.pulsar.client.impl.MessageIdImpl;
 
-/** Converts between Pulsar's {@link MessageId} and {@link MessageIdText}. */
+/** Converts between Pulsar's {@link org.apache.pulsar.client.api.MessageId} and {@link MessageId}. */
 public final class PulsarMessageIds {
   private PulsarMessageIds() {}
 
@@ -17,9 +16,9 @@ public final class PulsarMessageIds {
    * @return its text form value
    * @throws IllegalArgumentException if {@code id} is not a positional message ID (e.g. a multi-topic ID)
    */
-  public static MessageIdText toText(MessageId id) {
+  public static MessageId toText(org.apache.pulsar.client.api.MessageId id) {
     if (id instanceof MessageIdAdv adv) {
-      return new MessageIdText(adv.getLedgerId(), adv.getEntryId(), adv.getPartitionIndex(), adv.getBatchIndex());
+      return new MessageId(adv.getLedgerId(), adv.getEntryId(), adv.getPartitionIndex(), adv.getBatchIndex());
     }
     throw new IllegalArgumentException("not a positional message ID: " + id + " (" + id.getClass().getName() + ")");
   }
@@ -33,10 +32,10 @@ public final class PulsarMessageIds {
    * @return its text form value with that partition
    * @throws IllegalArgumentException if {@code id} is not a positional message ID
    */
-  public static MessageIdText toText(MessageId id, int partition) {
-    MessageIdText text = toText(id);
+  public static MessageId toText(org.apache.pulsar.client.api.MessageId id, int partition) {
+    MessageId text = toText(id);
     return partition < 0 || text.partition() == partition ? text
-        : new MessageIdText(text.ledgerId(), text.entryId(), partition, text.batchIndex());
+        : new MessageId(text.ledgerId(), text.entryId(), partition, text.batchIndex());
   }
 
   /**
@@ -64,7 +63,7 @@ public final class PulsarMessageIds {
    * @param text the message ID
    * @return a {@link BatchMessageIdImpl} when {@code batchIndex >= 0}, else a {@link MessageIdImpl}
    */
-  public static MessageId toPulsar(MessageIdText text) {
+  public static org.apache.pulsar.client.api.MessageId toPulsar(MessageId text) {
     if (text.batchIndex() >= 0) {
       return new BatchMessageIdImpl(text.ledgerId(), text.entryId(), text.partition(), text.batchIndex());
     }

@@ -1,9 +1,9 @@
 package dev.streamfold.ledger.pulsar.read;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.MessageIdText;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Message;
-import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.MessageIdAdv;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
@@ -71,7 +70,7 @@ public final class StreamReader {
       List<StreamColumn> columns = StreamTopics.columns(props);
       long delay = Long.parseLong(props.getOrDefault(StreamTopics.WATERMARK_DELAY_PROPERTY, "0"));
       int partitions = topics.partitions(stream);
-      List<MessageIdText> latestPositions = new ArrayList<>();
+      List<MessageId> latestPositions = new ArrayList<>();
       Message<byte[]> newest = null;
       int newestIndex = -1;
       List<String> physical = topics.physicalTopics(stream);
@@ -85,7 +84,7 @@ public final class StreamReader {
           }
         }
       }
-      Optional<MessageIdText> latest = Optional.empty();
+      Optional<MessageId> latest = Optional.empty();
       if (newest != null) {
         latest = Optional.of(PulsarMessageIds.toText(newest.getMessageId(), newestIndex));
       }
@@ -98,9 +97,9 @@ public final class StreamReader {
 
   private Optional<Message<byte[]>> lastMessage(StreamRef stream, String topic) {
     // The broker's last message ID (admin; entry -1 only for a topic without messages, as empty ledgers are
-    // skipped: apache/pulsar#1550), then one reader starting at it, inclusive. A reader at MessageId.latest
+    // skipped: apache/pulsar#1550), then one reader starting at it, inclusive. A reader at org.apache.pulsar.client.api.MessageId.latest
     // inclusive costs ~100 ms more: the client seeks after subscribing, which reconnects the consumer.
-    MessageId last;
+    org.apache.pulsar.client.api.MessageId last;
     try {
       last = topics.lastMessageId(topic);
     } catch (PulsarAdminException e) {
@@ -135,10 +134,10 @@ public final class StreamReader {
     }
   }
 
-  /** The latest message through a reader at {@link MessageId#latest}, inclusive (the client seeks to it). */
+  /** The latest message through a reader at {@link org.apache.pulsar.client.api.MessageId#latest}, inclusive (the client seeks to it). */
   private Optional<Message<byte[]>> lastMessageBySeek(StreamRef stream, String topic) {
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
-        .startMessageId(MessageId.latest).startMessageIdInclusive().create()) {
+        .startMessageId(org.apache.pulsar.client.api.MessageId.latest).startMessageIdInclusive().create()) {
       if (!reader.hasMessageAvailable()) {
         return Optional.empty();
       }
@@ -156,7 +155,7 @@ public final class StreamReader {
    * @throws LedgerException.StreamNotFound if the stream does not exist
    * @throws LedgerException.Unavailable if an event that exists cannot be read within the timeout
    */
-  public List<StoredEvent> read(StreamRef stream, Optional<MessageIdText> after, int maxEvents, long timeoutMs) {
+  public List<StoredEvent> read(StreamRef stream, Optional<MessageId> after, int maxEvents, long timeoutMs) {
     if (maxEvents < 1) {
       throw new IllegalArgumentException("maxEvents must be >= 1, got " + maxEvents);
     }
@@ -190,11 +189,11 @@ public final class StreamReader {
     }
   }
 
-  private List<StoredEvent> readTopic(StreamRef stream, String topic, int partition, Optional<MessageIdText> after,
+  private List<StoredEvent> readTopic(StreamRef stream, String topic, int partition, Optional<MessageId> after,
       int maxEvents, long timeoutMs) {
     List<StoredEvent> events = new ArrayList<>();
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
-        .startMessageId(after.map(PulsarMessageIds::toPulsar).orElse(MessageId.earliest)).create()) {
+        .startMessageId(after.map(PulsarMessageIds::toPulsar).orElse(org.apache.pulsar.client.api.MessageId.earliest)).create()) {
       while (events.size() < maxEvents
           && hasMessageAvailable(reader, stream, topic, lastRead(events, after), timeoutMs)) {
         Message<byte[]> m = reader.readNext((int) timeoutMs, TimeUnit.MILLISECONDS);
@@ -225,7 +224,7 @@ public final class StreamReader {
    * @throws LedgerException.StreamNotFound if the stream does not exist
    * @throws LedgerException.Unavailable if Pulsar fails, or the event's segment cannot be read within the timeout
    */
-  public Optional<StoredEvent> locate(StreamRef stream, MessageIdText id, long timeoutMs) {
+  public Optional<StoredEvent> locate(StreamRef stream, MessageId id, long timeoutMs) {
     String topic;
     int partitions = existingPartitions(stream);
     if (partitions == 0) {
@@ -253,7 +252,7 @@ public final class StreamReader {
         throw new LedgerException.Unavailable("cannot read stream " + stream + " at " + id + " within "
             + timeoutMs + " ms: " + whereStored(stream, topic, Optional.of(id)), null);
       }
-      MessageIdText found = PulsarMessageIds.toText(m.getMessageId(), partitions == 0 ? -1 : id.partition());
+      MessageId found = PulsarMessageIds.toText(m.getMessageId(), partitions == 0 ? -1 : id.partition());
       if (found.equals(id)) {
         return Optional.of(new StoredEvent(found, envelope(m), m.getSequenceId()));
       }
@@ -279,7 +278,7 @@ public final class StreamReader {
    * @param batchSize events in the entry; 0 when unknown
    * @return the message, with the batch indexes the entry holds
    */
-  static String wholeBatchedEntry(StreamRef stream, MessageIdText id, int batchSize) {
+  static String wholeBatchedEntry(StreamRef stream, MessageId id, int batchSize) {
     String entry = id.ledgerId() + ":" + id.entryId() + ":" + id.partition() + ":";
     String holds = batchSize > 0
         ? "it holds batch indexes 0 to " + (batchSize - 1) + " (" + entry + "0 to " + entry + (batchSize - 1)
@@ -298,7 +297,7 @@ public final class StreamReader {
    *     names where the events after {@code at} are stored)
    */
   private boolean hasMessageAvailable(Reader<byte[]> reader, StreamRef stream, String topic,
-      Optional<MessageIdText> at, long timeoutMs) throws Exception {
+      Optional<MessageId> at, long timeoutMs) throws Exception {
     try {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
       return OffloadReadRace.call(() -> reader.hasMessageAvailableAsync()
@@ -312,12 +311,12 @@ public final class StreamReader {
     }
   }
 
-  private static Optional<MessageIdText> lastRead(List<StoredEvent> events, Optional<MessageIdText> after) {
+  private static Optional<MessageId> lastRead(List<StoredEvent> events, Optional<MessageId> after) {
     return events.isEmpty() ? after : Optional.of(events.get(events.size() - 1).messageId());
   }
 
   /** Name the segment after {@code at} and where it is stored, for an error message. */
-  private String whereStored(StreamRef stream, String topic, Optional<MessageIdText> at) {
+  private String whereStored(StreamRef stream, String topic, Optional<MessageId> at) {
     try {
       return storage.storage(stream, topic).whereAfter(at);
     } catch (RuntimeException e) {

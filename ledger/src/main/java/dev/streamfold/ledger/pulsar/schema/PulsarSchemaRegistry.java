@@ -1,9 +1,9 @@
 package dev.streamfold.ledger.pulsar.schema;
 
+import dev.streamfold.core.ClientText;
 import dev.streamfold.ledger.EventValidator;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.Names;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StreamSchemas;
@@ -69,7 +69,7 @@ public final class PulsarSchemaRegistry {
         return line.substring("Message: ".length()).trim();
       }
     }
-    return Names.shorten(text.trim());
+    return ClientText.shorten(text.trim());
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.streamfold.deploy.local.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewPhase;
@@ -21,7 +22,8 @@ class ServerMetricsTest {
 
   @Test
   void countsIngestRespAndViewsInTheTextFormat() throws IOException {
-    ViewMetadata live = new ViewMetadata(1, ViewPhase.LIVE, 40, 30, "", List.of("1:2:0"), 3, 1_000, "");
+    ViewMetadata live = new ViewMetadata(1, ViewPhase.LIVE, 40, 30, PositionVector.EMPTY,
+        PositionVector.parse("1:2:0:-1"), 3, 1_000, "");
     ServerMetrics metrics = new ServerMetrics(
         () -> List.of(new ViewCollector.ViewSample("acme", "totals", live, OptionalLong.of(45))));
     metrics.ingest().appended(new StreamRef("acme", "orders"), 7, 2_000_000);
@@ -100,8 +102,10 @@ class ServerMetricsTest {
 
   @Test
   void lastCommitAgeComesFromTheClockAndIsAbsentBeforeTheFirstCommit() throws IOException {
-    ViewMetadata committed = new ViewMetadata(1, ViewPhase.LIVE, 1, 1, "", List.of(), 1, 10_000, "");
-    ViewMetadata never = new ViewMetadata(1, ViewPhase.STARTING, 0, 0, "", List.of(), 0, 0, "");
+    ViewMetadata committed = new ViewMetadata(1, ViewPhase.LIVE, 1, 1, PositionVector.EMPTY, PositionVector.EMPTY, 1,
+        10_000, "");
+    ViewMetadata never = new ViewMetadata(1, ViewPhase.STARTING, 0, 0, PositionVector.EMPTY, PositionVector.EMPTY, 0,
+        0, "");
     Clock clock = Clock.fixed(Instant.ofEpochMilli(12_500), ZoneOffset.UTC);
     ViewCollector collector = new ViewCollector(() -> List.of(
         new ViewCollector.ViewSample("t", "a", committed, OptionalLong.empty()),

@@ -1,4 +1,4 @@
-package dev.streamfold.ledger;
+package dev.streamfold.core;
 
 import java.util.Comparator;
 
@@ -12,20 +12,20 @@ import java.util.Comparator;
  * @param partition topic partition index, or -1 when unpartitioned
  * @param batchIndex index of the message inside a batched entry, or -1 when not batched
  */
-public record MessageIdText(long ledgerId, long entryId, int partition, int batchIndex)
-    implements Comparable<MessageIdText> {
+public record MessageId(long ledgerId, long entryId, int partition, int batchIndex)
+    implements Comparable<MessageId> {
 
   /** Order within one partition: ledger, then entry, then batch index (Pulsar's own order). */
-  private static final Comparator<MessageIdText> ORDER = Comparator.comparingLong(MessageIdText::ledgerId)
-      .thenComparingLong(MessageIdText::entryId)
-      .thenComparingInt(MessageIdText::batchIndex);
+  private static final Comparator<MessageId> ORDER = Comparator.comparingLong(MessageId::ledgerId)
+      .thenComparingLong(MessageId::entryId)
+      .thenComparingInt(MessageId::batchIndex);
 
   /**
    * Create a message ID.
    *
    * @throws IllegalArgumentException if a component is below -1
    */
-  public MessageIdText {
+  public MessageId {
     if (ledgerId < -1 || entryId < -1 || partition < -1 || batchIndex < -1) {
       throw new IllegalArgumentException("message ID components must be >= -1, got "
           + ledgerId + ":" + entryId + ":" + partition + ":" + batchIndex);
@@ -40,7 +40,7 @@ public record MessageIdText(long ledgerId, long entryId, int partition, int batc
    * @throws IllegalArgumentException if the text is not four integers separated by ':' (the message
    *     quotes the text)
    */
-  public static MessageIdText parse(String text) {
+  public static MessageId parse(String text) {
     if (text == null) {
       throw new IllegalArgumentException("message ID is missing");
     }
@@ -50,7 +50,7 @@ public record MessageIdText(long ledgerId, long entryId, int partition, int batc
           + "': expected ledgerId:entryId:partition:batchIndex, e.g. 12:345:-1:-1");
     }
     try {
-      return new MessageIdText(Long.parseLong(parts[0]), Long.parseLong(parts[1]),
+      return new MessageId(Long.parseLong(parts[0]), Long.parseLong(parts[1]),
           Integer.parseInt(parts[2]), Integer.parseInt(parts[3]));
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("invalid message ID '" + text + "': components must be integers", e);
@@ -63,7 +63,7 @@ public record MessageIdText(long ledgerId, long entryId, int partition, int batc
    * @throws IllegalArgumentException if the partitions differ
    */
   @Override
-  public int compareTo(MessageIdText other) {
+  public int compareTo(MessageId other) {
     if (partition != other.partition) {
       throw new IllegalArgumentException("cannot order message IDs of partitions " + partition
           + " and " + other.partition);
