@@ -2,6 +2,7 @@ package dev.streamfold.architecture;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -78,6 +79,14 @@ class ArchitectureTest {
     noClasses().that().resideOutsideOfPackages("dev.streamfold.testkit..", "dev.streamfold.deploy.local.stack..",
             "dev.streamfold.cli..")
         .should().dependOnClassesThat().resideInAPackage("dev.streamfold.testkit.process..")
+        .check(CLASSES);
+  }
+
+  /** The vocabulary every module shares depends on the JDK alone. */
+  @Test
+  void coreDependsOnTheJdkAlone() {
+    classes().that().resideInAPackage("dev.streamfold.core..")
+        .should().onlyDependOnClassesThat().resideInAnyPackage("dev.streamfold.core..", "java..")
         .check(CLASSES);
   }
 

@@ -3,6 +3,7 @@ package dev.streamfold.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.PositionVector;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
 import dev.streamfold.query.SourceEvents;
@@ -146,7 +147,8 @@ class RespViewsTest {
     @Override
     public Optional<ViewMetadata> metadata(ViewName name, int version) {
       return version == 1 && viewNames().contains(name.view()) ? Optional.of(new ViewMetadata(1, ViewPhase.LIVE, 2, 2,
-          "4:2:-1:0", List.of("3:0:-1:0", "4:2:-1:0"), 2, 1_000, "")) : Optional.empty();
+          PositionVector.parse("4:2:-1:0"), PositionVector.parse("3:0:-1:0,4:2:-1:0"), 2, 1_000, ""))
+          : Optional.empty();
     }
 
     @Override
