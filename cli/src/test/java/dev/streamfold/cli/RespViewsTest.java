@@ -84,7 +84,7 @@ class RespViewsTest {
       assertThat(new ArrayList<>(info.keySet()).subList(0, 6))
           .containsExactly("view", "kind", "phase", "version", "position", "events_applied");
       assertThat(info).containsEntry("view", "delays").containsEntry("phase", "LIVE").containsEntry("version", "1")
-          .containsEntry("position", "3:0:-1:0,4:2:-1:0").containsEntry("events_applied", "2")
+          .containsEntry("position", "3:0:0:0,4:2:1:0").containsEntry("events_applied", "2")
           // nil (no source event count) and an empty text
           .containsEntry("source_events", "").containsEntry("error", "");
     }
@@ -147,7 +147,7 @@ class RespViewsTest {
     @Override
     public Optional<ViewMetadata> metadata(ViewName name, int version) {
       return version == 1 && viewNames().contains(name.view()) ? Optional.of(new ViewMetadata(1, ViewPhase.LIVE, 2, 2,
-          PositionVector.parse("4:2:-1:0"), PositionVector.parse("3:0:-1:0,4:2:-1:0"), 2, 1_000, ""))
+          PositionVector.parse("4:2:1:0"), PositionVector.parse("3:0:0:0,4:2:1:0"), 2, 1_000, ""))
           : Optional.empty();
     }
 
