@@ -1,7 +1,8 @@
 package dev.streamfold.architecture;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -9,6 +10,10 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.streamfold.ledger.EventValidator;
+import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.grpc.Protos;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,9 +51,9 @@ class ArchitectureTest {
   @Test
   void protobufStaysInTheContractAndTheServiceLayers() {
     noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
-            "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..", "dev.streamfold.deploy.local",
-            // the server's metrics: a gRPC interceptor and the ingest listener's status codes
-            "dev.streamfold.deploy.local.metrics",
+            "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..",
+            // the server: its gRPC services, a metrics interceptor and the ingest listener's status codes
+            "dev.streamfold.server..",
             "dev.streamfold.cli..", "dev.streamfold.bench..")
         .should().dependOnClassesThat().resideInAnyPackage("dev.streamfold.api..", "com.google.protobuf..")
         .check(CLASSES);
@@ -57,28 +62,41 @@ class ArchitectureTest {
   @Test
   void onlyTheServiceLayersAndTheCliImportGrpc() {
     noClasses().that().resideOutsideOfPackages("dev.streamfold.api..", "dev.streamfold.ledger.grpc..",
-            "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..", "dev.streamfold.deploy.local",
-            // the server's metrics: a gRPC interceptor and the ingest listener's status codes
-            "dev.streamfold.deploy.local.metrics",
+            "dev.streamfold.transforms.grpc..", "dev.streamfold.query.grpc..",
+            // the server: its gRPC services, a metrics interceptor and the ingest listener's status codes
+            "dev.streamfold.server..",
             "dev.streamfold.cli..", "dev.streamfold.bench..")
         .should().dependOnClassesThat().resideInAPackage("io.grpc..")
         .check(CLASSES);
   }
 
-  /**
-   * testkit is test support: no main class depends on it, except on its process launchers ({@code
-   * testkit.process}), which the local stack and the CLI's demo still use until they move to a module of their
-   * own with the launcher.
-   */
+  /** testkit is test support (test scope in every module): no main class depends on it. */
   @Test
   void noMainCodeUsesTestkit() {
     noClasses().that().resideOutsideOfPackage("dev.streamfold.testkit..")
-        .should().dependOnClassesThat(resideInAPackage("dev.streamfold.testkit..")
-            .and(resideOutsideOfPackage("dev.streamfold.testkit.process..")))
+        .should().dependOnClassesThat().resideInAPackage("dev.streamfold.testkit..")
         .check(CLASSES);
-    noClasses().that().resideOutsideOfPackages("dev.streamfold.testkit..", "dev.streamfold.deploy.local.stack..",
-            "dev.streamfold.cli..")
-        .should().dependOnClassesThat().resideInAPackage("dev.streamfold.testkit.process..")
+  }
+
+  /**
+   * The CLI and the local stack talk to the server over gRPC and the Redis protocol and start it as a process:
+   * they compile against none of its modules. One exception: the CLI checks rows with the ledger's own schema
+   * classes before sending them ({@code StreamColumn}, {@code EventValidator} and its {@code LedgerException},
+   * {@code grpc.Protos}' column conversion), so that it refuses exactly what the server refuses. The words they
+   * share with the server (stream names, message IDs, positions, tokens) are in {@code core}.
+   */
+  @Test
+  void theCliAndTheLocalStackStayOutsideTheServer() {
+    noClasses().that().resideInAnyPackage("dev.streamfold.cli..", "dev.streamfold.deploy..")
+        .should().dependOnClassesThat().resideInAnyPackage("dev.streamfold.server..", "dev.streamfold.transforms..",
+            "dev.streamfold.views..", "dev.streamfold.query..")
+        .check(CLASSES);
+    noClasses().that().resideInAnyPackage("dev.streamfold.cli..", "dev.streamfold.deploy..")
+        .should().dependOnClassesThat(resideInAPackage("dev.streamfold.ledger..")
+            .and(not(belongToAnyOf(StreamColumn.class, EventValidator.class, LedgerException.class, Protos.class))))
+        .check(CLASSES);
+    noClasses().that().resideInAPackage("dev.streamfold.deploy..")
+        .should().dependOnClassesThat().resideInAPackage("dev.streamfold.ledger..")
         .check(CLASSES);
   }
 

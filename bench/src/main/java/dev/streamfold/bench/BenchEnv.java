@@ -77,7 +77,7 @@ final class BenchEnv {
 
   /** The stack server's admin token ({@code <data dir>/server/admin-token}); it acts for {@link #tenant}. */
   String adminToken() {
-    return dev.streamfold.deploy.local.AdminToken.read(dataDir.resolve("server"));
+    return dev.streamfold.core.AdminToken.read(dataDir.resolve("server"));
   }
 
   /** A lettuce URI of the query-service that AUTHs as {@link #tenant} with the admin token. */

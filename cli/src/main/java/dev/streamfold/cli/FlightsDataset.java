@@ -70,7 +70,7 @@ final class FlightsDataset {
     }
     if (process.exitValue() != 0) {
       throw new CliException("`" + String.join(" ", command) + "` failed with exit code " + process.exitValue()
-          + ":\n" + dev.streamfold.testkit.process.ManagedProcess.tail(log, 20));
+          + ":\n" + dev.streamfold.deploy.process.ManagedProcess.tail(log, 20));
     }
   }
 

@@ -79,8 +79,8 @@ final class IngestCommand implements Callable<Integer> {
       }
       try (RowReader reader = RowReader.open(file, fileFormat, types)) {
         skipRows(reader, fromRow == null ? 0 : fromRow - 1);
-        Ingestion.run(client, server.tenant, stream, reader, new EventMapper(keyField, timeField,
-            dev.streamfold.ledger.grpc.Protos.columns(info.getColumnsList())),
+        EventMapper mapper = EventMapper.forStream(keyField, timeField, info.getColumnsList());
+        Ingestion.run(client, server.tenant, stream, reader, mapper,
             limit == null ? Long.MAX_VALUE : limit, "ingest " + stream, System.out, skipBad, "--from-row");
       }
     }
@@ -113,7 +113,7 @@ final class IngestCommand implements Callable<Integer> {
    */
   static StreamInfo findStream(StreamfoldClient client, String tenant, String stream) {
     try {
-      new dev.streamfold.ledger.StreamRef("t", stream); // the stream name's own check ("t": any valid tenant)
+      new dev.streamfold.core.StreamRef("t", stream); // the stream name's own check ("t": any valid tenant)
     } catch (IllegalArgumentException invalid) {
       // no such stream can exist: say why, rather than suggest a `stream create` the server would refuse
       throw new CliException(invalid.getMessage());

@@ -48,7 +48,7 @@ final class StreamCommand {
     @Override
     public Integer call() {
       List<Column> parsed = parseColumns(columns);
-      long delayMs = dev.streamfold.ledger.Durations.parseMs(watermarkDelay);
+      long delayMs = dev.streamfold.core.Durations.parseMs(watermarkDelay);
       try (StreamfoldClient client = server.connect()) {
         CreateStreamResponse response = client.admin().createStream(CreateStreamRequest.newBuilder()
             .setTenant(server.tenant).setName(name).addAllColumns(parsed).setWatermarkDelayMs(delayMs)

@@ -7,7 +7,7 @@ import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.ListTransformsRequest;
 import dev.streamfold.api.v1.ListVirtualStatesRequest;
 import dev.streamfold.api.v1.ViewStatus;
-import dev.streamfold.deploy.local.StreamfoldServer;
+import dev.streamfold.server.StreamfoldServer;
 import dev.streamfold.testkit.Testkit;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.ByteArrayOutputStream;
@@ -45,7 +45,7 @@ class HostileCommandLineIT {
 
   @BeforeAll
   static void start() throws Exception {
-    server = new StreamfoldServer(new dev.streamfold.deploy.local.ServerOptions(
+    server = new StreamfoldServer(new dev.streamfold.server.ServerOptions(
         Testkit.workDir().resolve("server-cmdline"), Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
         Testkit.redis().uri(), 0, 0, null, TENANT, Duration.ofMillis(500), java.util.Set.of(TENANT), null))
         .start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.core.PositionVector;
+import dev.streamfold.deploy.process.FreePorts;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
 import dev.streamfold.query.SourceEvents;
-import dev.streamfold.testkit.process.FreePorts;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;

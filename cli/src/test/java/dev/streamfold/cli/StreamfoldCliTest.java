@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.api.v1.Column;
 import dev.streamfold.cli.ingest.FileFormat;
-import dev.streamfold.testkit.process.FreePorts;
+import dev.streamfold.deploy.process.FreePorts;
 import io.grpc.Status;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -1,5 +1,6 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.StreamRef;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,7 +1,7 @@
 package dev.streamfold.ledger;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.streamfold.core.ClientText;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.StreamRef;
 import java.util.List;
 
 /** Root of the ledger's errors. Every subclass carries the data a caller needs in its message. */

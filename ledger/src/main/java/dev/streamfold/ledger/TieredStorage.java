@@ -1,5 +1,7 @@
 package dev.streamfold.ledger;
 
+import dev.streamfold.core.StreamRef;
+
 /**
  * Tiered storage of the ledger's streams: offload policies, where segments are stored, and offloads.
  * Part of {@link Ledger}. Thread-safe.

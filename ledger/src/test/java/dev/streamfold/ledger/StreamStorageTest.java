@@ -3,6 +3,7 @@ package dev.streamfold.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

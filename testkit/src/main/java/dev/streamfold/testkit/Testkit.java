@@ -1,10 +1,10 @@
 package dev.streamfold.testkit;
 
-import dev.streamfold.testkit.process.PulsarStandaloneProcess;
-import dev.streamfold.testkit.process.ReactorPaths;
-import dev.streamfold.testkit.process.RedisServerProcess;
-import dev.streamfold.testkit.process.S3ProxyProcess;
-import dev.streamfold.testkit.process.TieredStorage;
+import dev.streamfold.deploy.process.PulsarStandaloneProcess;
+import dev.streamfold.deploy.process.ReactorPaths;
+import dev.streamfold.deploy.process.RedisServerProcess;
+import dev.streamfold.deploy.process.S3ProxyProcess;
+import dev.streamfold.deploy.process.TieredStorage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

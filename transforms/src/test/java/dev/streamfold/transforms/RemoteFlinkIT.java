@@ -3,13 +3,13 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.streamfold.core.StreamRef;
+import dev.streamfold.deploy.process.FlinkSessionCluster;
+import dev.streamfold.deploy.process.ManagedProcess;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
-import dev.streamfold.testkit.process.FlinkSessionCluster;
-import dev.streamfold.testkit.process.ManagedProcess;
 import dev.streamfold.transforms.fixtures.FlightEvents;
 import dev.streamfold.transforms.fold.TestFolds;
 import dev.streamfold.transforms.manager.TransformManager;

@@ -3,11 +3,11 @@ package dev.streamfold.transforms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.ViewAwaits;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;

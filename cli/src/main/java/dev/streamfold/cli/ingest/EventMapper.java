@@ -3,6 +3,7 @@ package dev.streamfold.cli.ingest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamfold.api.v1.Column;
 import dev.streamfold.api.v1.Event;
 import dev.streamfold.ledger.EventValidator;
 import dev.streamfold.ledger.LedgerException;
@@ -56,6 +57,19 @@ public final class EventMapper {
     this.timeField = timeField == null || timeField.isBlank() ? null : timeField;
     this.columns = columns == null ? null : List.copyOf(columns);
   }
+  /**
+   * Create a mapper that checks each event against a stream's columns as the server describes them.
+   *
+   * @param keyField the field whose value is the event key
+   * @param timeField the field whose value is the event time, or null to let the server use the ingestion time
+   * @param columns the stream's columns from its {@code StreamInfo} (possibly empty)
+   * @return the mapper
+   * @throws IllegalArgumentException if keyField is blank
+   */
+  public static EventMapper forStream(String keyField, String timeField, List<Column> columns) {
+    return new EventMapper(keyField, timeField, Protos.columns(columns));
+  }
+
 
   /**
    * Map one row.

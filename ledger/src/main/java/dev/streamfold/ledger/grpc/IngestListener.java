@@ -1,6 +1,6 @@
 package dev.streamfold.ledger.grpc;
 
-import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.core.StreamRef;
 import io.grpc.Status;
 
 /**

@@ -5,8 +5,8 @@ import dev.streamfold.api.v1.CreateStreamResponse;
 import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.ListStreamsResponse;
 import dev.streamfold.api.v1.StreamAdminGrpc;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.StreamRef;
 import io.grpc.stub.StreamObserver;
 
 /** gRPC {@code StreamAdmin}: create and list streams of a tenant's ledger. */

@@ -1,8 +1,8 @@
 package dev.streamfold.ledger.pulsar;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.StreamRef;
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,6 +1,7 @@
 package dev.streamfold.ledger.pulsar;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.Ledger;
@@ -10,7 +11,6 @@ import dev.streamfold.ledger.OffloadStatus;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StreamStorage;
 import dev.streamfold.ledger.SystemTable;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;

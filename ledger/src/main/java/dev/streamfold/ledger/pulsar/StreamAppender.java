@@ -1,11 +1,11 @@
 package dev.streamfold.ledger.pulsar;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.streamfold.ledger.pulsar;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.EventValidator;
@@ -7,7 +8,6 @@ import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,7 +1,8 @@
 package dev.streamfold.ledger.tenant;
 
+import dev.streamfold.core.ApiToken;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.SystemTable;
 import java.security.SecureRandom;
 import java.time.Clock;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.testkit.Testkit;
 import java.util.ArrayList;
 import java.util.HashSet;

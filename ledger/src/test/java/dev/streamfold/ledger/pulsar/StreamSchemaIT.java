@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.schema.AvroSchemas;
 import dev.streamfold.ledger.pulsar.schema.PulsarSchemaRegistry;
 import dev.streamfold.testkit.Testkit;

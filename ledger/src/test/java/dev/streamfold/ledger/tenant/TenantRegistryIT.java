@@ -2,8 +2,9 @@ package dev.streamfold.ledger.tenant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.ApiToken;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Testkit;
 import java.util.Map;

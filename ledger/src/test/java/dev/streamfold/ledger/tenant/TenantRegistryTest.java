@@ -3,6 +3,7 @@ package dev.streamfold.ledger.tenant;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.core.ApiToken;
 import dev.streamfold.ledger.SystemTable;
 import java.security.SecureRandom;
 import java.time.Clock;

@@ -3,6 +3,7 @@ package dev.streamfold.testkit.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.streamfold.deploy.process.S3ProxyProcess;
 import dev.streamfold.testkit.Testkit;
 import java.net.URI;
 import java.net.http.HttpClient;

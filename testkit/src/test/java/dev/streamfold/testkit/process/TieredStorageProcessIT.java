@@ -3,6 +3,8 @@ package dev.streamfold.testkit.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.streamfold.deploy.process.PulsarStandaloneProcess;
+import dev.streamfold.deploy.process.S3ProxyProcess;
 import dev.streamfold.testkit.Testkit;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,9 +1,9 @@
 package dev.streamfold.transforms.manager;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.ServedTransforms;
 import dev.streamfold.transforms.TransformDefinition;

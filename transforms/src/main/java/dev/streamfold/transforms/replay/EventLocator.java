@@ -1,10 +1,10 @@
 package dev.streamfold.transforms.replay;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.transforms.TransformException;
 import java.util.Optional;
 

@@ -1,8 +1,8 @@
 package dev.streamfold.transforms.runtime;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StreamStorage;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewPhase;

@@ -1,9 +1,9 @@
 package dev.streamfold.transforms.runtime;
 
 import dev.streamfold.core.PositionVector;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.TransformOptions;

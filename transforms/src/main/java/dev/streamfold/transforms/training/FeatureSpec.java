@@ -55,7 +55,7 @@ public record FeatureSpec(String view, String column, String join, long ttlMs, S
    */
   public static long parseTtl(String text) {
     try {
-      return dev.streamfold.ledger.Durations.parseMs(text);
+      return dev.streamfold.core.Durations.parseMs(text);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("cannot read time-to-live '" + text + "': use e.g. 90s, 15m, 2h, 7d or PT2H");
     }

@@ -1,9 +1,9 @@
 package dev.streamfold.ledger.pulsar.admin;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.common.OffloadReadRace;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,7 +1,7 @@
 package dev.streamfold.ledger.pulsar.admin;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.StreamRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

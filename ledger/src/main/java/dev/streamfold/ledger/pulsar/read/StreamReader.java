@@ -1,13 +1,13 @@
 package dev.streamfold.ledger.pulsar.read;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import dev.streamfold.ledger.pulsar.common.OffloadReadRace;

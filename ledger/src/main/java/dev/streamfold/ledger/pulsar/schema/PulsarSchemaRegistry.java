@@ -1,11 +1,11 @@
 package dev.streamfold.ledger.pulsar.schema;
 
 import dev.streamfold.core.ClientText;
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.EventValidator;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamRef;
 import dev.streamfold.ledger.StreamSchemas;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;

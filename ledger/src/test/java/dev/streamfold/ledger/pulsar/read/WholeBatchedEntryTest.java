@@ -3,7 +3,7 @@ package dev.streamfold.ledger.pulsar.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.streamfold.core.MessageId;
-import dev.streamfold.ledger.StreamRef;
+import dev.streamfold.core.StreamRef;
 import org.junit.jupiter.api.Test;
 
 /** The refusal of a message ID with batch index -1 that names a batched entry ({@code StreamReader.locate}). */

@@ -3,13 +3,13 @@ package dev.streamfold.deploy.local.stack;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.streamfold.deploy.local.stack.StackState.ProcessRecord;
 import dev.streamfold.deploy.local.stack.StackStatus.ProcessStatus;
-import dev.streamfold.testkit.process.FreePorts;
-import dev.streamfold.testkit.process.ManagedProcess;
-import dev.streamfold.testkit.process.PulsarStandaloneProcess;
-import dev.streamfold.testkit.process.ReactorPaths;
-import dev.streamfold.testkit.process.RedisServerProcess;
-import dev.streamfold.testkit.process.S3ProxyProcess;
-import dev.streamfold.testkit.process.TieredStorage;
+import dev.streamfold.deploy.process.FreePorts;
+import dev.streamfold.deploy.process.ManagedProcess;
+import dev.streamfold.deploy.process.PulsarStandaloneProcess;
+import dev.streamfold.deploy.process.ReactorPaths;
+import dev.streamfold.deploy.process.RedisServerProcess;
+import dev.streamfold.deploy.process.S3ProxyProcess;
+import dev.streamfold.deploy.process.TieredStorage;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -59,7 +59,7 @@ public final class LocalStack {
   /** Entries per ledger segment of the local stack's broker. */
   public static final int LOCAL_MAX_ENTRIES_PER_LEDGER = 500;
   /** Main class of the Streamfold server. */
-  public static final String SERVER_MAIN_CLASS = "dev.streamfold.deploy.local.StreamfoldServerMain";
+  public static final String SERVER_MAIN_CLASS = "dev.streamfold.server.StreamfoldServerMain";
   /** Heap of the Streamfold server JVM. */
   public static final List<String> SERVER_HEAP_FLAGS = List.of("-Xms1g", "-Xmx3g");
   /**
@@ -149,7 +149,7 @@ public final class LocalStack {
    * @throws IllegalStateException if the file does not hold a token
    */
   public String adminToken() {
-    return dev.streamfold.deploy.local.AdminToken.read(options.dataDir().resolve(SERVER));
+    return dev.streamfold.core.AdminToken.read(options.dataDir().resolve(SERVER));
   }
 
   public Path dataDir() {

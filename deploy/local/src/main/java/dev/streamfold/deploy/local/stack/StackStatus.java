@@ -91,7 +91,7 @@ public record StackStatus(Path dataDir, Optional<StackState> state, List<Process
       text.append("S3 endpoint (offloaded ledger segments): ").append(s.s3Endpoint()).append(" bucket ")
           .append(LocalStack.S3_BUCKET).append(", credentials in ")
           .append(Path.of(s.s3().dataDir()).resolve(S3Credentials.FILE_NAME)).append('\n');
-      Path adminToken = dev.streamfold.deploy.local.AdminToken.file(Path.of(s.server().dataDir()));
+      Path adminToken = dev.streamfold.core.AdminToken.file(Path.of(s.server().dataDir()));
       text.append("Admin token (acts for registered tenants and demo; the CLI's default): ").append(adminToken).append('\n');
       text.append("Read a view: redis-cli -p ").append(s.respPort()).append(" -a <tenant token> HGETALL <view>:<key>")
           .append(" (or --user <tenant> -a \"$(cat ").append(adminToken).append(")\")\n");

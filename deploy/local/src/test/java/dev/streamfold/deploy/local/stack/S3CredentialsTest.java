@@ -3,7 +3,7 @@ package dev.streamfold.deploy.local.stack;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.streamfold.testkit.process.TieredStorage;
+import dev.streamfold.deploy.process.TieredStorage;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,0 +1,287 @@
+package dev.streamfold.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.streamfold.api.v1.AppendRequest;
+import dev.streamfold.api.v1.AppendResponse;
+import dev.streamfold.api.v1.CreateTransformRequest;
+import dev.streamfold.api.v1.Event;
+import dev.streamfold.api.v1.GetTransformRequest;
+import dev.streamfold.api.v1.IngestServiceGrpc;
+import dev.streamfold.api.v1.TransformServiceGrpc;
+import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
+import dev.streamfold.ledger.EventEnvelope;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewStore;
+import io.grpc.StatusRuntimeException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Exactly-once views across crashes (issue 3): the Streamfold server is a real process killed with
+ * SIGKILL; every check compares the view with a plain fold of exactly the events up to the position the
+ * view reports.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class CrashRecoveryIT {
+  static PulsarLedger ledger;
+  static ViewStore views;
+
+  @BeforeAll
+  static void connect() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    views = ViewStore.connect(Testkit.redis().uri());
+  }
+
+  @AfterAll
+  static void close() {
+    views.close();
+    ledger.close();
+  }
+
+  static StreamRef flights(String tenant) {
+    StreamRef stream = new StreamRef(tenant, "flights");
+    List<StreamColumn> columns = new ArrayList<>();
+    Flights.COLUMNS.forEach(c -> columns.add(new StreamColumn(c.split(":")[0], c.split(":")[1])));
+    ledger.createStream(stream, columns);
+    return stream;
+  }
+
+  static List<MessageId> append(StreamRef stream, List<Flights.Flight> flights, int batch) {
+    List<MessageId> ids = new ArrayList<>();
+    for (int from = 0; from < flights.size(); from += batch) {
+      List<EventEnvelope> events = new ArrayList<>();
+      for (Flights.Flight f : flights.subList(from, Math.min(flights.size(), from + batch))) {
+        events.add(new EventEnvelope(f.origin(), "flight", f.eventTimeMs(), f.json(), "", Map.of()));
+      }
+      ledger.append(stream, events).join().forEach(a -> ids.add(a.messageId()));
+    }
+    return ids;
+  }
+
+  private static ServerProcess server(String tenant, String name) {
+    return new ServerProcess(Testkit.workDir().resolve(name), Testkit.pulsar().serviceUrl(),
+        Testkit.pulsar().adminUrl(), Testkit.redis().uri(), tenant);
+  }
+
+  static void createView(ServerProcess server, String tenant, String view, String sql) {
+    TransformServiceGrpc.newBlockingStub(server.channel()).create(CreateTransformRequest.newBuilder()
+        .setTenant(tenant).setName(view).setSql(sql).build());
+  }
+
+  static ViewStatus status(ServerProcess server, String tenant, String view) {
+    return TransformServiceGrpc.newBlockingStub(server.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
+        .status(GetTransformRequest.newBuilder().setTenant(tenant).setName(view).build());
+  }
+
+  static void awaitStatus(ServerProcess server, String tenant, String view,
+      java.util.function.Predicate<ViewStatus> done) {
+    java.util.concurrent.atomic.AtomicReference<ViewStatus> last = new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      Awaitility.await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(100))
+          .ignoreException(StatusRuntimeException.class)
+          .until(() -> {
+            ViewStatus s = status(server, tenant, view);
+            last.set(s);
+            assertThat(s.getPhase()).as("view %s: %s", view, s.getError()).isNotEqualTo("FAILED");
+            return done.test(s);
+          });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("view " + view + " did not get there; last status: " + last.get(), e);
+    }
+  }
+
+  /**
+   * Check that the newest version of a view is the fold of exactly the events up to its position.
+   *
+   * @return the events applied
+   */
+  static long assertFoldUpToPosition(ViewName name, List<Flights.Flight> flights, List<MessageId> ids,
+      Function<List<Flights.Flight>, Map<String, Map<String, String>>> oracle) {
+    int version = views.latestVersion(name);
+    ViewMetadata meta = views.metadata(name, version).orElseThrow();
+    int applied = meta.position().isEmpty() ? 0 : ids.indexOf(meta.position().messageIds().get(0)) + 1;
+    assertThat(applied).as("position " + meta.position().texts() + " is an appended message ID").isPositive();
+    assertThat(meta.eventsApplied()).isEqualTo(applied);
+    Map<String, Map<String, String>> expected = oracle.apply(flights.subList(0, applied));
+    assertThat(meta.rows()).isEqualTo(expected.size());
+    expected.forEach((key, row) -> {
+      Map<String, String> actual = views.row(name, version, key).orElseThrow(() -> new AssertionError("no row " + key));
+      row.forEach((column, value) -> {
+        if (column.equals("avg_delay")) {
+          assertThat(Double.parseDouble(actual.get(column))).as(key + "." + column)
+              .isCloseTo(Double.parseDouble(value), within(1e-9));
+        } else {
+          assertThat(actual.get(column)).as(key + "." + column + " at " + applied + " events").isEqualTo(value);
+        }
+      });
+    });
+    return applied;
+  }
+
+  static Map<String, Map<String, String>> delays(List<Flights.Flight> flights) {
+    Map<String, Map<String, String>> rows = new LinkedHashMap<>();
+    Flights.delaysByOrigin(flights).forEach((origin, d) -> rows.put(origin, Map.of("origin", origin,
+        "flights", Long.toString(d.flights()), "delayed", Long.toString(d.delayed()),
+        "avg_delay", Double.toString(d.avgDelay()))));
+    return rows;
+  }
+
+  @Test
+  void killedDuringBackfillAndDuringTheTailTheViewStaysTheFoldOfAnExactPrefix() throws Exception {
+    String tenant = Testkit.uniqueName("crash");
+    StreamRef stream = flights(tenant);
+    List<Flights.Flight> all = Flights.load(Flights.FIXTURE_ROWS);
+    List<MessageId> ids = new ArrayList<>(append(stream, all.subList(0, 180_000), 5_000));
+    ViewName name = new ViewName(tenant, "delays_by_origin");
+    try (ServerProcess server = server(tenant, "crash-server").start()) {
+      createView(server, tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL);
+      awaitStatus(server, tenant, "delays_by_origin", s -> s.getEventsApplied() >= 30_000);
+      server.kill9();
+      long atCrash = assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
+      assertThat(atCrash).isLessThan(180_000);
+
+      server.start();
+      awaitStatus(server, tenant, "delays_by_origin", s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 180_000);
+      assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
+
+      // kill during the tail, while events keep arriving
+      CompletableFuture<List<MessageId>> tail = CompletableFuture.supplyAsync(() -> {
+        List<MessageId> more = new ArrayList<>();
+        for (int from = 180_000; from < 200_000; from += 500) {
+          more.addAll(append(stream, all.subList(from, from + 500), 500));
+          try {
+            Thread.sleep(20); // paces the writer, so the kill falls while events keep arriving; nothing waits on it
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+        return more;
+      });
+      awaitStatus(server, tenant, "delays_by_origin", s -> s.getEventsApplied() >= 185_000);
+      server.kill9();
+      ids.addAll(tail.get(2, TimeUnit.MINUTES));
+      long atSecondCrash = assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
+      assertThat(atSecondCrash).isBetween(180_000L, 200_000L);
+
+      server.start();
+      awaitStatus(server, tenant, "delays_by_origin", s -> s.getEventsApplied() == 200_000);
+      assertThat(assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays)).isEqualTo(200_000);
+    }
+  }
+
+  @Test
+  void stateThatChangesOnlyOnAKeysFirstEventSurvivesARestart() {
+    String tenant = Testkit.uniqueName("first");
+    StreamRef stream = flights(tenant);
+    List<Flights.Flight> all = Flights.load(10_000);
+    List<MessageId> ids = new ArrayList<>(append(stream, all.subList(0, 5_000), 1_000));
+    Function<List<Flights.Flight>, Map<String, Map<String, String>>> firstDestination = flights -> {
+      Map<String, Map<String, String>> rows = new LinkedHashMap<>();
+      flights.forEach(f -> rows.putIfAbsent(f.origin(), Map.of("origin", f.origin(), "first_destination", f.destination())));
+      return rows;
+    };
+    ViewName name = new ViewName(tenant, "first_destinations");
+    try (ServerProcess server = server(tenant, "first-server").start()) {
+      createView(server, tenant, "first_destinations",
+          "SELECT origin, FIRST_VALUE(destination) AS first_destination FROM flights GROUP BY origin");
+      awaitStatus(server, tenant, "first_destinations", s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 5_000);
+      server.kill9();
+      server.start();
+      ids.addAll(append(stream, all.subList(5_000, 10_000), 1_000));
+      awaitStatus(server, tenant, "first_destinations", s -> s.getEventsApplied() == 10_000);
+      assertThat(assertFoldUpToPosition(name, all, ids, firstDestination)).isEqualTo(10_000);
+    }
+  }
+
+  @Test
+  void retriedAppendsAcrossAServerKillAreStoredOnce() throws Exception {
+    String tenant = Testkit.uniqueName("idem");
+    StreamRef stream = new StreamRef(tenant, "payments");
+    ledger.createStream(stream, List.of(new StreamColumn("n", "BIGINT")));
+    Map<String, String> firstAnswer = new HashMap<>();
+    try (ServerProcess server = server(tenant, "idem-server").start()) {
+      // 1,000 appends in flight; the server is killed while they are being sent and acknowledged
+      List<CompletableFuture<AppendResponse>> inFlight = new ArrayList<>();
+      var async = IngestServiceGrpc.newFutureStub(server.channel());
+      for (int i = 0; i < 1_000; i++) {
+        inFlight.add(toCompletable(async.append(request(tenant, i))));
+        if (i == 299) {
+          CompletableFuture.allOf(inFlight.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+        }
+        if (i == 600) {
+          server.kill9();
+        }
+      }
+      for (int i = 0; i < 1_000; i++) {
+        try {
+          firstAnswer.put("pay-" + i, inFlight.get(i).get(30, TimeUnit.SECONDS).getMessageIds(0));
+        } catch (Exception lost) {
+          // unanswered: the client retries
+        }
+      }
+      assertThat(firstAnswer.size()).as("some appends were answered before the kill").isPositive().isLessThan(1_000);
+      server.start();
+      var blocking = IngestServiceGrpc.newBlockingStub(server.channel());
+      for (int retry = 0; retry < 3; retry++) {
+        for (int i = 0; i < 1_000; i++) {
+          AppendResponse response = blocking.append(request(tenant, i));
+          String id = response.getMessageIds(0);
+          String first = firstAnswer.putIfAbsent("pay-" + i, id);
+          if (first != null) {
+            assertThat(id).as("retry of pay-" + i).isEqualTo(first);
+            assertThat(response.getRepeat(0)).isTrue();
+          }
+        }
+      }
+      // a batch [repeat, new, new] stores the two new events
+      AppendResponse mixed = blocking.append(AppendRequest.newBuilder().setTenant(tenant).setStream("payments")
+          .addEvents(request(tenant, 7).getEvents(0)).addEvents(request(tenant, 1_000).getEvents(0))
+          .addEvents(request(tenant, 1_001).getEvents(0)).build());
+      assertThat(mixed.getRepeatList()).containsExactly(true, false, false);
+      assertThat(mixed.getMessageIds(0)).isEqualTo(firstAnswer.get("pay-7"));
+    }
+    assertThat(ledger.describe(stream).eventCount()).isEqualTo(1_002);
+    assertThat(firstAnswer.values()).doesNotHaveDuplicates();
+  }
+
+  private static AppendRequest request(String tenant, int i) {
+    return AppendRequest.newBuilder().setTenant(tenant).setStream("payments")
+        .addEvents(Event.newBuilder().setKey("customer-" + (i % 13)).setIdempotencyKey("pay-" + i)
+            .setPayloadJson("{\"n\":" + i + "}").setEventTimeMs(1_000 + i))
+        .build();
+  }
+
+  private static <T> CompletableFuture<T> toCompletable(com.google.common.util.concurrent.ListenableFuture<T> future) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    future.addListener(() -> {
+      try {
+        result.complete(future.get());
+      } catch (Exception e) {
+        result.completeExceptionally(e);
+      }
+    }, Runnable::run);
+    return result;
+  }
+}
