@@ -2,7 +2,7 @@ package dev.streamfold.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.streamfold.deploy.local.stack.LocalStack;
+import dev.streamfold.deploy.local.stack.ServerLauncher;
 import dev.streamfold.deploy.process.PulsarStandaloneProcess;
 import dev.streamfold.deploy.process.TieredStorage;
 import dev.streamfold.server.StreamfoldServerMain;
@@ -366,7 +366,7 @@ class DeployManifestsTest {
     Matcher options = Pattern.compile("JDK_JAVA_OPTIONS=\"([^\"]*)\"").matcher(dockerfile);
     assertThat(options.find()).as("JDK_JAVA_OPTIONS in " + DOCKERFILE).isTrue();
     List<String> flags = List.of(options.group(1).replace("\\\n", " ").trim().split("\\s+"));
-    assertThat(flags).containsAll(LocalStack.FLINK_JAVA17_FLAGS);
+    assertThat(flags).containsAll(ServerLauncher.FLINK_JAVA17_FLAGS);
   }
 
   @Test

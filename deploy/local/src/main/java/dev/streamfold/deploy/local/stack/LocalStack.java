@@ -1,6 +1,5 @@
 package dev.streamfold.deploy.local.stack;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.streamfold.deploy.local.stack.StackState.ProcessRecord;
 import dev.streamfold.deploy.local.stack.StackStatus.ProcessStatus;
 import dev.streamfold.deploy.process.FreePorts;
@@ -16,7 +15,6 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -44,8 +42,8 @@ import java.util.Set;
  * &lt;data dir&gt;/server/          the server's data, server.log, ready.json, tmp/
  * </pre>
  *
- * <p>The broker's segments have the broker's default sizes; an offloaded segment's local copy is deleted
- * after {@link StackOptions#offloadDeletionLag()} (default 4 hours). Retention is infinite: nothing is
+ * <p>The broker's segments close after {@value #LOCAL_MAX_ENTRIES_PER_LEDGER} entries; an offloaded segment's local
+ * copy is deleted after {@link StackOptions#offloadDeletionLag()} (default 4 hours). Retention is infinite: nothing is
  * ever trimmed. Offloads start when a tenant's offload threshold is reached (a namespace policy, set by the
  * ledger) or on request.
  */
@@ -58,39 +56,6 @@ public final class LocalStack {
   public static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(30);
   /** Entries per ledger segment of the local stack's broker. */
   public static final int LOCAL_MAX_ENTRIES_PER_LEDGER = 500;
-  /** Main class of the Streamfold server. */
-  public static final String SERVER_MAIN_CLASS = "dev.streamfold.server.StreamfoldServerMain";
-  /** Heap of the Streamfold server JVM. */
-  public static final List<String> SERVER_HEAP_FLAGS = List.of("-Xms1g", "-Xmx3g");
-  /**
-   * Environment variable holding extra JVM flags for the server, separated by spaces and added after
-   * {@link #SERVER_HEAP_FLAGS} (so a later {@code -Xmx} wins), e.g. a profiler's {@code -agentpath}. Unset or
-   * blank: none. ({@code JAVA_TOOL_OPTIONS} is not passed on to the stack's processes.)
-   */
-  public static final String ENV_SERVER_JAVA_OPTS = "STREAMFOLD_SERVER_JAVA_OPTS";
-  /**
-   * Flink's standard Java 17 flags (docs/stack.md "Flink on Java 17"; the root pom's {@code java17.flags}),
-   * for every JVM that runs a Flink job.
-   */
-  public static final List<String> FLINK_JAVA17_FLAGS = List.of(
-      "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
-      "--add-exports=java.management/sun.management=ALL-UNNAMED",
-      "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-      "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang=ALL-UNNAMED",
-      "--add-opens=java.base/java.net=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED",
-      "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.text=ALL-UNNAMED",
-      "--add-opens=java.base/java.time=ALL-UNNAMED",
-      "--add-opens=java.base/java.util=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
-      "--add-opens=java.base/sun.net=ALL-UNNAMED");
-
   /**
    * The bucket of the local S3 endpoint. Every offloaded segment's metadata names its bucket: never
    * change it for an existing data directory.
@@ -354,9 +319,9 @@ public final class LocalStack {
       Files.createDirectories(serverDir.resolve("tmp"));
       Files.deleteIfExists(readyFile);
       Path argFile = serverDir.resolve("java-args.txt");
-      String classpath = snapshotClasspath(System.getProperty("java.class.path"), serverDir.resolve("lib"));
-      Files.writeString(argFile, "-cp\n" + quoteArg(classpath) + "\n");
-      List<String> cmd = new ArrayList<>(serverCommand(argFile, serverDir, pulsarServiceUrl, pulsarAdminUrl, redisUri,
+      String classpath = ServerLauncher.snapshotClasspath(System.getProperty("java.class.path"), serverDir.resolve("lib"));
+      Files.writeString(argFile, "-cp\n" + ServerLauncher.quoteArg(classpath) + "\n");
+      List<String> cmd = new ArrayList<>(ServerLauncher.serverCommand(argFile, serverDir, pulsarServiceUrl, pulsarAdminUrl, redisUri,
           grpcPort, respPort, metricsPort, readyFile));
       if (bookieAdminUrl != null) {
         cmd.addAll(List.of("--bookie-admin-url", bookieAdminUrl));
@@ -373,8 +338,8 @@ public final class LocalStack {
       ports.put(ProcessRecord.PORT_METRICS, metricsPort);
       state = state.withServer(new ProcessRecord(SERVER, server.pid(), ProcessCheck.startedAtMs(server.pid()),
           serverDir.toString(), serverDir.toString(), logFile.toString(), ports)).write(stateFile(), now());
-      awaitServer(server, readyFile, logFile, logOffset);
-      int[] ready = readyPorts(readyFile);
+      ServerLauncher.awaitReady(server, readyFile, logFile, logOffset, options.serverStartTimeout());
+      int[] ready = ServerLauncher.readyPorts(readyFile);
       if (ready[0] != grpcPort || ready[1] != respPort || ready[2] != metricsPort) {
         throw new LocalStackException("the Streamfold server reports ports grpc " + ready[0] + ", resp "
             + ready[1] + ", metrics " + ready[2] + " in " + readyFile + " but was asked for " + grpcPort + ", "
@@ -384,185 +349,6 @@ public final class LocalStack {
       return state;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare the server directory " + serverDir, e);
-    }
-  }
-
-  /**
-   * Copy the classpath entries that a rebuild overwrites in place (class directories and SNAPSHOT jars)
-   * to {@code libDir}, so that the running server never loads classes from a half-written jar while
-   * someone rebuilds the source tree. Release jars stay where they are (Maven never rewrites them).
-   *
-   * @param classpath the classpath, entries separated by the path separator
-   * @param libDir the directory for the copies (emptied first)
-   * @return the classpath with the copies in place of the originals, same order
-   * @throws IOException if copying fails
-   */
-  static String snapshotClasspath(String classpath, Path libDir) throws IOException {
-    deleteTree(libDir);
-    Files.createDirectories(libDir);
-    List<String> entries = new ArrayList<>();
-    int index = 0;
-    for (String entry : classpath.split(java.io.File.pathSeparator)) {
-      if (entry.isEmpty()) {
-        continue;
-      }
-      Path path = Path.of(entry);
-      index++;
-      if (Files.isDirectory(path)) {
-        Path copy = libDir.resolve(index + "-" + path.getFileName());
-        copyTree(path, copy);
-        entries.add(copy.toString());
-      } else if (Files.isRegularFile(path) && path.getFileName().toString().contains("SNAPSHOT")) {
-        Path copy = libDir.resolve(index + "-" + path.getFileName());
-        Files.copy(path, copy);
-        entries.add(copy.toString());
-      } else {
-        entries.add(entry);
-      }
-    }
-    return String.join(java.io.File.pathSeparator, entries);
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (var paths = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) paths::iterator) {
-        Path target = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target);
-        }
-      }
-    }
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
-
-  /**
-   * Wait for the server's ready file, polling every 200 ms, up to the start timeout.
-   *
-   * @throws LocalStackException if the process exits, its main thread dies (the JVM may linger on
-   *     non-daemon threads), or the timeout passes; the message quotes the end of its log
-   */
-  private void awaitServer(ManagedProcess server, Path readyFile, Path logFile, long logOffset) {
-    long deadline = System.nanoTime() + options.serverStartTimeout().toNanos();
-    while (readyPorts(readyFile) == null) {
-      if (!server.isAlive()) {
-        throw new LocalStackException("the Streamfold server exited before it was ready; end of " + logFile + ":\n"
-            + ManagedProcess.tail(logFile, 40));
-      }
-      if (mainThreadDied(logFile, logOffset)) {
-        throw new LocalStackException("the Streamfold server's main thread failed before it was ready; end of "
-            + logFile + ":\n" + ManagedProcess.tail(logFile, 40));
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new LocalStackException("the Streamfold server is not ready after "
-            + options.serverStartTimeout().toSeconds() + " s (no " + readyFile + "); end of " + logFile + ":\n"
-            + ManagedProcess.tail(logFile, 40));
-      }
-      try {
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new LocalStackException("interrupted while waiting for the Streamfold server");
-      }
-    }
-  }
-
-  /**
-   * Tell whether a JVM printed an uncaught exception of its main thread to its log.
-   *
-   * @param logFile the log
-   * @param offset where this run's output starts in the log, in bytes
-   * @return true when this run's output has {@code Exception in thread "main"}
-   */
-  static boolean mainThreadDied(Path logFile, long offset) {
-    try (java.nio.channels.SeekableByteChannel channel = Files.newByteChannel(logFile)) {
-      long size = channel.size();
-      long from = Math.max(offset, size - 1_000_000);
-      channel.position(from);
-      java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate((int) (size - from));
-      while (buffer.hasRemaining() && channel.read(buffer) > 0) {
-        // fill
-      }
-      return new String(buffer.array(), 0, buffer.position(), java.nio.charset.StandardCharsets.UTF_8)
-          .contains("Exception in thread \"main\"");
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  /**
-   * Build the server's command line.
-   *
-   * @param argFile the java argument file holding {@code -cp}
-   * @param serverDir the server's data directory
-   * @param pulsarServiceUrl the broker's binary protocol URL
-   * @param pulsarAdminUrl the broker's admin REST URL
-   * @param redisUri the Redis URI of the views
-   * @param grpcPort gRPC port on 127.0.0.1, 1..65535
-   * @param respPort RESP port on 127.0.0.1, 1..65535
-   * @param metricsPort Prometheus {@code /metrics} port on 127.0.0.1, 1..65535
-   * @param readyFile where the server writes its ports once it serves
-   * @return the command, java binary first
-   */
-  static List<String> serverCommand(Path argFile, Path serverDir, String pulsarServiceUrl, String pulsarAdminUrl,
-      String redisUri, int grpcPort, int respPort, int metricsPort, Path readyFile) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(javaBinary());
-    cmd.addAll(FLINK_JAVA17_FLAGS);
-    cmd.addAll(SERVER_HEAP_FLAGS);
-    String extra = System.getenv(ENV_SERVER_JAVA_OPTS);
-    if (extra != null && !extra.isBlank()) {
-      cmd.addAll(List.of(extra.trim().split("\\s+")));
-    }
-    cmd.add("-Djava.io.tmpdir=" + serverDir.resolve("tmp"));
-    cmd.add("-Dstreamfold.role=server");
-    String home = System.getProperty("streamfold.home");
-    if (home != null) {
-      cmd.add("-Dstreamfold.home=" + home);
-    }
-    cmd.add("@" + argFile);
-    cmd.add(SERVER_MAIN_CLASS);
-    cmd.addAll(List.of("--data-dir", serverDir.toString(),
-        "--pulsar-service-url", pulsarServiceUrl,
-        "--pulsar-admin-url", pulsarAdminUrl,
-        "--redis-uri", redisUri,
-        "--grpc-port", Integer.toString(grpcPort),
-        "--resp-port", Integer.toString(respPort),
-        "--metrics-port", Integer.toString(metricsPort),
-        "--ready-file", readyFile.toString()));
-    return cmd;
-  }
-
-  /**
-   * Read the server's ready file.
-   *
-   * @return {grpcPort, respPort, metricsPort} ({@code metricsPort} -1 when the server serves no metrics, as
-   *     the server writes it), or null when the file is missing or not complete yet
-   */
-  static int[] readyPorts(Path readyFile) {
-    try {
-      JsonNode node = StackState.JSON.readTree(Files.readString(readyFile));
-      if (node == null || !node.path("grpcPort").canConvertToInt() || !node.path("respPort").canConvertToInt()
-          || node.path("grpcPort").asInt() <= 0) {
-        return null;
-      }
-      return new int[] {node.path("grpcPort").asInt(), node.path("respPort").asInt(),
-          node.path("metricsPort").asInt(-1)};
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (IOException e) {
-      return null; // partly written: poll again
     }
   }
 
@@ -625,8 +411,8 @@ public final class LocalStack {
     try {
       Files.createDirectories(data);
       Path argFile = data.resolve("launcher-args.txt");
-      Files.writeString(argFile, "-cp\n" + quoteArg(System.getProperty("java.class.path")) + "\n");
-      List<String> cmd = new ArrayList<>(List.of(setsid.toString(), "--wait", javaBinary(), "-Xmx256m",
+      Files.writeString(argFile, "-cp\n" + ServerLauncher.quoteArg(System.getProperty("java.class.path")) + "\n");
+      List<String> cmd = new ArrayList<>(List.of(setsid.toString(), "--wait", ServerLauncher.javaBinary(), "-Xmx256m",
           "-XX:+UseSerialGC", "-Dstreamfold.role=launcher"));
       String home = System.getProperty("streamfold.home");
       if (home != null) {
@@ -742,15 +528,6 @@ public final class LocalStack {
       return port;
     }
     return 0; // the launcher picks a free one
-  }
-
-  static String javaBinary() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
-  /** Quote a value for a java @argfile (backslashes and double quotes escaped). */
-  static String quoteArg(String value) {
-    return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   private static String seconds(long startNanos) {
