@@ -3,7 +3,6 @@ package dev.streamfold.transforms.manager;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.ServedTransforms;
 import dev.streamfold.transforms.TransformDefinition;
@@ -31,7 +30,6 @@ import dev.streamfold.views.ViewSchema;
 import dev.streamfold.views.ViewStore;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,6 +64,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   private final StallDetector stalls;
   private final FoldJarStore jars;
   private final EventLocator locator;
+  private final TransformPlanner planner;
   /** Views this manager runs, for the retirement of superseded versions. */
   private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
   /** The served version up to which older versions were retired, per view. */
@@ -115,6 +114,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     this.checkpoints = new CheckpointStore(options.checkpointsUri());
     this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
     this.locator = new EventLocator(ledger);
+    this.planner = new TransformPlanner(ledger);
     this.jars = new FoldJarStore(ledger, options.dataDir().resolve("jars"));
   }
 
@@ -215,10 +215,9 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   public synchronized TransformDefinition create(String tenant, String name, String sql, List<String> keyColumns) {
     checkNewName(tenant, name);
     long start = System.nanoTime();
-    Map<String, List<StreamColumn>> streams = streamColumns(tenant);
+    Map<String, List<StreamColumn>> streams = planner.streamColumns(tenant);
     long described = System.nanoTime();
-    SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streams, keyColumns);
-    checkWindowsUnpartitioned(tenant, plan);
+    SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, streams, keyColumns);
     long planned = System.nanoTime();
     TransformDefinition created = startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
         plan.keyColumns(), plan.columns(), 1, clock.millis()));
@@ -226,28 +225,6 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
         + " and submitted {} ms", tenant, name, (System.nanoTime() - start) / 1_000_000, streams.size(),
         (described - start) / 1_000_000, (planned - described) / 1_000_000, (System.nanoTime() - planned) / 1_000_000);
     return created;
-  }
-
-  /**
-   * Event-time windows close on a watermark computed from the events in ledger order. A partitioned stream
-   * has no such order across partitions: its partitions are read interleaved in any way, so a watermark over
-   * all of them runs ahead of the slower partitions and their events become late (dropped, and live and replay
-   * disagree). Per-partition watermarks are future work; until then such SQL is refused before anything is
-   * stored or started.
-   *
-   * @throws TransformException.InvalidSql naming the stream and its partitions
-   */
-  private void checkWindowsUnpartitioned(String tenant, SqlPlanner.PlannedQuery plan) {
-    if (!plan.eventTimeWindows()) {
-      return;
-    }
-    StreamInfo info = ledger.describe(new StreamRef(tenant, plan.sourceStream()));
-    if (info.partitioned()) {
-      throw new TransformException.InvalidSql("stream '" + plan.sourceStream() + "' has " + info.partitions()
-          + " partitions: event-time windows (TUMBLE/HOP/CUMULATE/SESSION) need one ledger order to compute"
-          + " watermarks from, and a partitioned stream has none across partitions; window an unpartitioned"
-          + " stream, or aggregate without windows (e.g. GROUP BY key and a truncated time column)", null);
-    }
   }
 
   /** Check a new transformation's name is free (a view name, not a virtual state's). */
@@ -326,14 +303,6 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     return definition;
   }
 
-  private Map<String, List<StreamColumn>> streamColumns(String tenant) {
-    Map<String, List<StreamColumn>> streams = new LinkedHashMap<>();
-    for (StreamRef stream : ledger.listStreams(tenant)) {
-      streams.put(stream.stream(), ledger.columns(stream)); // not describe: it reads every partition's latest event
-    }
-    return streams;
-  }
-
   /**
    * Start the next version of a transformation beside the served one: the new SQL is validated and
    * planned first (an invalid update changes nothing), then its job backfills from the earliest event
@@ -354,8 +323,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    */
   public synchronized TransformDefinition update(String tenant, String name, String sql, List<String> keyColumns) {
     get(tenant, name);
-    SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streamColumns(tenant), keyColumns);
-    checkWindowsUnpartitioned(tenant, plan);
+    SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, planner.streamColumns(tenant), keyColumns);
     return startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
         plan.keyColumns(), plan.columns(), nextVersion(tenant, name), clock.millis()));
   }
