@@ -12,7 +12,6 @@ import dev.streamfold.transforms.ViewStatus;
 import dev.streamfold.transforms.VirtualStateStatus;
 import dev.streamfold.transforms.fold.FoldClasses;
 import dev.streamfold.transforms.fold.FoldJarStore;
-import dev.streamfold.transforms.job.ViewJobBuilder;
 import dev.streamfold.transforms.replay.EventLocator;
 import dev.streamfold.transforms.replay.ReplayManager;
 import dev.streamfold.transforms.runtime.CheckpointStore;
@@ -26,7 +25,6 @@ import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
-import dev.streamfold.views.ViewSchema;
 import dev.streamfold.views.ViewStore;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -34,9 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -46,11 +42,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs every transformation as a Flink job in an embedded MiniCluster: validates and plans SQL before
- * anything starts, stores definitions in the catalog, submits, watches and cancels jobs, and on start
- * resumes every view from its latest retained checkpoint. A view version with no checkpoint is never
- * restarted from earliest on its existing subscription (that would re-read everything into live
- * rows): it is rebuilt as the next version on a new subscription and served once caught up.
+ * Runs every transformation as a Flink job (on the embedded MiniCluster or a session cluster): the facade the
+ * gRPC services and the query-service call, over one class per role: {@link TransformPlanner} (SQL checked and
+ * planned before anything starts), {@link ViewVersions} (served versions, updates, retirement, resumption),
+ * {@link ViewJobSupervisor} (jobs, restarts, stalls), {@link ReplayManager} (virtual states, rollback),
+ * {@link TrainingSetManager} and {@link FoldJarStore}. On start every view resumes from its latest retained
+ * checkpoint; a version with no checkpoint is never restarted from earliest on its existing subscription (that
+ * would re-read everything into live rows): it is rebuilt as the next version on a new subscription and served
+ * once caught up. Every method that changes state runs under this manager's lock.
  */
 public final class TransformManager implements ServedTransforms, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransformManager.class);
@@ -61,14 +60,11 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   private final TransformCatalog catalog;
   private final TransformCatalog updates;
   private final CheckpointStore checkpoints;
+  private final ViewVersions versions;
   private final StallDetector stalls;
   private final FoldJarStore jars;
   private final EventLocator locator;
   private final TransformPlanner planner;
-  /** Views this manager runs, for the retirement of superseded versions. */
-  private final Set<ViewName> managed = ConcurrentHashMap.newKeySet();
-  /** The served version up to which older versions were retired, per view. */
-  private final Map<ViewName, Integer> retiredBelow = new ConcurrentHashMap<>();
   private final Clock clock;
   private final Supplier<FlinkCluster> clusters;
   private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -112,6 +108,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     this.catalog = new TransformCatalog(ledger, TransformCatalog.TABLE);
     this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
     this.checkpoints = new CheckpointStore(options.checkpointsUri());
+    this.versions = new ViewVersions(ledger, views, catalog, updates, checkpoints);
     this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
     this.locator = new EventLocator(ledger);
     this.planner = new TransformPlanner(ledger);
@@ -129,27 +126,12 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     replays = new ReplayManager(ledger, views, options, cluster, this, jars, locator, stalls, housekeeping, clock);
     trainingSets = new TrainingSetManager(ledger, cluster, this, jars, locator, options.dataDir(), housekeeping,
         clock);
+    versions.start(jobs);
     for (String tenant : ledger.tenants()) {
       if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {
         continue;
       }
-      for (TransformDefinition definition : catalog.list(tenant)) {
-        try {
-          Optional<TransformDefinition> update = updates.get(tenant, definition.name());
-          if (update.isPresent() && views.servedVersion(viewName(definition)) >= update.get().version()) {
-            finishUpdate(update.get()); // swapped in just before the last stop
-            definition = update.get();
-            update = Optional.empty();
-          }
-          resume(definition, catalog);
-          if (update.isPresent()) {
-            resume(update.get(), updates);
-          }
-        } catch (RuntimeException e) {
-          LOG.error("cannot resume transformation {}/{}", tenant, definition.name(), e);
-          jobs.failedToStart(viewName(definition), definition.version(), e.getMessage());
-        }
-      }
+      versions.resumeTenant(tenant);
       replays.failInterrupted(tenant);
     }
     housekeeping.scheduleWithFixedDelay(this::retireSafely, 250, 250, TimeUnit.MILLISECONDS);
@@ -163,39 +145,6 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
       return remote;
     }
     return FlinkCluster.embedded(EmbeddedMiniCluster.start(options.dataDir().resolve("flink-tmp"), options.taskSlots()));
-  }
-
-  /**
-   * Resume a version from its latest retained checkpoint, or rebuild it as a new version on a new
-   * subscription when it has none.
-   *
-   * @param table the catalog table the definition lives in (served, or an update in progress)
-   */
-  private void resume(TransformDefinition definition, TransformCatalog table) {
-    managed.add(viewName(definition));
-    if (table == catalog) {
-      // An update in progress does not describe the view: the served version does (ViewStore.serve records the
-      // update's shape as the view's when it is served).
-      views.define(viewName(definition), schema(definition));
-    }
-    Optional<String> checkpoint = checkpoints.latest(definition);
-    if (checkpoint.isPresent()) {
-      LOG.info("resuming {} v{} from {}", viewName(definition), definition.version(), checkpoint.get());
-      jobs.submit(definition, checkpoint);
-    } else {
-      TransformDefinition next = definition.withVersion(nextVersion(definition.tenant(), definition.name()));
-      LOG.info("no checkpoint for {} v{}: rebuilding as v{}", viewName(definition), definition.version(), next.version());
-      table.put(next);
-      jobs.submit(next, Optional.empty());
-    }
-  }
-
-  /** A version number no version of the view has used: above the served one, any update's and any in Redis. */
-  private int nextVersion(String tenant, String name) {
-    int max = views.latestVersion(new ViewName(tenant, name));
-    max = Math.max(max, catalog.get(tenant, name).map(TransformDefinition::version).orElse(0));
-    max = Math.max(max, updates.get(tenant, name).map(TransformDefinition::version).orElse(0));
-    return max + 1;
   }
 
   /**
@@ -219,7 +168,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     long described = System.nanoTime();
     SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, streams, keyColumns);
     long planned = System.nanoTime();
-    TransformDefinition created = startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
+    TransformDefinition created = versions.startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
         plan.keyColumns(), plan.columns(), 1, clock.millis()));
     LOG.info("view {}/{} v1 created in {} ms: columns of {} streams {} ms, SQL validated and planned {} ms, job built"
         + " and submitted {} ms", tenant, name, (System.nanoTime() - start) / 1_000_000, streams.size(),
@@ -264,7 +213,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   public synchronized TransformDefinition createFold(String tenant, String name, String stream, byte[] jar,
       String className) {
     checkNewName(tenant, name);
-    return startNew(foldDefinition(tenant, name, stream, jar, className, 1));
+    return versions.startNew(foldDefinition(tenant, name, stream, jar, className, 1));
   }
 
   /**
@@ -278,7 +227,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   public synchronized TransformDefinition updateFold(String tenant, String name, String stream, byte[] jar,
       String className) {
     get(tenant, name);
-    return startUpdate(foldDefinition(tenant, name, stream, jar, className, nextVersion(tenant, name)));
+    return versions.startUpdate(foldDefinition(tenant, name, stream, jar, className, versions.nextVersion(tenant, name)));
   }
 
   private TransformDefinition foldDefinition(String tenant, String name, String stream, byte[] jar, String className,
@@ -290,17 +239,6 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     FoldJarStore.Stored stored = jars.store(tenant, name, jar, className);
     return new TransformDefinition(tenant, name, null, stream, List.of(stored.shape().keyColumn()),
         stored.shape().viewColumns(), version, clock.millis(), className, stored.sha256());
-  }
-
-  private TransformDefinition startNew(TransformDefinition definition) {
-    ViewName viewName = viewName(definition);
-    views.drop(viewName);
-    checkpoints.deleteView(definition);
-    catalog.put(definition);
-    views.define(viewName, schema(definition));
-    managed.add(viewName);
-    jobs.submit(definition, Optional.empty());
-    return definition;
   }
 
   /**
@@ -324,96 +262,18 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   public synchronized TransformDefinition update(String tenant, String name, String sql, List<String> keyColumns) {
     get(tenant, name);
     SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, planner.streamColumns(tenant), keyColumns);
-    return startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
-        plan.keyColumns(), plan.columns(), nextVersion(tenant, name), clock.millis()));
-  }
-
-  private TransformDefinition startUpdate(TransformDefinition next) {
-    String tenant = next.tenant();
-    String name = next.name();
-    Current served = current(tenant, name);
-    TransformDefinition current = served.served();
-    if (current.version() != catalog.get(tenant, name).map(TransformDefinition::version).orElse(0)) {
-      // the previous update is served already: finish it, never abandon (and drop) the served version
-      finishUpdate(current);
-    }
-    served.pending().ifPresent(this::abandonUpdate);
-    updates.put(next);
-    managed.add(viewName(current));
-    try {
-      jobs.submit(next, Optional.empty());
-    } catch (RuntimeException e) {
-      updates.delete(tenant, name);
-      views.dropVersion(viewName(next), next.version());
-      throw e;
-    }
-    LOG.info("updating {} from v{} to v{}", viewName(current), current.version(), next.version());
-    return next;
-  }
-
-  /** Stop an update in progress and remove everything it made. */
-  private void abandonUpdate(TransformDefinition update) {
-    jobs.cancel(viewName(update), update.version());
-    updates.delete(update.tenant(), update.name());
-    removeVersion(update);
-  }
-
-  /** Remove one version's rows, subscription and checkpoints (its job is stopped). */
-  private void removeVersion(TransformDefinition version) {
-    views.dropVersion(viewName(version), version.version());
-    jobs.forget(viewName(version), version.version());
-    checkpoints.deleteVersion(version);
-    try {
-      ledger.deleteSubscription(new StreamRef(version.tenant(), version.sourceStream()),
-          ViewJobBuilder.subscription(version));
-    } catch (RuntimeException e) {
-      LOG.warn("cannot delete the subscription of {} v{}", viewName(version), version.version(), e);
-    }
-  }
-
-  /** The update's version is served: it becomes the transformation; the old version is retired. */
-  private synchronized void finishUpdate(TransformDefinition update) {
-    Optional<TransformDefinition> old = catalog.get(update.tenant(), update.name());
-    if (old.isPresent() && old.get().version() != update.version()) {
-      jobs.cancel(viewName(update), old.get().version());
-      removeVersion(old.get());
-    }
-    views.define(viewName(update), schema(update)); // the view hash has it since the serve; this refreshes caches
-    catalog.put(update);
-    updates.delete(update.tenant(), update.name());
-    LOG.info("{} now serves v{}", viewName(update), update.version());
+    return versions.startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
+        plan.keyColumns(), plan.columns(), versions.nextVersion(tenant, name), clock.millis()));
   }
 
   private void retireSafely() {
     jobs.recordPendingFailures();
     try {
-      retire();
+      synchronized (this) {
+        versions.retire();
+      }
     } catch (RuntimeException e) {
       LOG.warn("retiring superseded view versions failed (will retry)", e);
-    }
-  }
-
-  /**
-   * Housekeeping: finish updates whose version is served, and remove the rows of versions older than the
-   * served one that no job fills any more (e.g. the version a rebuild replaced). Readers never miss a row:
-   * they resolve the served version and read its row in one script.
-   */
-  private synchronized void retire() {
-    for (ViewName name : List.copyOf(managed)) {
-      Optional<TransformDefinition> update = updates.get(name.tenant(), name.view());
-      int served = views.servedVersion(name);
-      if (update.isPresent() && served >= update.get().version()) {
-        finishUpdate(update.get());
-      }
-      Integer done = retiredBelow.get(name);
-      if (served > 0 && (done == null || done < served)) {
-        for (int v = 1; v < served; v++) {
-          if (!jobs.hasJob(name, v) && views.metadata(name, v).isPresent()) {
-            views.dropVersion(name, v);
-          }
-        }
-        retiredBelow.put(name, served);
-      }
     }
   }
 
@@ -425,40 +285,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    */
   @Override
   public TransformDefinition get(String tenant, String name) {
-    return current(tenant, name).served();
-  }
-
-  /**
-   * A transformation's served definition and its update still in progress.
-   *
-   * @param served the definition readers see (or being built, before the first version is LIVE)
-   * @param pending the next version, built beside {@code served}; empty when none or once it is served
-   * @param servedVersion the version served in Redis, read once with the decision between the two (0 when none yet):
-   *     read again later, a swap in between reported the old version as served version 2
-   */
-  private record Current(TransformDefinition served, Optional<TransformDefinition> pending, int servedVersion) {}
-
-  /**
-   * Resolve which definition is served. An update's job serves its version in Redis the moment it is
-   * LIVE ({@link ViewStore#serve}); the catalog follows only when {@link #finishUpdate} runs (housekeeping,
-   * every 250 ms, after the old job is cancelled). In between, the update is the served definition.
-   * The updates table is read before the catalog: {@link #finishUpdate} puts the catalog entry before it
-   * deletes the update, so a finish between the two reads still yields the new definition.
-   *
-   * @throws TransformException.NotFound if the transformation does not exist
-   */
-  private Current current(String tenant, String name) {
-    Optional<TransformDefinition> update = updates.get(tenant, name);
-    TransformDefinition definition = catalog.get(tenant, name)
-        .orElseThrow(() -> new TransformException.NotFound(tenant, name));
-    int servedVersion = views.servedVersion(viewName(definition));
-    if (update.isEmpty() || update.get().version() <= definition.version()) {
-      return new Current(definition, Optional.empty(), servedVersion);
-    }
-    if (servedVersion >= update.get().version()) {
-      return new Current(update.get(), Optional.empty(), servedVersion);
-    }
-    return new Current(definition, update, servedVersion);
+    return versions.current(tenant, name).served();
   }
 
   /**
@@ -510,9 +337,9 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    * @throws TransformException.NotFound if it does not exist
    */
   public ViewStatus status(String tenant, String name) {
-    Current current = current(tenant, name);
+    ViewVersions.Current current = versions.current(tenant, name);
     TransformDefinition definition = current.served();
-    ViewName viewName = viewName(definition);
+    ViewName viewName = ViewVersions.viewName(definition);
     Optional<ViewMetadata> building = views.metadata(viewName, definition.version());
     ViewJobSupervisor.Report job = jobs.report(definition, building);
     Optional<ViewStatus.Update> update = current.pending().map(next -> {
@@ -644,33 +471,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    * @return true when it existed
    */
   public synchronized boolean delete(String tenant, String name) {
-    Optional<TransformDefinition> definition = catalog.get(tenant, name);
-    if (definition.isEmpty()) {
-      return false;
-    }
-    ViewName viewName = viewName(definition.get());
-    Optional<TransformDefinition> update = updates.get(tenant, name);
-    update.ifPresent(this::abandonUpdate);
-    jobs.cancel(viewName, definition.get().version());
-    catalog.delete(tenant, name);
-    managed.remove(viewName);
-    retiredBelow.remove(viewName);
-    views.drop(viewName);
-    jobs.forgetView(viewName);
-    checkpoints.deleteView(definition.get());
-    StreamRef stream = new StreamRef(tenant, definition.get().sourceStream());
-    for (int v = 1; v <= definition.get().version(); v++) {
-      ledger.deleteSubscription(stream, ViewJobBuilder.subscription(definition.get().withVersion(v)));
-    }
-    return true;
-  }
-
-  private static ViewName viewName(TransformDefinition definition) {
-    return new ViewName(definition.tenant(), definition.name());
-  }
-
-  private static ViewSchema schema(TransformDefinition definition) {
-    return new ViewSchema(definition.columns(), definition.keyColumns());
+    return versions.delete(tenant, name);
   }
 
   /**
