@@ -113,34 +113,10 @@ final class DemoCommand implements Callable<Integer> {
           + created.getStream().getTopic() + ") with columns " + String.join(" ", COLUMNS));
 
       header("Ledger: flights through the gRPC ingestion API");
-      StreamInfo info = IngestCommand.findStream(client, tenant, STREAM);
-      long inLedger = info.getEventCount();
-      boolean hasEvents = inLedger > 0 || !info.getLatestMessageId().isEmpty();
-      long expected;
-      boolean ingestLive;
       EventMapper mapper = new EventMapper("origin", "date");
-      if (!hasEvents) {
-        try (RowReader reader = RowReader.open(parquet, FileFormat.PARQUET, Map.of())) {
-          Ingestion.run(client, tenant, STREAM, reader, mapper, history, "ingest " + STREAM, out);
-        }
-        expected = total;
-        ingestLive = true;
-      } else if (inLedger == history) {
-        out.printf("The first %,d flights are already in the ledger (latest message ID %s); not ingesting them again.%n",
-            inLedger, info.getLatestMessageId());
-        expected = total;
-        ingestLive = true;
-      } else {
-        expected = inLedger > 0 ? Math.min(inLedger, fileRows) : total;
-        out.printf("The data is already in the ledger: stream %s/%s holds %,d events (latest message ID %s); not"
-            + " ingesting again (`streamfold demo --clean` starts from an empty data dir).%n", tenant, STREAM,
-            inLedger, info.getLatestMessageId());
-        if (inLedger > 0 && inLedger != total) {
-          out.printf("Note: that is not the %,d flights this run asks for; the check below uses the first %,d.%n",
-              total, expected);
-        }
-        ingestLive = false;
-      }
+      Ingested ingested = ingestHistory(client, parquet, mapper, fileRows, total, history);
+      long expected = ingested.expected();
+      boolean ingestLive = ingested.live();
 
       header("Transformation " + VIEW + " (Flink SQL)");
       out.println(SQL);
@@ -170,25 +146,7 @@ final class DemoCommand implements Callable<Integer> {
         header("Check: every origin of the view against a plain group-by of the same " + String.format("%,d", expected)
             + " rows");
         GroupByOracle oracle = oracle(parquet, expected);
-        List<String> keys = views.keys(VIEW);
-        List<String> mismatches = new ArrayList<>();
-        int matching = 0;
-        for (String origin : oracle.rows().keySet()) {
-          String mismatch = oracle.mismatch(origin, views.row(VIEW, origin));
-          if (mismatch == null) {
-            matching++;
-          } else {
-            mismatches.add(mismatch);
-          }
-        }
-        for (String key : keys) {
-          if (!oracle.rows().containsKey(key)) {
-            mismatches.add(oracle.mismatch(key, views.row(VIEW, key)));
-          }
-        }
-        out.printf("%d/%d origins match a plain group-by (the view has %d rows over RESP).%n", matching,
-            oracle.rows().size(), keys.size());
-        mismatches.stream().limit(20).forEach(m -> out.println("  MISMATCH " + m));
+        List<String> mismatches = check(views, oracle);
 
         if (tiered) {
           tieredStorage(client, views, oracle);
@@ -196,17 +154,7 @@ final class DemoCommand implements Callable<Integer> {
 
         header("Read the view yourself");
         printTop(views, oracle);
-        int port = state.respPort();
-        out.println();
-        String cli = "redis-cli -p " + port + " --no-auth-warning -a " + token;
-        out.println("The view is served over the Redis protocol; any Redis client reads it with tenant " + tenant
-            + "'s token (AUTH):");
-        out.println("  " + cli + " HGETALL " + VIEW + ":" + SHOWCASE_ORIGIN);
-        out.println("  " + cli + " SCAN 0 MATCH " + VIEW + ":* COUNT 1000");
-        out.println("  " + cli + " GET " + VIEW + ":" + SHOWCASE_ORIGIN + "      (the row as JSON)");
-        out.println("  STREAMFOLD_TOKEN=" + token + " ./streamfold view get " + VIEW + " " + SHOWCASE_ORIGIN);
-        out.println("  ./streamfold transform status " + VIEW + "      (without a token: the local stack's admin token)");
-        out.println();
+        printHowToRead(state.respPort(), token);
         out.printf("Done in %.0f s. The local stack keeps running (`./streamfold local status`);"
             + " stop it with `./streamfold local down`.%n", (System.nanoTime() - started) / 1e9);
         if (!mismatches.isEmpty()) {
@@ -215,6 +163,88 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** What the history ingestion left: how many events the view must apply, and whether the live part is ingested. */
+  private record Ingested(long expected, boolean live) {}
+
+  /**
+   * Ingest the flights before the view exists, unless the ledger holds them already (a second run) or holds
+   * other data (then the check uses what it holds).
+   */
+  private Ingested ingestHistory(StreamfoldClient client, Path parquet, EventMapper mapper, long fileRows, long total,
+      long history) throws IOException {
+    StreamInfo info = IngestCommand.findStream(client, tenant, STREAM);
+    long inLedger = info.getEventCount();
+    boolean hasEvents = inLedger > 0 || !info.getLatestMessageId().isEmpty();
+    long expected;
+    boolean ingestLive;
+    if (!hasEvents) {
+      try (RowReader reader = RowReader.open(parquet, FileFormat.PARQUET, Map.of())) {
+        Ingestion.run(client, tenant, STREAM, reader, mapper, history, "ingest " + STREAM, out);
+      }
+      expected = total;
+      ingestLive = true;
+    } else if (inLedger == history) {
+      out.printf("The first %,d flights are already in the ledger (latest message ID %s); not ingesting them again.%n",
+          inLedger, info.getLatestMessageId());
+      expected = total;
+      ingestLive = true;
+    } else {
+      expected = inLedger > 0 ? Math.min(inLedger, fileRows) : total;
+      out.printf("The data is already in the ledger: stream %s/%s holds %,d events (latest message ID %s); not"
+          + " ingesting again (`streamfold demo --clean` starts from an empty data dir).%n", tenant, STREAM,
+          inLedger, info.getLatestMessageId());
+      if (inLedger > 0 && inLedger != total) {
+        out.printf("Note: that is not the %,d flights this run asks for; the check below uses the first %,d.%n",
+            total, expected);
+      }
+      ingestLive = false;
+    }
+    return new Ingested(expected, ingestLive);
+  }
+
+  /**
+   * Compare every row of the view with a plain group-by of the same rows, printing the count that match and the
+   * first 20 mismatches.
+   *
+   * @return the mismatches, empty when the view is exact
+   */
+  private List<String> check(RespViews views, GroupByOracle oracle) {
+    List<String> keys = views.keys(VIEW);
+    List<String> mismatches = new ArrayList<>();
+    int matching = 0;
+    for (String origin : oracle.rows().keySet()) {
+      String mismatch = oracle.mismatch(origin, views.row(VIEW, origin));
+      if (mismatch == null) {
+        matching++;
+      } else {
+        mismatches.add(mismatch);
+      }
+    }
+    for (String key : keys) {
+      if (!oracle.rows().containsKey(key)) {
+        mismatches.add(oracle.mismatch(key, views.row(VIEW, key)));
+      }
+    }
+    out.printf("%d/%d origins match a plain group-by (the view has %d rows over RESP).%n", matching,
+        oracle.rows().size(), keys.size());
+    mismatches.stream().limit(20).forEach(m -> out.println("  MISMATCH " + m));
+    return mismatches;
+  }
+
+  /** Print the commands that read the view with any Redis client and with the CLI. */
+  private void printHowToRead(int port, String token) {
+    out.println();
+    String cli = "redis-cli -p " + port + " --no-auth-warning -a " + token;
+    out.println("The view is served over the Redis protocol; any Redis client reads it with tenant " + tenant
+        + "'s token (AUTH):");
+    out.println("  " + cli + " HGETALL " + VIEW + ":" + SHOWCASE_ORIGIN);
+    out.println("  " + cli + " SCAN 0 MATCH " + VIEW + ":* COUNT 1000");
+    out.println("  " + cli + " GET " + VIEW + ":" + SHOWCASE_ORIGIN + "      (the row as JSON)");
+    out.println("  STREAMFOLD_TOKEN=" + token + " ./streamfold view get " + VIEW + " " + SHOWCASE_ORIGIN);
+    out.println("  ./streamfold transform status " + VIEW + "      (without a token: the local stack's admin token)");
+    out.println();
   }
 
   static final String VIEW_FROM_S3 = "delays_by_origin_from_s3";
