@@ -78,59 +78,14 @@ final class Ingestion {
         : maxRows == Long.MAX_VALUE ? -1 : maxRows;
     StreamIngester ingester = new StreamIngester(client.ingest(), tenant, stream,
         batchEvents(client, tenant), StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS);
-    long[] read = {0};
-    long[] skipped = {0};
-    java.util.List<String> shown = new java.util.ArrayList<>();
-    Exception[] stoppedAt = {null};
-    long[] stoppedRow = {0};
-    // where the events not yet acknowledged came from, by ordinal (the server may refuse one of them)
-    int remembered = StreamIngester.DEFAULT_BATCH_EVENTS * (StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS + 2);
-    String[] wheres = new String[remembered];
-    long[] rowNumbers = new long[remembered];
-    long[] ordinal = {0};
+    RowFeed feed = new RowFeed(reader, mapper, maxRows, skipBad);
     long[] acked = {0};
     StreamIngester.Result result;
     try (ProgressBar bar = Progress.bar(task, total)) {
-      result = ingester.ingest(() -> {
-        while (read[0] < maxRows) {
-          boolean counted = false; // each row once against maxRows, good or bad (a bad event counted twice)
-          try {
-            ObjectNode row = reader.next();
-            if (row == null) {
-              return null;
-            }
-            read[0]++;
-            counted = true;
-            dev.streamfold.api.v1.Event event = mapper.toEvent(row, reader.rowNumber(), reader.where());
-            rowNumbers[(int) (ordinal[0] % remembered)] = reader.rowNumber();
-            wheres[(int) (ordinal[0]++ % remembered)] = reader.where();
-            return event;
-          } catch (InputException bad) {
-            if (!counted) {
-              read[0]++;
-            }
-            if (!skipBad) {
-              stoppedAt[0] = bad;
-              stoppedRow[0] = bad.row() > 0 ? bad.row() : reader.rowNumber() + 1;
-              return null; // the rows before it are sent and acknowledged; nothing after it
-            }
-            skipped[0]++;
-            if (shown.size() < SHOWN_BAD_ROWS) {
-              shown.add(bad.getMessage());
-            }
-          } catch (IOException unreadable) {
-            // e.g. a line that is not UTF-8: the rows before it are sent and acknowledged, as for a bad row
-            stoppedAt[0] = unreadable;
-            stoppedRow[0] = reader.rowNumber() + 1;
-            return null;
-          }
-        }
-        return null;
-      }, n -> {
+      result = ingester.ingest(feed::next, n -> {
         acked[0] = n;
         bar.stepTo(n);
-      }, n -> n >= ordinal[0] - remembered && n < ordinal[0] ? wheres[(int) (n % remembered)]
-          : "event " + (n + 1) + " of the input");
+      }, feed::where);
     } catch (io.grpc.StatusRuntimeException failed) {
       if (failed.getStatus().getCode() == io.grpc.Status.Code.INVALID_ARGUMENT
           || acked[0] == 0 && !java.util.Set.of(io.grpc.Status.Code.UNAVAILABLE, io.grpc.Status.Code.DEADLINE_EXCEEDED,
@@ -140,47 +95,67 @@ final class Ingestion {
         // acknowledged (a bad token, an unknown stream). A token revoked mid-way is reported with what got in.
         throw failed;
       }
-      // e.g. the server died: what it acknowledged is in the ledger; what it did not may be too
-      long inFlight = ordinal[0] - acked[0];
-      long firstUnacked = acked[0] >= ordinal[0] - remembered && acked[0] < ordinal[0]
-          ? rowNumbers[(int) (acked[0] % remembered)] : -1;
-      String goOn = inFlight == 0 ? "" : String.format("; %,d more were sent without an acknowledgement and may be in"
-          + " it too: compare the stream's event count (streamfold stream list) with what it held before%s", inFlight,
-          firstUnacked
-          < 0 || fromRowOption == null ? "" : "; if it holds none of them, go on with " + fromRowOption + " "
-              + firstUnacked + ", one row later for each one it holds");
-      throw new CliException(ErrorHandler.describe(failed.getStatus()) + (acked[0] == 0
-          ? "; the server acknowledged none of the events of this ingestion"
-          : "; the server acknowledged the first " + String.format("%,d", acked[0]) + " events of this ingestion, which"
-              + " are in the ledger") + goOn, failed);
+      throw serverFailed(failed, feed, acked[0], fromRowOption);
     }
-    if (stoppedAt[0] != null) {
-      String appended = result.events() == 0 ? "nothing was appended"
-          : "the " + String.format("%,d", result.events()) + " events before it were appended to " + tenant + "/" + stream
-              + " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + "), nothing from that"
-              + " row on";
-      String from = fromRowOption + " " + stoppedRow[0];
-      String goOn = fromRowOption == null ? ""
-          : result.events() == 0 && stoppedRow[0] <= 1 ? (stoppedAt[0] instanceof InputException
-              ? "; fix the row, or skip bad rows with --skip-bad" : "")
-          : stoppedAt[0] instanceof InputException
-              ? "; fix the row and append the rest with " + from + ", or skip bad rows with " + from + " --skip-bad"
-                  + " (without " + fromRowOption + ", the rows before it are appended again)"
-              : "; once the file is fixed, append the rest with " + from + " (without " + fromRowOption
-                  + ", the rows before it are appended again)";
-      String skippedBefore = skipped[0] == 0 ? "" : String.format("; before it, %,d bad row%s skipped (--skip-bad),"
-          + " the first: %s", skipped[0], skipped[0] == 1 ? " was" : "s were", shown.get(0));
-      throw new CliException(stoppedAt[0].getMessage() + "; stopped there: " + appended + skippedBefore + goOn,
-          stoppedAt[0]);
+    if (feed.stoppedAt != null) {
+      throw stopped(feed, result, tenant, stream, fromRowOption);
     }
-    if (skipped[0] > 0 && result.events() == 0) {
-      throw new CliException("every row read was bad (" + String.format("%,d", skipped[0]) + "), nothing was appended;"
-          + " the first: " + shown.get(0));
+    if (feed.skipped > 0 && result.events() == 0) {
+      throw new CliException("every row read was bad (" + String.format("%,d", feed.skipped) + "), nothing was appended;"
+          + " the first: " + feed.shown.get(0));
     }
-    if (skipped[0] > 0) {
-      out.printf("Skipped %,d bad row%s (--skip-bad)%s:%n", skipped[0], skipped[0] == 1 ? "" : "s",
-          skipped[0] > shown.size() ? ", the first " + shown.size() : "");
-      shown.forEach(line -> out.println("  " + line));
+    printSummary(out, feed, result, tenant, stream);
+    return result;
+  }
+
+  /**
+   * The error when the server failed mid-way (e.g. it died): what it acknowledged is in the ledger; what it did
+   * not may be too.
+   */
+  private static CliException serverFailed(io.grpc.StatusRuntimeException failed, RowFeed feed, long acked,
+      String fromRowOption) {
+    long inFlight = feed.ordinal - acked;
+    long firstUnacked = feed.rowNumberOf(acked);
+    String goOn = inFlight == 0 ? "" : String.format("; %,d more were sent without an acknowledgement and may be in"
+        + " it too: compare the stream's event count (streamfold stream list) with what it held before%s", inFlight,
+        firstUnacked
+        < 0 || fromRowOption == null ? "" : "; if it holds none of them, go on with " + fromRowOption + " "
+            + firstUnacked + ", one row later for each one it holds");
+    return new CliException(ErrorHandler.describe(failed.getStatus()) + (acked == 0
+        ? "; the server acknowledged none of the events of this ingestion"
+        : "; the server acknowledged the first " + String.format("%,d", acked) + " events of this ingestion, which"
+            + " are in the ledger") + goOn, failed);
+  }
+
+  /** The error at the row that stopped the ingestion (a bad row without skipBad, or an unreadable line). */
+  private static CliException stopped(RowFeed feed, StreamIngester.Result result, String tenant, String stream,
+      String fromRowOption) {
+    String appended = result.events() == 0 ? "nothing was appended"
+        : "the " + String.format("%,d", result.events()) + " events before it were appended to " + tenant + "/" + stream
+            + " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + "), nothing from that"
+            + " row on";
+    String from = fromRowOption + " " + feed.stoppedRow;
+    String goOn = fromRowOption == null ? ""
+        : result.events() == 0 && feed.stoppedRow <= 1 ? (feed.stoppedAt instanceof InputException
+            ? "; fix the row, or skip bad rows with --skip-bad" : "")
+        : feed.stoppedAt instanceof InputException
+            ? "; fix the row and append the rest with " + from + ", or skip bad rows with " + from + " --skip-bad"
+                + " (without " + fromRowOption + ", the rows before it are appended again)"
+            : "; once the file is fixed, append the rest with " + from + " (without " + fromRowOption
+                + ", the rows before it are appended again)";
+    String skippedBefore = feed.skipped == 0 ? "" : String.format("; before it, %,d bad row%s skipped (--skip-bad),"
+        + " the first: %s", feed.skipped, feed.skipped == 1 ? " was" : "s were", feed.shown.get(0));
+    return new CliException(feed.stoppedAt.getMessage() + "; stopped there: " + appended + skippedBefore + goOn,
+        feed.stoppedAt);
+  }
+
+  /** Print the skipped rows, the events/s line and the time held back by the tenant's rate limit. */
+  private static void printSummary(PrintStream out, RowFeed feed, StreamIngester.Result result, String tenant,
+      String stream) {
+    if (feed.skipped > 0) {
+      out.printf("Skipped %,d bad row%s (--skip-bad)%s:%n", feed.skipped, feed.skipped == 1 ? "" : "s",
+          feed.skipped > feed.shown.size() ? ", the first " + feed.shown.size() : "");
+      feed.shown.forEach(line -> out.println("  " + line));
     }
     out.printf("Appended %,d events to %s/%s in %.1f s: %,.0f events/s%s%n", result.events(), tenant, stream,
         result.elapsedNanos() / 1e9, result.eventsPerSecond(),
@@ -190,6 +165,91 @@ final class Ingestion {
           + " waiting in all%n", tenant, result.rateWaits(), result.rateWaits() == 1 ? "" : "s",
           result.rateWaitedMs() / 1e3);
     }
-    return result;
+  }
+
+  /**
+   * The events of a reader's rows, up to {@code maxRows} rows (good or bad), for {@link StreamIngester}: skips and
+   * counts bad rows with {@code skipBad}, else stops at the first (ending the events there), and stops at a line
+   * that cannot be read. Remembers where the events not yet acknowledged came from, by ordinal, so that a refusal
+   * of one of them names its row. Used by the ingester's one thread.
+   */
+  private static final class RowFeed {
+    /** Events whose origin is remembered: every event that can be unacknowledged at once, and some. */
+    private static final int REMEMBERED =
+        StreamIngester.DEFAULT_BATCH_EVENTS * (StreamIngester.DEFAULT_MAX_UNACKED_REQUESTS + 2);
+
+    private final RowReader reader;
+    private final EventMapper mapper;
+    private final long maxRows;
+    private final boolean skipBad;
+    private final String[] wheres = new String[REMEMBERED];
+    private final long[] rowNumbers = new long[REMEMBERED];
+    private long read;
+    /** Events produced so far. */
+    long ordinal;
+    long skipped;
+    final java.util.List<String> shown = new java.util.ArrayList<>();
+    /** What stopped the ingestion, or null. */
+    Exception stoppedAt;
+    /** The row it stopped at (1-based). */
+    long stoppedRow;
+
+    RowFeed(RowReader reader, EventMapper mapper, long maxRows, boolean skipBad) {
+      this.reader = reader;
+      this.mapper = mapper;
+      this.maxRows = maxRows;
+      this.skipBad = skipBad;
+    }
+
+    dev.streamfold.api.v1.Event next() {
+      while (read < maxRows) {
+        boolean counted = false; // each row once against maxRows, good or bad (a bad event counted twice)
+        try {
+          ObjectNode row = reader.next();
+          if (row == null) {
+            return null;
+          }
+          read++;
+          counted = true;
+          dev.streamfold.api.v1.Event event = mapper.toEvent(row, reader.rowNumber(), reader.where());
+          rowNumbers[(int) (ordinal % REMEMBERED)] = reader.rowNumber();
+          wheres[(int) (ordinal++ % REMEMBERED)] = reader.where();
+          return event;
+        } catch (InputException bad) {
+          if (!counted) {
+            read++;
+          }
+          if (!skipBad) {
+            stoppedAt = bad;
+            stoppedRow = bad.row() > 0 ? bad.row() : reader.rowNumber() + 1;
+            return null; // the rows before it are sent and acknowledged; nothing after it
+          }
+          skipped++;
+          if (shown.size() < SHOWN_BAD_ROWS) {
+            shown.add(bad.getMessage());
+          }
+        } catch (IOException unreadable) {
+          // e.g. a line that is not UTF-8: the rows before it are sent and acknowledged, as for a bad row
+          stoppedAt = unreadable;
+          stoppedRow = reader.rowNumber() + 1;
+          return null;
+        }
+      }
+      return null;
+    }
+
+    /** Where the event of an ordinal came from, while remembered. */
+    String where(long n) {
+      return remembered(n) ? wheres[(int) (n % REMEMBERED)] : "event " + (n + 1) + " of the input";
+    }
+
+    /** The row of the event of an ordinal, or -1 when it is not remembered. */
+    long rowNumberOf(long n) {
+      return remembered(n) ? rowNumbers[(int) (n % REMEMBERED)] : -1;
+    }
+
+    private boolean remembered(long n) {
+      return n >= ordinal - REMEMBERED && n < ordinal;
+    }
   }
 }
