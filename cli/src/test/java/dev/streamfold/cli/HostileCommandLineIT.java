@@ -7,13 +7,11 @@ import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.ListTransformsRequest;
 import dev.streamfold.api.v1.ListVirtualStatesRequest;
 import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.cli.CliRunner.CliRun;
 import dev.streamfold.server.StreamfoldServer;
 import dev.streamfold.testkit.Testkit;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +37,8 @@ class HostileCommandLineIT {
   private static StreamfoldServer server;
   private static StreamfoldClient client;
   private static String target;
+  /** The CLI with --server, --tenant and --token. */
+  private static CliRunner cli;
 
   @TempDir
   static Path dir;
@@ -51,12 +51,13 @@ class HostileCommandLineIT {
         .start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
     target = "127.0.0.1:" + server.grpcPort();
     client = StreamfoldClient.connect(target, server.adminToken());
-    assertThat(run(false, "stream", "create", HostileCommandLineCorpus.STREAM, "--column", "n:BIGINT")[0]).isEqualTo("0");
+    cli = new CliRunner("--server", target, "--tenant", TENANT, "--token", server.adminToken());
+    assertThat(cli.run("stream", "create", HostileCommandLineCorpus.STREAM, "--column", "n:BIGINT").exitCode()).isEqualTo(0);
     Path events = Files.writeString(dir.resolve("events.csv"), "k,n\na,1\nb,2\na,3\n");
-    assertThat(run(false, "ingest", HostileCommandLineCorpus.STREAM, events.toString(), "--key", "k")[0]).isEqualTo("0");
-    String[] created = run(false, "transform", "create", HostileCommandLineCorpus.VIEW, "--sql",
+    assertThat(cli.run("ingest", HostileCommandLineCorpus.STREAM, events.toString(), "--key", "k").exitCode()).isEqualTo(0);
+    CliRun created = cli.run("transform", "create", HostileCommandLineCorpus.VIEW, "--sql",
         "SELECT _key AS k, COUNT(*) AS events, SUM(n) AS total FROM " + HostileCommandLineCorpus.STREAM + " GROUP BY _key");
-    assertThat(created[0]).as(created[2]).isEqualTo("0");
+    assertThat(created.exitCode()).as(created.err()).isEqualTo(0);
     Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
       ViewStatus s = client.transforms().status(GetTransformRequest.newBuilder().setTenant(TENANT)
           .setName(HostileCommandLineCorpus.VIEW).build());
@@ -94,31 +95,6 @@ class HostileCommandLineIT {
     return s.toString();
   }
 
-  /** Run the CLI (with --server, --tenant and --token unless plain); returns {exit code, stdout, stderr}. */
-  private static String[] run(boolean plain, String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    List<String> all = new ArrayList<>(List.of(args));
-    if (!plain) {
-      all.addAll(List.of("--server", target, "--tenant", TENANT, "--token", server.adminToken()));
-    }
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      picocli.CommandLine cli = StreamfoldCli.commandLine();
-      cli.setErr(new java.io.PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
-      cli.setOut(new java.io.PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true));
-      code = cli.execute(all.toArray(String[]::new));
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
-  }
-
   @Test
   void hostileCommandLineCorpus() throws Exception {
     List<HostileCommandLineCorpus.Entry> entries = HostileCommandLineCorpus.entries();
@@ -133,16 +109,15 @@ class HostileCommandLineIT {
       i++;
       String[] args = entry.args().stream().map(a -> a.replace("{csv}", csv.toString()).replace("{server}", target)
           .replace("{tenant}", TENANT).replace("{token}", server.adminToken())).toArray(String[]::new);
-      String[] r = run(entry.plain(), args);
-      String first = r[2].lines().map(l -> l.substring(Math.max(0, l.lastIndexOf('\r') + 1)))
-          .filter(l -> !l.isBlank()).findFirst().orElse("");
-      boolean ok = Integer.toString(entry.exitCode()).equals(r[0]) && first.startsWith(entry.error().replace("{tenant}", TENANT))
-          && !r[2].contains("\tat ") && !r[2].contains("Exception") && !r[2].contains(server.adminToken());
-      report.append('#').append(i).append(' ').append(entry.name()).append(": exit ").append(r[0]).append(", ")
+      CliRun r = (entry.plain() ? new CliRunner() : cli).run(args);
+      String first = r.firstErrLine();
+      boolean ok = entry.exitCode() == r.exitCode() && first.startsWith(entry.error().replace("{tenant}", TENANT))
+          && !r.err().contains("\tat ") && !r.err().contains("Exception") && !r.err().contains(server.adminToken());
+      report.append('#').append(i).append(' ').append(entry.name()).append(": exit ").append(r.exitCode()).append(", ")
           .append(first.replace(TENANT, "{tenant}")).append('\n');
       if (!ok) {
-        wrong.add("#" + i + " " + entry.name() + ": exit " + r[0] + ", stderr: " + first.replace(TENANT, "{tenant}")
-            + (r[2].contains("\tat ") ? " [STACK TRACE]" : "") + (r[2].contains("Exception") ? " [Exception]" : ""));
+        wrong.add("#" + i + " " + entry.name() + ": exit " + r.exitCode() + ", stderr: " + first.replace(TENANT, "{tenant}")
+            + (r.err().contains("\tat ") ? " [STACK TRACE]" : "") + (r.err().contains("Exception") ? " [Exception]" : ""));
       }
       assertThat(state()).as("the server's state after " + entry.name()).isEqualTo(before);
     }

@@ -2,6 +2,7 @@ package dev.streamfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.cli.CliRunner.CliRun;
 import dev.streamfold.cli.ingest.EventMapper;
 import dev.streamfold.cli.ingest.FileFormat;
 import dev.streamfold.cli.ingest.RowReader;
@@ -54,6 +55,8 @@ class HostileInputIT {
   private static PulsarLedger ledger;
   private static Server server;
   private static String target;
+  /** The CLI with --server and --tenant {@link #TENANT}. */
+  private static CliRunner cli;
 
   @TempDir
   static Path dir;
@@ -100,6 +103,7 @@ class HostileInputIT {
         .addService(new StreamAdminGrpcService(ledger)).addService(tenants)
         .build().start();
     target = "127.0.0.1:" + server.getPort();
+    cli = new CliRunner("--server", target, "--tenant", TENANT);
   }
 
   @AfterAll
@@ -116,31 +120,6 @@ class HostileInputIT {
     StreamRef ref = new StreamRef(TENANT, name);
     ledger.createStream(ref, List.of(new StreamColumn("k", "STRING"), new StreamColumn("n", "BIGINT")));
     return ref;
-  }
-
-  /** Run the CLI; returns {exit code, stdout, the "error:" lines of stderr (progress bars left out)}. */
-  private static String[] run(String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      String[] all = java.util.Arrays.copyOf(args, args.length + 4);
-      all[args.length] = "--server";
-      all[args.length + 1] = target;
-      all[args.length + 2] = "--tenant";
-      all[args.length + 3] = TENANT;
-      code = StreamfoldCli.commandLine().execute(all);
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    String errors = err.toString(StandardCharsets.UTF_8).lines().map(l -> l.substring(Math.max(0, l.lastIndexOf('\r') + 1)))
-        .filter(l -> l.startsWith("error: ")).collect(java.util.stream.Collectors.joining("\n"));
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), errors};
   }
 
   /** A CSV with a header and {@code rows} rows {@code k<i % 10>,<i>}; row {@code badRow} (if > 0) has 3 fields. */
@@ -164,16 +143,15 @@ class HostileInputIT {
     ledger.createStream(new StreamRef(SMALL_BATCHES, "small"), List.of(new StreamColumn("k", "STRING"),
         new StreamColumn("n", "BIGINT")));
     Path file = csv("small.csv", 30);
-    int code = StreamfoldCli.commandLine().execute("ingest", "small", file.toString(), "--key", "k", "--server", target,
-        "--tenant", SMALL_BATCHES);
-    assertThat(code).isZero();
+    CliRun small = new CliRunner("--server", target, "--tenant", SMALL_BATCHES).run("ingest", "small", file.toString(), "--key", "k");
+    assertThat(small.exitCode()).isZero();
     assertThat(ledger.describe(new StreamRef(SMALL_BATCHES, "small")).eventCount()).isEqualTo(30);
     assertThat(requestSizes.stream().filter(r -> r.startsWith(SMALL_BATCHES + ":")).map(r -> r.substring(r.indexOf(':') + 1)))
         .as("a tenant created with --max-batch 7 gets requests of at most 7 events").containsExactly("7", "7", "7", "7", "2");
     // a tenant the tenant service does not know keeps the default batch
     StreamRef other = stream("default_batches");
     int rows = dev.streamfold.cli.ingest.StreamIngester.DEFAULT_BATCH_EVENTS + 5;
-    assertThat(run("ingest", "default_batches", csv("big.csv", rows).toString(), "--key", "k")[0]).isEqualTo("0");
+    assertThat(cli.run("ingest", "default_batches", csv("big.csv", rows).toString(), "--key", "k").exitCode()).isEqualTo(0);
     assertThat(ledger.describe(other).eventCount()).isEqualTo(rows);
     assertThat(requestSizes).contains(TENANT + ":" + dev.streamfold.cli.ingest.StreamIngester.DEFAULT_BATCH_EVENTS);
   }
@@ -188,18 +166,9 @@ class HostileInputIT {
     StreamRef slow = new StreamRef(RATE_LIMITED, "slow");
     ledger.createStream(slow, List.of(new StreamColumn("k", "STRING"), new StreamColumn("n", "BIGINT")));
     Path file = csv("slow.csv", 100);
-    PrintStream stdout = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      code = StreamfoldCli.commandLine().execute("ingest", "slow", file.toString(), "--key", "k", "--server", target,
-          "--tenant", RATE_LIMITED);
-    } finally {
-      System.setOut(stdout);
-    }
-    String printed = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as(printed).isZero();
+    CliRun r = new CliRunner("--server", target, "--tenant", RATE_LIMITED).run("ingest", "slow", file.toString(), "--key", "k");
+    String printed = r.out();
+    assertThat(r.exitCode()).as(printed).isZero();
     assertThat(printed).contains("Appended 100 events to " + RATE_LIMITED + "/slow")
         .containsPattern("Held back by tenant " + RATE_LIMITED + "'s ingest rate limit: [0-9,]+ requests? refused and"
             + " sent again");
@@ -213,26 +182,26 @@ class HostileInputIT {
   @Test
   void aMissingOrMalformedFileIsNamedAndNothingIsAppended() throws Exception {
     StreamRef s = stream("files");
-    String[] r = run("ingest", "files", dir.resolve("nope.csv").toString(), "--key", "k");
-    assertThat(r[0]).isNotEqualTo("0");
-    assertThat(r[2]).isEqualTo("error: no such file: " + dir.resolve("nope.csv"));
+    CliRun r = cli.run("ingest", "files", dir.resolve("nope.csv").toString(), "--key", "k");
+    assertThat(r.exitCode()).isNotEqualTo(0);
+    assertThat(r.errors()).isEqualTo("error: no such file: " + dir.resolve("nope.csv"));
 
     Path empty = Files.writeString(dir.resolve("empty.csv"), "");
-    assertThat(run("ingest", "files", empty.toString(), "--key", "k")[2]).contains("empty file");
+    assertThat(cli.run("ingest", "files", empty.toString(), "--key", "k").errors()).contains("empty file");
 
     Path notParquet = Files.writeString(dir.resolve("junk.parquet"), "this is not parquet at all");
-    assertThat(run("ingest", "files", notParquet.toString(), "--key", "k")[2])
+    assertThat(cli.run("ingest", "files", notParquet.toString(), "--key", "k").errors())
         .startsWith("error: " + notParquet + ": not a readable Parquet file");
 
     Path latin1 = dir.resolve("latin1.csv");
     Files.write(latin1, "k,n\nZ\u00fcrich,1\n".getBytes(StandardCharsets.ISO_8859_1));
-    assertThat(run("ingest", "files", latin1.toString(), "--key", "k")[2])
+    assertThat(cli.run("ingest", "files", latin1.toString(), "--key", "k").errors())
         .isEqualTo("error: " + latin1 + " line 2: not UTF-8 text (a malformed byte sequence); convert the file to UTF-8;"
             + " stopped there: nothing was appended");
 
     Path jsonl = Files.writeString(dir.resolve("bad.jsonl"), "{\"k\":\"a\",\"n\":1}\n[1,2]\n{\"k\":\"b\",\"n\":2}\n");
-    String[] j = run("ingest", "files", jsonl.toString(), "--key", "k");
-    assertThat(j[2]).contains("bad.jsonl").contains("line 2").contains("the 1 events before it were appended");
+    CliRun j = cli.run("ingest", "files", jsonl.toString(), "--key", "k");
+    assertThat(j.errors()).contains("bad.jsonl").contains("line 2").contains("the 1 events before it were appended");
     assertThat(ledger.describe(s).eventCount()).isEqualTo(1);
   }
 
@@ -254,18 +223,18 @@ class HostileInputIT {
     bytes.write("caf\u00e9,10001\n".getBytes(StandardCharsets.ISO_8859_1));
     bytes.write(after.toString().getBytes(StandardCharsets.UTF_8));
     Files.write(file, bytes.toByteArray());
-    String[] r = run("ingest", "latin", file.toString(), "--key", "k");
-    assertThat(r[0]).isNotEqualTo("0");
-    assertThat(r[2]).startsWith("error: " + file + " line 10002: not UTF-8 text")
+    CliRun r = cli.run("ingest", "latin", file.toString(), "--key", "k");
+    assertThat(r.exitCode()).isNotEqualTo(0);
+    assertThat(r.errors()).startsWith("error: " + file + " line 10002: not UTF-8 text")
         .contains("the 10,000 events before it were appended").contains("--from-row 10001");
     assertThat(ledger.describe(s).eventCount()).isEqualTo(10_000);
     // fixed, the rest goes on from the row the error named: every row once
     Files.write(file, (good + "caf\u00e9,10001\n" + after).getBytes(StandardCharsets.UTF_8));
-    String[] rest = run("ingest", "latin", file.toString(), "--key", "k", "--from-row", "10001");
-    assertThat(rest[0]).as(rest[2]).isEqualTo("0");
-    assertThat(rest[1]).contains("Appended 101 events");
+    CliRun rest = cli.run("ingest", "latin", file.toString(), "--key", "k", "--from-row", "10001");
+    assertThat(rest.exitCode()).as(rest.errors()).isEqualTo(0);
+    assertThat(rest.out()).contains("Appended 101 events");
     assertThat(ledger.describe(s).eventCount()).isEqualTo(10_101);
-    assertThat(run("ingest", "latin", file.toString(), "--key", "k", "--from-row", "20000")[2])
+    assertThat(cli.run("ingest", "latin", file.toString(), "--key", "k", "--from-row", "20000").errors())
         .isEqualTo("error: --from-row 20000: the file has only 10101 data rows");
   }
 
@@ -274,16 +243,16 @@ class HostileInputIT {
     StreamRef s = stream("big");
     // line 1 is the header: data row 1,234,566 is line 1,234,567
     Path file = csv("big.csv", 1_300_000, 1_234_566);
-    String[] r = run("ingest", "big", file.toString(), "--key", "k");
-    assertThat(r[0]).isNotEqualTo("0");
-    assertThat(r[2]).startsWith("error: " + file + " row 1234566 (line 1234567): 3 fields, but the header has 2")
+    CliRun r = cli.run("ingest", "big", file.toString(), "--key", "k");
+    assertThat(r.exitCode()).isNotEqualTo(0);
+    assertThat(r.errors()).startsWith("error: " + file + " row 1234566 (line 1234567): 3 fields, but the header has 2")
         .contains("the 1,234,565 events before it were appended").contains("nothing from that row on")
         .contains("--skip-bad");
     StreamInfo info = ledger.describe(s);
     assertThat(info.eventCount()).isEqualTo(1_234_565);
     List<StoredEvent> last = ledger.read(s, Optional.empty(), 1, 10_000);
     assertThat(last.get(0).event().payloadJson()).isEqualTo("{\"k\":\"k1\",\"n\":1}");
-    assertThat(r[2]).contains(info.latest().orElseThrow().toString());
+    assertThat(r.errors()).contains(info.latest().orElseThrow().toString());
   }
 
   /** A stream with a NOT NULL column and a CSV of 10,000 rows whose rows 5,000 and 5,003 leave it empty. */
@@ -303,19 +272,19 @@ class HostileInputIT {
   @Test
   void aRowTheServerWouldRefuseStopsThereAfterAppendingExactlyTheRowsBeforeIt() throws Exception {
     Path file = requiredColumnCsv("required");
-    String[] r = run("ingest", "required", file.toString(), "--key", "k");
-    assertThat(r[0]).isNotEqualTo("0");
+    CliRun r = cli.run("ingest", "required", file.toString(), "--key", "k");
+    assertThat(r.exitCode()).isNotEqualTo(0);
     // checked with the server's own checks before it is sent: a bad row like a malformed one
-    assertThat(r[2]).startsWith("error: " + file + " row 5000 (line 5001): field 'payload_json.n' is missing or null,"
+    assertThat(r.errors()).startsWith("error: " + file + " row 5000 (line 5001): field 'payload_json.n' is missing or null,"
         + " but the stream's schema requires it (column n BIGINT NOT NULL); stopped there: the 4,999 events before it"
         + " were appended");
     assertThat(ledger.describe(new StreamRef(TENANT, "required")).eventCount()).isEqualTo(4_999);
     // the way on it names appends each good row once (a re-run of the whole file appended the 4,999 again)
-    assertThat(r[2]).contains("skip bad rows with --from-row 5000 --skip-bad");
+    assertThat(r.errors()).contains("skip bad rows with --from-row 5000 --skip-bad");
 
-    String[] skipped = run("ingest", "required", file.toString(), "--key", "k", "--from-row", "5000", "--skip-bad");
-    assertThat(skipped[0]).isEqualTo("0");
-    assertThat(skipped[1]).contains("Appended 4,999 events").contains("Skipped 2 bad rows (--skip-bad):")
+    CliRun skipped = cli.run("ingest", "required", file.toString(), "--key", "k", "--from-row", "5000", "--skip-bad");
+    assertThat(skipped.exitCode()).isEqualTo(0);
+    assertThat(skipped.out()).contains("Appended 4,999 events").contains("Skipped 2 bad rows (--skip-bad):")
         .contains(file + " row 5003 (line 5004): field 'payload_json.n' is missing or null");
     assertThat(ledger.describe(new StreamRef(TENANT, "required")).eventCount()).isEqualTo(9_998);
   }
@@ -326,9 +295,9 @@ class HostileInputIT {
     // JSON Lines values are not typed by the CLI: the server's check of the column type finds them
     Path file = Files.writeString(dir.resolve("typed.jsonl"),
         "{\"k\":\"a\",\"n\":1}\n{\"k\":\"b\",\"n\":\"two\"}\n{\"k\":\"c\",\"n\":3}\n{\"k\":\"d\",\"n\":4.5}\n");
-    String[] r = run("ingest", "typed", file.toString(), "--key", "k", "--skip-bad");
-    assertThat(r[0]).isEqualTo("0");
-    assertThat(r[1]).contains("Appended 2 events").contains("Skipped 2 bad rows (--skip-bad):")
+    CliRun r = cli.run("ingest", "typed", file.toString(), "--key", "k", "--skip-bad");
+    assertThat(r.exitCode()).isEqualTo(0);
+    assertThat(r.out()).contains("Appended 2 events").contains("Skipped 2 bad rows (--skip-bad):")
         .contains(file + " row 2 (line 2): field 'payload_json.n'").contains(file + " row 4 (line 4): field 'payload_json.n'");
     assertThat(ledger.read(s, Optional.empty(), 10, 10_000)).extracting(e -> e.event().key()).containsExactly("a", "c");
   }
@@ -356,9 +325,9 @@ class HostileInputIT {
   void skipBadSkipsCountsAndReports() throws Exception {
     StreamRef s = stream("skipping");
     Path file = csv("skip.csv", 10_000, 3, 500, 501, 9_000, 9_001, 9_002, 10_000);
-    String[] r = run("ingest", "skipping", file.toString(), "--key", "k", "--skip-bad");
-    assertThat(r[0]).isEqualTo("0");
-    assertThat(r[1]).contains("Appended 9,993 events").contains("Skipped 7 bad rows (--skip-bad), the first 5:")
+    CliRun r = cli.run("ingest", "skipping", file.toString(), "--key", "k", "--skip-bad");
+    assertThat(r.exitCode()).isEqualTo(0);
+    assertThat(r.out()).contains("Appended 9,993 events").contains("Skipped 7 bad rows (--skip-bad), the first 5:")
         .contains(file + " row 3 (line 4): 3 fields, but the header has 2")
         .contains(file + " row 9000 (line 9001)").doesNotContain("row 9002 (line");
     assertThat(ledger.describe(s).eventCount()).isEqualTo(9_993);
@@ -375,9 +344,9 @@ class HostileInputIT {
         w.write("k" + i + "," + i + "," + wide + "\n"); // 2,000 of these would be a 20 MB request
       }
     }
-    String[] r = run("ingest", "wide", file.toString(), "--key", "k");
-    assertThat(r[2]).isEmpty();
-    assertThat(r[0]).isEqualTo("0");
+    CliRun r = cli.run("ingest", "wide", file.toString(), "--key", "k");
+    assertThat(r.errors()).isEmpty();
+    assertThat(r.exitCode()).isEqualTo(0);
     assertThat(ledger.describe(s).eventCount()).isEqualTo(3_000);
   }
 
@@ -394,7 +363,7 @@ class HostileInputIT {
     StreamRef free = new StreamRef(TENANT, HostileFileCorpus.FREE);
     ledger.createStream(free, List.of());
     StreamRef bystander = stream("corpus_bystander");
-    assertThat(run("ingest", "corpus_bystander", csv("bystander.csv", 5).toString(), "--key", "k")[0]).isEqualTo("0");
+    assertThat(cli.run("ingest", "corpus_bystander", csv("bystander.csv", 5).toString(), "--key", "k").exitCode()).isEqualTo(0);
     List<String> wrong = new java.util.ArrayList<>();
     int i = 0;
     try (StreamfoldClient client = StreamfoldClient.connect(target, null)) {
@@ -408,17 +377,17 @@ class HostileInputIT {
       String othersBefore = ledger.describe(other) + " " + ledger.describe(bystander);
       List<String> args = new java.util.ArrayList<>(List.of("ingest", entry.stream(), file.toString()));
       args.addAll(entry.options());
-      String[] r = runRaw(args.toArray(String[]::new));
-      int errorAt = r[2].indexOf("error: ");
-      String error = errorAt < 0 ? "" : r[2].substring(errorAt + "error: ".length()).strip();
+      CliRun r = cli.run(args.toArray(String[]::new));
+      int errorAt = r.err().indexOf("error: ");
+      String error = errorAt < 0 ? "" : r.err().substring(errorAt + "error: ".length()).strip();
       String expected = entry.error().replace("{file}", ErrorHandler.oneLine(file.toString()));
       long appended = ledger.describe(into).eventCount() - before;
-      boolean ok = Integer.toString(entry.exitCode()).equals(r[0]) && appended == entry.appended()
+      boolean ok = entry.exitCode() == r.exitCode() && appended == entry.appended()
           && (expected.isEmpty() ? error.isEmpty() : error.startsWith(expected))
-          && !r[2].contains("\tat ") && !r[2].contains("Exception") && error.lines().count() <= 1;
+          && !r.err().contains("\tat ") && !r.err().contains("Exception") && error.lines().count() <= 1;
       if (!ok) {
-        wrong.add("#" + i + " " + entry.name() + ": exit " + r[0] + ", appended " + appended + ", error: "
-            + error.replace(ErrorHandler.oneLine(file.toString()), "{file}") + (r[2].contains("\tat ") ? " [STACK TRACE]" : ""));
+        wrong.add("#" + i + " " + entry.name() + ": exit " + r.exitCode() + ", appended " + appended + ", error: "
+            + error.replace(ErrorHandler.oneLine(file.toString()), "{file}") + (r.err().contains("\tat ") ? " [STACK TRACE]" : ""));
       }
       assertThat(ledger.describe(other) + " " + ledger.describe(bystander)).as(entry.name()).isEqualTo(othersBefore);
       assertThat(client.admin().listStreams(dev.streamfold.api.v1.ListStreamsRequest.newBuilder().setTenant(TENANT)
@@ -428,31 +397,8 @@ class HostileInputIT {
     }
     assertThat(wrong).as("entries whose answer differs").isEmpty();
     assertThat(entries).hasSize(HostileFileCorpus.SIZE);
-    String[] list = run("stream", "list");
-    assertThat(list[0]).as("the server still answers").isEqualTo("0");
-    assertThat(list[1]).contains("corpus_bystander");
-  }
-
-  /** Run the CLI; returns {exit code, stdout, the whole of stderr}. */
-  private static String[] runRaw(String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      String[] all = java.util.Arrays.copyOf(args, args.length + 4);
-      all[args.length] = "--server";
-      all[args.length + 1] = target;
-      all[args.length + 2] = "--tenant";
-      all[args.length + 3] = TENANT;
-      code = StreamfoldCli.commandLine().execute(all);
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
+    CliRun list = cli.run("stream", "list");
+    assertThat(list.exitCode()).as("the server still answers").isEqualTo(0);
+    assertThat(list.out()).contains("corpus_bystander");
   }
 }

@@ -16,20 +16,17 @@ import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.api.v1.ViewUpdate;
 import dev.streamfold.api.v1.VirtualState;
 import dev.streamfold.api.v1.VirtualStateRequest;
+import dev.streamfold.cli.CliRunner.CliRun;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The replay, rollback, view and update commands against a scripted gRPC server on loopback: what they send,
@@ -52,7 +49,7 @@ class ReplayCommandsTest {
   /** When set, the update reports this error while BACKFILLING (a restart in progress) before it is served. */
   private volatile String restartError = "";
   private Server server;
-  private String target;
+  private CliRunner cli;
   private final Transforms transforms = new Transforms();
 
   private final class Replays extends ReplayServiceGrpc.ReplayServiceImplBase {
@@ -138,7 +135,7 @@ class ReplayCommandsTest {
   void start() throws Exception {
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .addService(new Replays()).addService(transforms).build().start();
-    target = "127.0.0.1:" + server.getPort();
+    cli = new CliRunner("--server", "127.0.0.1:" + server.getPort());
   }
 
   @AfterEach
@@ -146,35 +143,11 @@ class ReplayCommandsTest {
     server.shutdownNow();
   }
 
-  /** Run the CLI; returns {exit code, stdout, the "error:" lines of stderr (progress bars left out)}. */
-  private String[] run(String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      CommandLine cli = StreamfoldCli.commandLine();
-      String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-      all[args.length] = "--server";
-      all[args.length + 1] = target;
-      code = cli.execute(all);
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    String errors = err.toString(StandardCharsets.UTF_8).lines().map(l -> l.substring(Math.max(0, l.lastIndexOf('\r') + 1)))
-        .filter(l -> l.startsWith("error: ")).collect(java.util.stream.Collectors.joining("\n"));
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), errors};
-  }
-
   @Test
   void replayFollowsTheProgressAndEndsWithOneLine() {
-    String[] r = run("replay", "delays", "--to", "1:2:-1:3");
-    assertThat(r[0]).isEqualTo("0");
-    assertThat(r[1]).startsWith("Virtual state delays@1:2:-1:3 COMPLETE at position 1:2:-1:3: 4 events applied, 2 rows, ")
+    CliRun r = cli.run("replay", "delays", "--to", "1:2:-1:3");
+    assertThat(r.exitCode()).isEqualTo(0);
+    assertThat(r.out()).startsWith("Virtual state delays@1:2:-1:3 COMPLETE at position 1:2:-1:3: 4 events applied, 2 rows, ")
         .contains("(read rows as delays@1:2:-1:3:<key>)");
     assertThat(received).singleElement().isInstanceOfSatisfying(ReplayRequest.class, q -> {
       assertThat(q.getView()).isEqualTo("delays");
@@ -185,80 +158,80 @@ class ReplayCommandsTest {
 
   @Test
   void replayErrorsAreOneLineWithTheStatusCode() {
-    String[] r = run("replay", "delays", "--before", "9:9:-1:-1");
-    assertThat(r[0]).isEqualTo("1");
-    assertThat(r[2]).isEqualTo("error: INVALID_ARGUMENT: message ID 9:9:-1:-1 is not in stream demo/flights");
+    CliRun r = cli.run("replay", "delays", "--before", "9:9:-1:-1");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.errors()).isEqualTo("error: INVALID_ARGUMENT: message ID 9:9:-1:-1 is not in stream demo/flights");
   }
 
   @Test
   void rollbackToAMessageIdReplaysWhenNoStateExistsAndReusesAnExistingOne() {
-    String[] r = run("rollback", "delays", "--to", "1:2:-1:3");
-    assertThat(r[0]).isEqualTo("0");
+    CliRun r = cli.run("rollback", "delays", "--to", "1:2:-1:3");
+    assertThat(r.exitCode()).isEqualTo(0);
     assertThat(received).hasSize(3);
     assertThat(received.get(0)).isInstanceOf(VirtualStateRequest.class);
     assertThat(received.get(1)).isInstanceOf(ReplayRequest.class);
     assertThat(received.get(2)).isInstanceOfSatisfying(RollbackRequest.class, q -> assertThat(q.getState())
         .isEqualTo("delays@1:2:-1:3"));
-    assertThat(r[1]).contains("Virtual state delays@1:2:-1:3 COMPLETE")
+    assertThat(r.out()).contains("Virtual state delays@1:2:-1:3 COMPLETE")
         .contains("View delays rolled back to delays@1:2:-1:3: reads return its state at position 1:2:-1:3 (4 events, 2 rows).")
         .contains("keeps its live state current underneath");
 
     received.clear();
     existing = COMPLETE;
-    r = run("rollback", "delays", "--to", "1:2:-1:3");
-    assertThat(r[0]).isEqualTo("0");
+    r = cli.run("rollback", "delays", "--to", "1:2:-1:3");
+    assertThat(r.exitCode()).isEqualTo(0);
     assertThat(received).hasSize(2).noneMatch(q -> q instanceof ReplayRequest);
-    assertThat(r[1]).startsWith("Reused virtual state delays@1:2:-1:3.");
+    assertThat(r.out()).startsWith("Reused virtual state delays@1:2:-1:3.");
 
     // an existing state the server refuses (replayed with earlier SQL): no "reused", and how to get past it
     received.clear();
     rollbackRefusal = "virtual state 'delays@1:2:-1:3' was replayed with another transformation (version 1: other SQL or Java fold)";
     try {
-      r = run("rollback", "delays", "--to", "1:2:-1:3");
+      r = cli.run("rollback", "delays", "--to", "1:2:-1:3");
     } finally {
       rollbackRefusal = null;
     }
-    assertThat(r[0]).isEqualTo("1");
-    assertThat(r[1]).doesNotContain("Reused");
-    assertThat(r[2]).contains("replayed with another transformation").contains("`streamfold view drop delays@1:2:-1:3`")
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.out()).doesNotContain("Reused");
+    assertThat(r.errors()).contains("replayed with another transformation").contains("`streamfold view drop delays@1:2:-1:3`")
         .contains("--as NAME");
   }
 
   @Test
   void dropOfAViewPointsAtTransformDelete() {
-    String[] r = run("view", "drop", "delays");
-    assertThat(r[0]).isEqualTo("1");
-    assertThat(r[2]).startsWith("error: 'delays' is a view, not a virtual state: remove it with `streamfold transform delete delays`");
+    CliRun r = cli.run("view", "drop", "delays");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.errors()).startsWith("error: 'delays' is a view, not a virtual state: remove it with `streamfold transform delete delays`");
   }
 
   @Test
   void transformUpdateWaitsUntilServedOrReportsTheFailure() {
-    String[] r = run("transform", "update", "delays", "--sql", "SELECT origin, COUNT(*) AS n FROM f GROUP BY origin");
-    assertThat(r[0]).as(r[2]).isEqualTo("0");
-    assertThat(r[1]).contains("Started version 2 of demo/delays (key origin, columns origin,n) beside the served version 1")
+    CliRun r = cli.run("transform", "update", "delays", "--sql", "SELECT origin, COUNT(*) AS n FROM f GROUP BY origin");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat(r.out()).contains("Started version 2 of demo/delays (key origin, columns origin,n) beside the served version 1")
         .contains("delays now serves version 2");
 
     // a restart in progress (error set, phase not FAILED) is waited out, not reported as a failure
     restartError = "restart 1 of 5 after: boom";
     transforms.statusCalls = 0;
-    String[] restarted = run("transform", "update", "delays", "--sql", "SELECT origin, COUNT(*) AS n FROM f GROUP BY origin");
-    assertThat(restarted[0]).as(restarted[2]).isEqualTo("0");
-    assertThat(restarted[1]).contains("delays now serves version 2");
+    CliRun restarted = cli.run("transform", "update", "delays", "--sql", "SELECT origin, COUNT(*) AS n FROM f GROUP BY origin");
+    assertThat(restarted.exitCode()).as(restarted.errors()).isEqualTo(0);
+    assertThat(restarted.out()).contains("delays now serves version 2");
     restartError = "";
 
     updateError = "job failed: boom";
     transforms.statusCalls = 0;
-    String[] failed = run("transform", "update", "delays2", "--sql", "SELECT 1");
-    assertThat(failed[0]).isEqualTo("1");
-    assertThat(failed[2]).startsWith("error: the update of demo/delays2 to version 2 FAILED: job failed: boom; version 1"
+    CliRun failed = cli.run("transform", "update", "delays2", "--sql", "SELECT 1");
+    assertThat(failed.exitCode()).isEqualTo(1);
+    assertThat(failed.errors()).startsWith("error: the update of demo/delays2 to version 2 FAILED: job failed: boom; version 1"
         + " is still served, untouched");
 
     // the first version failed before it was served: no "version 0 is still served"
     servedBefore = 0;
     transforms.statusCalls = 0;
-    String[] neverServed = run("transform", "update", "delays3", "--sql", "SELECT 1");
-    assertThat(neverServed[1]).contains("(no version is served yet); it is served once LIVE");
-    assertThat(neverServed[2]).startsWith("error: the update of demo/delays3 to version 2 FAILED: job failed: boom;"
+    CliRun neverServed = cli.run("transform", "update", "delays3", "--sql", "SELECT 1");
+    assertThat(neverServed.out()).contains("(no version is served yet); it is served once LIVE");
+    assertThat(neverServed.errors()).startsWith("error: the update of demo/delays3 to version 2 FAILED: job failed: boom;"
         + " no version of it is served (none finished its first backfill)");
     servedBefore = 1;
   }

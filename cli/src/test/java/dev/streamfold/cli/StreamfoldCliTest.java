@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.api.v1.Column;
+import dev.streamfold.cli.CliRunner.CliRun;
 import dev.streamfold.cli.ingest.FileFormat;
 import dev.streamfold.deploy.process.FreePorts;
 import io.grpc.Status;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ConnectException;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,17 +34,12 @@ class StreamfoldCliTest {
     collect(StreamfoldCli.commandLine(), new java.util.ArrayList<>(), paths);
     assertThat(paths).hasSizeGreaterThan(30);
     for (List<String> path : paths) {
-      CommandLine cli = StreamfoldCli.commandLine();
-      StringWriter out = new StringWriter();
-      StringWriter err = new StringWriter();
-      cli.setOut(new PrintWriter(out));
-      cli.setErr(new PrintWriter(err));
       List<String> args = new java.util.ArrayList<>(path);
       args.add("--help");
-      int code = cli.execute(args.toArray(String[]::new));
-      assertThat(code).as(String.join(" ", args) + ": " + err).isZero();
-      assertThat(out.toString()).as(String.join(" ", args)).startsWith("Usage: streamfold " + String.join(" ", path));
-      assertThat(err.toString()).as(String.join(" ", args)).isEmpty();
+      CliRun r = new CliRunner().run(args.toArray(String[]::new));
+      assertThat(r.exitCode()).as(String.join(" ", args) + ": " + r.err()).isZero();
+      assertThat(r.out()).as(String.join(" ", args)).startsWith("Usage: streamfold " + String.join(" ", path));
+      assertThat(r.err()).as(String.join(" ", args)).isEmpty();
     }
   }
 
@@ -243,20 +237,16 @@ class StreamfoldCliTest {
     assertThat(TransformCommand.describe(s)).contains("\n  STALLED: " + why)
         .contains("\n    STALLED: no event applied for 70 s (the served version is untouched)");
     assertThat(TransformCommand.describe(s.toBuilder().clearStalled().clearUpdate().build())).doesNotContain("STALLED");
-    java.io.PrintStream err = System.err;
-    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
-    System.setErr(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
-    try {
+    String printed = CliRunner.capture(() -> {
       // printed once when the stall begins, again only after progress
       boolean warned = TransformCommand.warnOnStall("backfill of delays", false, why);
       warned = TransformCommand.warnOnStall("backfill of delays", warned, why.replace("64 s", "65 s"));
       warned = TransformCommand.warnOnStall("backfill of delays", warned, "");
       assertThat(warned).isFalse();
       TransformCommand.warnOnStall("backfill of delays", warned, why);
-    } finally {
-      System.setErr(err);
-    }
-    assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8).lines().filter(l -> !l.isEmpty()))
+      return 0;
+    }).err();
+    assertThat(printed.lines().filter(l -> !l.isEmpty()))
         .containsExactly("backfill of delays STALLED: " + why + " (still waiting)",
             "backfill of delays STALLED: " + why + " (still waiting)");
   }
@@ -273,16 +263,13 @@ class StreamfoldCliTest {
   @Test
   void aCommandsOptionBeforeItsNameSaysWhereItGoes() {
     // picocli answered "Unknown options" and the whole usage
-    picocli.CommandLine cli = StreamfoldCli.commandLine();
-    java.io.StringWriter err = new java.io.StringWriter();
-    cli.setErr(new java.io.PrintWriter(err, true));
-    assertThat(cli.execute("--token=sf_x", "transform", "status", "delays")).isEqualTo(2);
-    assertThat(err.toString().trim()).isEqualTo("error: --token goes after the command's name, e.g. `streamfold"
+    CliRun misplaced = new CliRunner().run("--token=sf_x", "transform", "status", "delays");
+    assertThat(misplaced.exitCode()).isEqualTo(2);
+    assertThat(misplaced.err().trim()).isEqualTo("error: --token goes after the command's name, e.g. `streamfold"
         + " transform status NAME --token ...`: each command takes its own options");
-    java.io.StringWriter other = new java.io.StringWriter();
-    cli.setErr(new java.io.PrintWriter(other, true));
-    assertThat(cli.execute("--nope", "transform", "status", "delays")).isEqualTo(2);
-    assertThat(other.toString()).contains("Unknown option").contains("Usage:");
+    CliRun other = new CliRunner().run("--nope", "transform", "status", "delays");
+    assertThat(other.exitCode()).isEqualTo(2);
+    assertThat(other.err()).contains("Unknown option").contains("Usage:");
   }
 
   @Test
@@ -308,13 +295,10 @@ class StreamfoldCliTest {
   @Test
   void grpcErrorsPrintOneLineWithTheStatusCodeAndExitNonZero() {
     int closedPort = FreePorts.pick();
-    CommandLine cli = StreamfoldCli.commandLine();
-    StringWriter err = new StringWriter();
-    cli.setErr(new PrintWriter(err, true));
-    int code = cli.execute("stream", "list", "--server", "127.0.0.1:" + closedPort);
-    assertThat(code).isEqualTo(1);
-    assertThat(err.toString()).startsWith("error: UNAVAILABLE: ").doesNotContain("\tat ");
-    assertThat(err.toString().lines().count()).isEqualTo(1);
+    CliRun r = new CliRunner().run("stream", "list", "--server", "127.0.0.1:" + closedPort);
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).startsWith("error: UNAVAILABLE: ").doesNotContain("\tat ");
+    assertThat(r.err().lines().count()).isEqualTo(1);
     assertThat(ErrorHandler.describe(Status.NOT_FOUND.withDescription("stream 'x' does not exist").asRuntimeException()))
         .isEqualTo("NOT_FOUND: stream 'x' does not exist");
     // a refused AUTH is not an unreachable server (a tenant token without --tenant asked "is the stack running?")
@@ -328,10 +312,8 @@ class StreamfoldCliTest {
 
   @Test
   void usageErrorsExitWithTwo() {
-    CommandLine cli = StreamfoldCli.commandLine();
-    cli.setErr(new PrintWriter(new StringWriter(), true));
-    assertThat(cli.execute("ingest", "s")).isEqualTo(2);
-    assertThat(cli.execute("no-such-command")).isEqualTo(2);
+    assertThat(new CliRunner().run("ingest", "s").exitCode()).isEqualTo(2);
+    assertThat(new CliRunner().run("no-such-command").exitCode()).isEqualTo(2);
   }
 
   @Test
@@ -350,11 +332,9 @@ class StreamfoldCliTest {
   /** picocli quoted the unmatched arguments, a --token's value among them, on stderr. */
   @Test
   void aUsageErrorNeverShowsTheToken() {
-    CommandLine cli = StreamfoldCli.commandLine();
-    StringWriter err = new StringWriter();
-    cli.setErr(new PrintWriter(err, true));
-    assertThat(cli.execute("stream", "nope", "--token", "sf_secret123", "--token=sf_other456")).isEqualTo(2);
-    assertThat(err.toString()).startsWith("Unmatched arguments from index 1: 'nope', '--token', '" + StreamfoldCli.REDACTED
+    CliRun r = new CliRunner().run("stream", "nope", "--token", "sf_secret123", "--token=sf_other456");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).startsWith("Unmatched arguments from index 1: 'nope', '--token', '" + StreamfoldCli.REDACTED
         + "', '--token=" + StreamfoldCli.REDACTED + "'").doesNotContain("sf_secret123").doesNotContain("sf_other456");
   }
 

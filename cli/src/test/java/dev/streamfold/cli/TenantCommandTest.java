@@ -13,6 +13,7 @@ import dev.streamfold.api.v1.Tenant;
 import dev.streamfold.api.v1.TenantLimits;
 import dev.streamfold.api.v1.TenantServiceGrpc;
 import dev.streamfold.api.v1.TokenInfo;
+import dev.streamfold.cli.CliRunner.CliRun;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -21,10 +22,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +35,7 @@ class TenantCommandTest {
   private final List<Object> received = new CopyOnWriteArrayList<>();
   private final List<String> authorizations = new CopyOnWriteArrayList<>();
   private Server server;
-  private String target;
+  private CliRunner cli;
 
   private final class Tenants extends TenantServiceGrpc.TenantServiceImplBase {
     @Override
@@ -78,7 +76,7 @@ class TenantCommandTest {
     };
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .addService(ServerInterceptors.intercept(new Tenants(), recordAuth)).build().start();
-    target = "127.0.0.1:" + server.getPort();
+    cli = new CliRunner("--server", "127.0.0.1:" + server.getPort(), "--token", TOKEN);
   }
 
   @AfterEach
@@ -86,32 +84,10 @@ class TenantCommandTest {
     server.shutdownNow();
   }
 
-  private String[] run(String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      String[] all = java.util.Arrays.copyOf(args, args.length + 4);
-      all[args.length] = "--server";
-      all[args.length + 1] = target;
-      all[args.length + 2] = "--token";
-      all[args.length + 3] = TOKEN;
-      code = StreamfoldCli.commandLine().execute(all);
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
-  }
-
   @Test
   void createSendsTheLimitsAndTheTokenAndPrintsTheNewTokenOnce() {
-    String[] r = run("tenant", "create", "acme", "--max-event-bytes", "1000", "--max-batch", "10", "--ingest-rate", "5");
-    assertThat(r[0]).isEqualTo("0");
+    CliRun r = cli.run("tenant", "create", "acme", "--max-event-bytes", "1000", "--max-batch", "10", "--ingest-rate", "5");
+    assertThat(r.exitCode()).isEqualTo(0);
     assertThat(authorizations).containsExactly("Bearer " + TOKEN);
     assertThat(received).singleElement().isInstanceOfSatisfying(CreateTenantRequest.class, q -> {
       assertThat(q.getTenant()).isEqualTo("acme");
@@ -119,7 +95,7 @@ class TenantCommandTest {
       assertThat(q.getLimits().getMaxEventsPerBatch()).isEqualTo(10);
       assertThat(q.getLimits().getIngestEventsPerSecond()).isEqualTo(5);
     });
-    assertThat(r[1]).contains("Created tenant acme (max event 1,000 bytes, max batch 10 events, ingest 5 events/s)")
+    assertThat(r.out()).contains("Created tenant acme (max event 1,000 bytes, max batch 10 events, ingest 5 events/s)")
         .contains("\nsf_new-token\n").doesNotContain(TOKEN);
   }
 
@@ -127,27 +103,27 @@ class TenantCommandTest {
   @Test
   void zeroLimitsAreRefusedAndLeftOutLimitsAreTheDefaults() {
     for (String option : java.util.List.of("--max-event-bytes", "--max-batch", "--ingest-rate")) {
-      String[] r = run("tenant", "create", "acme", option, "0");
-      assertThat(r[0]).as(option).isEqualTo("1");
-      assertThat(r[2]).contains(option + " must be at least 1, got 0 (leave it out for the default)");
+      CliRun r = cli.run("tenant", "create", "acme", option, "0");
+      assertThat(r.exitCode()).as(option).isEqualTo(1);
+      assertThat(r.err()).contains(option + " must be at least 1, got 0 (leave it out for the default)");
     }
     assertThat(received).as("nothing sent").isEmpty();
-    assertThat(run("tenant", "create", "acme")[0]).isEqualTo("0");
+    assertThat(cli.run("tenant", "create", "acme").exitCode()).isEqualTo(0);
     assertThat(received).singleElement().isInstanceOfSatisfying(CreateTenantRequest.class,
         q -> assertThat(q.getLimits()).isEqualTo(dev.streamfold.api.v1.TenantLimits.getDefaultInstance()));
   }
 
   @Test
   void rotateIssuesWithRevokeOthersAndRevokeNamesTheId() {
-    String[] rotated = run("tenant", "token", "rotate", "acme");
-    assertThat(rotated[0]).isEqualTo("0");
-    assertThat(rotated[1]).contains("Revoked tokens [old111111111]").contains("sf_rotated");
-    String[] revoked = run("tenant", "token", "revoke", "acme", "--id", "new222222222");
-    assertThat(revoked[0]).isEqualTo("0");
-    assertThat(revoked[1]).contains("Revoked tokens [new222222222] of tenant acme.");
+    CliRun rotated = cli.run("tenant", "token", "rotate", "acme");
+    assertThat(rotated.exitCode()).isEqualTo(0);
+    assertThat(rotated.out()).contains("Revoked tokens [old111111111]").contains("sf_rotated");
+    CliRun revoked = cli.run("tenant", "token", "revoke", "acme", "--id", "new222222222");
+    assertThat(revoked.exitCode()).isEqualTo(0);
+    assertThat(revoked.out()).contains("Revoked tokens [new222222222] of tenant acme.");
     assertThat(received).hasSize(2);
     assertThat(((IssueTokenRequest) received.get(0)).getRevokeOthers()).isTrue();
     assertThat(((RevokeTokenRequest) received.get(1)).getTokenId()).isEqualTo("new222222222");
-    assertThat(run("tenant", "token", "revoke", "acme")[0]).as("--id or --all is required").isEqualTo("2");
+    assertThat(cli.run("tenant", "token", "revoke", "acme").exitCode()).as("--id or --all is required").isEqualTo(2);
   }
 }

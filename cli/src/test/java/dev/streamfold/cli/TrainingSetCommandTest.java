@@ -13,21 +13,18 @@ import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetRows;
 import dev.streamfold.api.v1.TrainingSetValue;
+import dev.streamfold.cli.CliRunner.CliRun;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code streamfold training-set} against a scripted gRPC server: feature splitting, the request, the output. */
 class TrainingSetCommandTest {
@@ -38,6 +35,7 @@ class TrainingSetCommandTest {
   private final List<Object> received = new CopyOnWriteArrayList<>();
   private Server server;
   private String target;
+  private CliRunner cli;
 
   private final class Replays extends ReplayServiceGrpc.ReplayServiceImplBase {
     @Override
@@ -97,34 +95,12 @@ class TrainingSetCommandTest {
   void start() throws Exception {
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(new Replays()).build().start();
     target = "127.0.0.1:" + server.getPort();
+    cli = new CliRunner("--server", target);
   }
 
   @AfterEach
   void stop() {
     server.shutdownNow();
-  }
-
-  /** Run the CLI; returns {exit code, stdout, the "error:" lines of stderr (progress bars left out)}. */
-  private String[] run(String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      String[] all = java.util.Arrays.copyOf(args, args.length + 2);
-      all[args.length] = "--server";
-      all[args.length + 1] = target;
-      code = StreamfoldCli.commandLine().execute(all);
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    String errors = err.toString(StandardCharsets.UTF_8).lines().map(l -> l.substring(Math.max(0, l.lastIndexOf('\r') + 1)))
-        .filter(l -> l.startsWith("error: ")).collect(java.util.stream.Collectors.joining("\n"));
-    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), errors};
   }
 
   @Test
@@ -155,11 +131,11 @@ class TrainingSetCommandTest {
 
   @Test
   void createSendsTheRequestShowsTheFirstRowsAndEndsWithOneLine() {
-    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--where", "distance > 100",
         "--features", "delays_by_origin.avg_delay,route=delays_by_route.avg_delay@CONCAT(origin, '>', destination)",
         "--feature", "x=delays_by_origin.flights/2h", "--out", "sets/delayed.parquet", "--head", "2");
-    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
     assertThat(received).singleElement().isInstanceOfSatisfying(ExportTrainingSetRequest.class, q -> {
       assertThat(q.getTenant()).isEqualTo("demo");
       assertThat(q.getName()).isEqualTo("delayed");
@@ -177,7 +153,7 @@ class TrainingSetCommandTest {
       assertThat(q.getCommand()).startsWith("streamfold training-set create delayed --label-stream flights --entity origin"
           + " --label 'delay >= 15' --where 'distance > 100' --features").contains("--head 2 --server " + target);
     });
-    assertThat(r[1]).isEqualTo("""
+    assertThat(r.out()).isEqualTo("""
         message_id  event_time            entity  label  delays_by_origin__avg_delay
         7:0:-1:-1   2015-01-01T00:00:00Z  ATL     true   null
         7:1:-1:-1   2015-01-01T00:01:00Z  LAS     false  12.3457
@@ -188,10 +164,10 @@ class TrainingSetCommandTest {
 
   @Test
   void headZeroStreamsNoRowsAndToIsPassedOn() {
-    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "a.x", "--head", "0", "--to", "7:50:-1:-1");
-    assertThat(r[0]).as(r[2]).isEqualTo("0");
-    assertThat(r[1]).startsWith("Training set delayed: 40 rows");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat(r.out()).startsWith("Training set delayed: 40 rows");
     assertThat(received).singleElement().isInstanceOfSatisfying(ExportTrainingSetRequest.class, q -> {
       assertThat(q.getStreamRows()).isFalse();
       assertThat(q.getTo()).isEqualTo("7:50:-1:-1");
@@ -201,41 +177,39 @@ class TrainingSetCommandTest {
 
   @Test
   void noWaitReturnsOnceRegisteredAndStatusFollows() {
-    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "a.x", "--no-wait");
-    assertThat(r[0]).as(r[2]).isEqualTo("0");
-    assertThat(r[1]).isEqualTo("Building training set delayed (RUNNING, 100 events to read) into /d/delayed.parquet;"
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat(r.out()).isEqualTo("Building training set delayed (RUNNING, 100 events to read) into /d/delayed.parquet;"
         + " follow it with: streamfold training-set status delayed\n");
     assertThat((ExportTrainingSetRequest) received.get(0)).satisfies(q -> assertThat(q.getDetach()).isTrue());
 
-    r = run("training-set", "status", "delayed");
-    assertThat(r[0]).isEqualTo("0");
-    assertThat(r[1]).isEqualTo("Training set delayed RUNNING: 50 of 100 events read, 20 rows, 1.5 s, output"
+    r = cli.run("training-set", "status", "delayed");
+    assertThat(r.exitCode()).isEqualTo(0);
+    assertThat(r.out()).isEqualTo("Training set delayed RUNNING: 50 of 100 events read, 20 rows, 1.5 s, output"
         + " /d/delayed.parquet, manifest /d/delayed.parquet.manifest.json\n");
   }
 
   @Test
   void errorsAreOneLine() {
-    String[] r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--features", "nope.x");
-    assertThat(r[0]).isEqualTo("1");
-    assertThat(r[2]).isEqualTo("error: NOT_FOUND: transformation 'nope' does not exist in tenant 'demo'");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.errors()).isEqualTo("error: NOT_FOUND: transformation 'nope' does not exist in tenant 'demo'");
 
-    r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--features", "v.broken");
-    assertThat(r[0]).isEqualTo("1");
-    assertThat(r[2]).isEqualTo("error: ABORTED: training set 'delayed' FAILED: boom");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.errors()).isEqualTo("error: ABORTED: training set 'delayed' FAILED: boom");
 
-    r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin", "--label", "x");
-    assertThat(r[0]).isEqualTo("1");
-    assertThat(r[2]).isEqualTo("error: give at least one feature: --features VIEW.column,... or --feature VIEW.column");
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin", "--label", "x");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.errors()).isEqualTo("error: give at least one feature: --features VIEW.column,... or --feature VIEW.column");
 
-    r = run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin", "--label", "x",
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin", "--label", "x",
         "--features", "a.x@f(b");
-    assertThat(r[2]).isEqualTo("error: --features: unclosed '(' in 'a.x@f(b'");
+    assertThat(r.errors()).isEqualTo("error: --features: unclosed '(' in 'a.x@f(b'");
 
-    CommandLine cli = StreamfoldCli.commandLine();
-    cli.setErr(new java.io.PrintWriter(new java.io.StringWriter()));
-    assertThat(cli.execute("training-set", "create", "delayed", "--entity", "origin")).isEqualTo(2);
+    assertThat(new CliRunner().run("training-set", "create", "delayed", "--entity", "origin").exitCode()).isEqualTo(2);
   }
 }

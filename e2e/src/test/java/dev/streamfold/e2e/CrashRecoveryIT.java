@@ -80,7 +80,8 @@ class CrashRecoveryIT {
     return ids;
   }
 
-  private static ServerProcess server(String tenant, String name) {
+  /** A server process (not started) for the tenant, with its data directory {@code name} in the test kit's work directory. */
+  static ServerProcess server(String tenant, String name) {
     return new ServerProcess(Testkit.workDir().resolve(name), Testkit.pulsar().serviceUrl(),
         Testkit.pulsar().adminUrl(), Testkit.redis().uri(), tenant);
   }

@@ -2,12 +2,11 @@ package dev.streamfold.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.streamfold.e2e.GrpcClients.assertStatus;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.streamfold.api.v1.AppendRequest;
 import dev.streamfold.api.v1.AppendResponse;
-import dev.streamfold.api.v1.Column;
-import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
 import dev.streamfold.api.v1.Event;
 import dev.streamfold.api.v1.GetTransformRequest;
@@ -33,7 +32,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,19 +47,7 @@ class EndToEndIT {
   @RegisterExtension
   static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
       Testkit.workDir().resolve("server"), TENANT, Duration.ofMillis(500));
-
-  private static Event event(Flights.Flight f) {
-    return Event.newBuilder().setKey(f.origin()).setType("flight").setEventTimeMs(f.eventTimeMs())
-        .setPayloadJson(f.json()).build();
-  }
-
-  private static void createFlights(String stream) {
-    CreateStreamRequest.Builder request = CreateStreamRequest.newBuilder().setTenant(TENANT).setName(stream);
-    for (String c : Flights.COLUMNS) {
-      request.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
-    }
-    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(request.build());
-  }
+  private static final GrpcClients GRPC = SERVER.clients();
 
   /** Append over the bidirectional stream, 1,000 events a request; returns the message IDs. */
   private static List<String> appendStream(String stream, List<Flights.Flight> flights) throws Exception {
@@ -87,25 +73,12 @@ class EndToEndIT {
     });
     for (int from = 0, seq = 0; from < flights.size(); from += 1000, seq++) {
       AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream(stream).setRequestSeq(seq);
-      flights.subList(from, Math.min(flights.size(), from + 1000)).forEach(f -> request.addEvents(event(f)));
+      flights.subList(from, Math.min(flights.size(), from + 1000)).forEach(f -> request.addEvents(GrpcClients.flight(f)));
       requests.onNext(request.build());
     }
     requests.onCompleted();
     done.get(2, TimeUnit.MINUTES);
     return ids;
-  }
-
-  private static ViewStatus status(String view) {
-    return TransformServiceGrpc.newBlockingStub(SERVER.channel())
-        .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(view).build());
-  }
-
-  private static void awaitApplied(String view, long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewStatus s = status(view);
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == events;
-    });
   }
 
   private static void assertViewEqualsOracle(List<Flights.Flight> flights) {
@@ -134,33 +107,31 @@ class EndToEndIT {
   @Test
   void flightsLedgerToSqlViewToRedisProtocolReads() throws Exception {
     List<Flights.Flight> flights = Flights.load();
-    createFlights("flights");
+    GRPC.createFlights("flights");
     List<String> ids = appendStream("flights", flights.subList(0, 20_000));
     assertThat(ids).hasSize(20_000).doesNotHaveDuplicates();
 
     TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder()
         .setTenant(TENANT).setName("delays_by_origin").setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
-    awaitApplied("delays_by_origin", 20_000);
-    ViewStatus live = status("delays_by_origin");
+    GRPC.awaitLive("delays_by_origin", 20_000);
+    ViewStatus live = GRPC.status("delays_by_origin");
     assertThat(live.getBackfillTargetEvents()).isEqualTo(20_000);
     assertThat(live.getBackfillTargetMessageId()).isEqualTo(ids.get(ids.size() - 1));
     assertThat(live.getPositionList()).containsExactly(ids.get(ids.size() - 1));
     assertViewEqualsOracle(flights.subList(0, 20_000));
 
-    AppendRequest.Builder more = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
-    flights.subList(20_000, 21_000).forEach(f -> more.addEvents(event(f)));
-    AppendResponse appended = IngestServiceGrpc.newBlockingStub(SERVER.channel()).append(more.build());
-    assertThat(appended.getMessageIdsCount()).isEqualTo(1_000);
-    awaitApplied("delays_by_origin", 21_000);
-    assertThat(status("delays_by_origin").getPositionList()).containsExactly(appended.getMessageIds(999));
+    List<String> appended = GRPC.appendFlights("flights", flights.subList(20_000, 21_000));
+    assertThat(appended.size()).isEqualTo(1_000);
+    GRPC.awaitLive("delays_by_origin", 21_000);
+    assertThat(GRPC.status("delays_by_origin").getPositionList()).containsExactly(appended.get(999));
     assertViewEqualsOracle(flights);
   }
 
   @Test
   void badInputIsRejectedClearlyAndTheServerKeepsServing() {
-    createFlights("bad_input");
+    GRPC.createFlights("bad_input");
     var ingest = IngestServiceGrpc.newBlockingStub(SERVER.channel());
-    Event good = event(Flights.load().get(0));
+    Event good = GrpcClients.flight(Flights.load().get(0));
 
     assertStatus(() -> ingest.append(AppendRequest.newBuilder().setTenant(TENANT).setStream("bad_input")
         .addEvents(good).addEvents(good.toBuilder().clearKey()).build()),
@@ -188,12 +159,5 @@ class EndToEndIT {
     assertThat(SERVER.resp().sync().ping()).isEqualTo("PONG");
     assertThatThrownBy(() -> transforms.get(GetTransformRequest.newBuilder().setTenant(TENANT).setName("broken").build()))
         .isInstanceOf(StatusRuntimeException.class).hasMessageContaining("NOT_FOUND");
-  }
-
-  private static void assertStatus(Runnable call, Status.Code code, String messagePart) {
-    assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(code);
-      assertThat(e.getStatus().getDescription()).contains(messagePart);
-    });
   }
 }

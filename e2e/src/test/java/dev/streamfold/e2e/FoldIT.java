@@ -1,36 +1,26 @@
 package dev.streamfold.e2e;
 
+import static dev.streamfold.e2e.GrpcClients.assertStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
-import dev.streamfold.api.v1.AppendRequest;
-import dev.streamfold.api.v1.Column;
-import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
-import dev.streamfold.api.v1.Event;
 import dev.streamfold.api.v1.ExportTrainingSetRequest;
 import dev.streamfold.api.v1.ExportTrainingSetResponse;
-import dev.streamfold.api.v1.GetTransformRequest;
-import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.JavaTransformation;
 import dev.streamfold.api.v1.ListTransformsRequest;
 import dev.streamfold.api.v1.ReplayProgress;
 import dev.streamfold.api.v1.ReplayRequest;
-import dev.streamfold.api.v1.ReplayServiceGrpc;
-import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetValue;
 import dev.streamfold.api.v1.Transform;
-import dev.streamfold.api.v1.TransformServiceGrpc;
-import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.server.ServerOptions;
 import dev.streamfold.server.StreamfoldServer;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.lettuce.core.RedisClient;
@@ -46,7 +36,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -67,6 +56,8 @@ class FoldIT {
   private ManagedChannel channel;
   private RedisClient redisClient;
   private StatefulRedisConnection<String, String> resp;
+  /** The calls on the running server's channel (a new one after each {@code start}). */
+  private final GrpcClients grpc = new GrpcClients(() -> channel, TENANT);
 
   private void start(Path dataDir) {
     String name = InProcessServerBuilder.generateName();
@@ -95,22 +86,6 @@ class FoldIT {
     }
   }
 
-  private TransformServiceGrpc.TransformServiceBlockingStub transforms() {
-    return TransformServiceGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.MINUTES);
-  }
-
-  private ReplayServiceGrpc.ReplayServiceBlockingStub replays() {
-    return ReplayServiceGrpc.newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.MINUTES);
-  }
-
-  private List<String> append(List<Flights.Flight> flights) {
-    AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
-    flights.forEach(f -> request.addEvents(Event.newBuilder().setKey(f.origin()).setType("flight")
-        .setEventTimeMs(f.eventTimeMs()).setPayloadJson(f.json())));
-    return IngestServiceGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.MINUTES).append(request.build())
-        .getMessageIdsList();
-  }
-
   private static byte[] examplesJar() throws IOException {
     String path = System.getProperty("streamfold.examples.jar");
     assertThat(path).as("system property streamfold.examples.jar (set by the build)").isNotBlank();
@@ -120,21 +95,6 @@ class FoldIT {
   private static CreateTransformRequest fold(String name, byte[] jar, String className, String stream) {
     return CreateTransformRequest.newBuilder().setTenant(TENANT).setName(name).setFold(JavaTransformation.newBuilder()
         .setJar(ByteString.copyFrom(jar)).setClassName(className).setStream(stream)).build();
-  }
-
-  private void awaitApplied(String view, long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      ViewStatus s = transforms().status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(view).build());
-      assertThat(s.getPhase()).as(view + ": " + s.getError()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == events;
-    });
-  }
-
-  private static void assertStatus(Runnable call, Status.Code code, String messagePart) {
-    assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(code);
-      assertThat(e.getStatus().getDescription()).contains(messagePart);
-    });
   }
 
   /** The oracle of LongestDelayStreak: route to {longest, current, flights, delayed}, in ledger order. */
@@ -201,48 +161,44 @@ class FoldIT {
   void javaTransformationsBackfillTailReplayFeedTrainingSetsAndOutliveTheDataDirectory() throws IOException {
     start(Testkit.workDir().resolve("fold-server-1"));
     List<Flights.Flight> flights = Flights.load(3_000);
-    CreateStreamRequest.Builder stream = CreateStreamRequest.newBuilder().setTenant(TENANT).setName("flights");
-    for (String c : Flights.COLUMNS) {
-      stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
-    }
-    StreamAdminGrpc.newBlockingStub(channel).createStream(stream.build());
-    List<String> ids = new ArrayList<>(append(flights.subList(0, 2_000)));
+    grpc.createFlights("flights");
+    List<String> ids = new ArrayList<>(grpc.appendFlights("flights", flights.subList(0, 2_000)));
     byte[] jar = examplesJar();
     assertThatThrownBy(() -> Class.forName(STREAKS)).as("the examples are not on the server's class path")
         .isInstanceOf(ClassNotFoundException.class);
 
     // Checked before anything is stored or started.
-    assertStatus(() -> transforms().create(fold("bad", jar, "dev.streamfold.examples.Nope", "flights")),
+    assertStatus(() -> grpc.transforms().create(fold("bad", jar, "dev.streamfold.examples.Nope", "flights")),
         Status.Code.INVALID_ARGUMENT, "class dev.streamfold.examples.Nope is not in the jar");
-    assertStatus(() -> transforms().create(fold("bad", "not a jar".getBytes(), STREAKS, "flights")),
+    assertStatus(() -> grpc.transforms().create(fold("bad", "not a jar".getBytes(), STREAKS, "flights")),
         Status.Code.INVALID_ARGUMENT, "the jar given is not a jar (zip) file");
-    assertStatus(() -> transforms().create(fold("bad", jar, STREAKS, "nope")), Status.Code.NOT_FOUND, "nope");
-    assertStatus(() -> transforms().create(fold("bad", jar, STREAKS, "flights").toBuilder().setSql("SELECT 1").build()),
+    assertStatus(() -> grpc.transforms().create(fold("bad", jar, STREAKS, "nope")), Status.Code.NOT_FOUND, "nope");
+    assertStatus(() -> grpc.transforms().create(fold("bad", jar, STREAKS, "flights").toBuilder().setSql("SELECT 1").build()),
         Status.Code.INVALID_ARGUMENT, "either sql or fold");
-    assertThat(transforms().list(ListTransformsRequest.newBuilder().setTenant(TENANT).build()).getTransformsList())
+    assertThat(grpc.transforms().list(ListTransformsRequest.newBuilder().setTenant(TENANT).build()).getTransformsList())
         .isEmpty();
 
-    Transform created = transforms().create(fold("delay_streaks", jar, STREAKS, "flights"));
+    Transform created = grpc.transforms().create(fold("delay_streaks", jar, STREAKS, "flights"));
     assertThat(created.getFoldClass()).isEqualTo(STREAKS);
     assertThat(created.getJarSha256()).hasSize(64);
     assertThat(created.getKeyColumnsList()).containsExactly("route");
     assertThat(created.getColumnsList()).containsExactly("route", "longest_streak", "current_streak", "flights",
         "delayed");
-    transforms().create(fold("last_delays", jar, LAST, "flights"));
-    awaitApplied("delay_streaks", 2_000);
-    awaitApplied("last_delays", 2_000);
+    grpc.transforms().create(fold("last_delays", jar, LAST, "flights"));
+    grpc.awaitLive("delay_streaks", 2_000);
+    grpc.awaitLive("last_delays", 2_000);
     assertStreaks("delay_streaks", flights.subList(0, 2_000));
     assertLastDelays(flights.subList(0, 2_000));
 
     // Tail: the live view follows new events.
-    ids.addAll(append(flights.subList(2_000, 3_000)));
-    awaitApplied("delay_streaks", 3_000);
-    awaitApplied("last_delays", 3_000);
+    ids.addAll(grpc.appendFlights("flights", flights.subList(2_000, 3_000)));
+    grpc.awaitLive("delay_streaks", 3_000);
+    grpc.awaitLive("last_delays", 3_000);
     assertStreaks("delay_streaks", flights);
     assertLastDelays(flights);
 
     // Replay to the 1,200th event: the fold of exactly that prefix.
-    Iterator<ReplayProgress> progress = replays().replay(ReplayRequest.newBuilder().setTenant(TENANT)
+    Iterator<ReplayProgress> progress = grpc.replays().replay(ReplayRequest.newBuilder().setTenant(TENANT)
         .setView("delay_streaks").setTo(ids.get(1_199)).build());
     ReplayProgress last = null;
     while (progress.hasNext()) {
@@ -259,7 +215,7 @@ class FoldIT {
         .addFeatures("last_delays.flights").addFeatures("streak=delay_streaks.current_streak@origin || '-' || destination")
         .setOut("it/folds.csv").setStreamRows(true).setCommand("FoldIT").build();
     List<TrainingSetRow> rows = new ArrayList<>();
-    Iterator<ExportTrainingSetResponse> responses = replays().exportTrainingSet(request);
+    Iterator<ExportTrainingSetResponse> responses = grpc.replays().exportTrainingSet(request);
     while (responses.hasNext()) {
       ExportTrainingSetResponse r = responses.next();
       if (r.hasRows()) {
@@ -282,8 +238,8 @@ class FoldIT {
     // A new server with an empty data directory: the jar comes back from the ledger, the views are rebuilt.
     stop();
     start(Testkit.workDir().resolve("fold-server-2"));
-    awaitApplied("delay_streaks", 3_000);
-    awaitApplied("last_delays", 3_000);
+    grpc.awaitLive("delay_streaks", 3_000);
+    grpc.awaitLive("last_delays", 3_000);
     assertStreaks("delay_streaks", flights);
     assertLastDelays(flights);
   }

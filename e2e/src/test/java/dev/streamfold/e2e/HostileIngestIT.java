@@ -9,13 +9,11 @@ import dev.streamfold.api.v1.Column;
 import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
 import dev.streamfold.api.v1.Event;
-import dev.streamfold.api.v1.GetTransformRequest;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.StreamInfo;
 import dev.streamfold.api.v1.TransformServiceGrpc;
-import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StoredEvent;
@@ -29,7 +27,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,12 +66,7 @@ class HostileIngestIT {
     TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder().setTenant(TENANT)
         .setName("counts").setSql("SELECT _key AS k, COUNT(*) AS events, SUM(n) AS total FROM events GROUP BY _key")
         .build());
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
-          .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName("counts").build());
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == 10;
-    });
+    SERVER.clients().awaitLive("counts", 10);
   }
 
   @AfterAll

@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -68,11 +67,7 @@ class HostileSqlIT {
     IngestServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES).append(request.build());
     transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName("by_origin")
         .setSql("SELECT origin, COUNT(*) AS n, SUM(delay) AS total FROM flights GROUP BY origin").build());
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewStatus s = transforms().status(GetTransformRequest.newBuilder().setTenant(TENANT).setName("by_origin").build());
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == 12;
-    });
+    SERVER.clients().awaitLive("by_origin", 12);
   }
 
 

@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.api.v1.AppendRequest;
-import dev.streamfold.api.v1.Column;
-import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
 import dev.streamfold.api.v1.Event;
-import dev.streamfold.api.v1.GetTransformRequest;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.StreamAdminGrpc;
@@ -54,6 +51,7 @@ class MetricsIT {
   @RegisterExtension
   static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
       Testkit.workDir().resolve("metrics-server"), TENANT, Duration.ofMillis(500)).withMetrics();
+  private static final GrpcClients GRPC = SERVER.clients();
   private static ManagedChannel wrongToken;
 
   @BeforeAll
@@ -72,19 +70,12 @@ class MetricsIT {
   @Test
   void countsIngestGrpcRespAndViewProgress() throws Exception {
     assertThat(SERVER.server().metricsPort()).isPositive();
-    CreateStreamRequest.Builder stream = CreateStreamRequest.newBuilder().setTenant(TENANT).setName("flights");
-    for (String c : Flights.COLUMNS) {
-      stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
-    }
-    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
+    GRPC.createFlights("flights");
     List<Flights.Flight> flights = Flights.load(EVENTS);
-    IngestServiceGrpc.IngestServiceBlockingStub ingest = IngestServiceGrpc.newBlockingStub(SERVER.channel());
     for (int from = 0; from < EVENTS; from += EVENTS / 2) { // two requests
-      AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
-      flights.subList(from, from + EVENTS / 2).forEach(f -> request.addEvents(Event.newBuilder().setKey(f.origin())
-          .setType("flight").setEventTimeMs(f.eventTimeMs()).setPayloadJson(f.json())));
-      ingest.append(request.build());
+      GRPC.appendFlights("flights", flights.subList(from, from + EVENTS / 2));
     }
+    IngestServiceGrpc.IngestServiceBlockingStub ingest = IngestServiceGrpc.newBlockingStub(SERVER.channel());
     // one request over the limit of events per request: INVALID_ARGUMENT, nothing appended
     AppendRequest.Builder tooMany = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
     for (int i = 0; i <= dev.streamfold.ledger.grpc.IngestGrpcService.MAX_EVENTS_PER_REQUEST; i++) {
@@ -99,12 +90,7 @@ class MetricsIT {
 
     TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder()
         .setTenant(TENANT).setName(VIEW).setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      dev.streamfold.api.v1.ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
-          .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW).build());
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == EVENTS;
-    });
+    GRPC.awaitLive(VIEW, EVENTS);
 
     List<String> origins = new TreeSet<>(flights.stream().map(Flights.Flight::origin).toList()).stream().limit(3).toList();
     try (RawRespClient resp = new RawRespClient(SERVER.server().respPort())) {

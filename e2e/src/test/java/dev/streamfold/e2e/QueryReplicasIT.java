@@ -2,14 +2,7 @@ package dev.streamfold.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.streamfold.api.v1.AppendRequest;
-import dev.streamfold.api.v1.Column;
-import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
-import dev.streamfold.api.v1.Event;
-import dev.streamfold.api.v1.GetTransformRequest;
-import dev.streamfold.api.v1.IngestServiceGrpc;
-import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
@@ -26,7 +19,6 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,6 +40,7 @@ class QueryReplicasIT {
   @RegisterExtension
   static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
       Testkit.workDir().resolve("replicas-server"), TENANT, Duration.ofSeconds(2));
+  private static final GrpcClients GRPC = SERVER.clients();
   private static final List<AutoCloseable> opened = new ArrayList<>();
 
   @AfterAll
@@ -76,13 +69,6 @@ class QueryReplicasIT {
     opened.add(client);
     assertThat(client.call("AUTH", TENANT, SERVER.server().adminToken())).isEqualTo("+OK\r\n");
     return client;
-  }
-
-  private static void append(List<Flights.Flight> flights) {
-    AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
-    flights.forEach(f -> request.addEvents(Event.newBuilder().setKey(f.origin()).setType("flight")
-        .setEventTimeMs(f.eventTimeMs()).setPayloadJson(f.json())));
-    IngestServiceGrpc.newBlockingStub(SERVER.channel()).append(request.build());
   }
 
   /**
@@ -126,16 +112,12 @@ class QueryReplicasIT {
 
   @Test
   void replicasAnswerTheSameAtTheSamePositionAndARestartedOneAtOnce() throws Exception {
-    CreateStreamRequest.Builder stream = CreateStreamRequest.newBuilder().setTenant(TENANT).setName("flights");
-    for (String c : Flights.COLUMNS) {
-      stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
-    }
-    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
+    GRPC.createFlights("flights");
     List<Flights.Flight> flights = Flights.load(BACKFILL_EVENTS + UPDATE_REQUESTS * EVENTS_PER_UPDATE);
-    append(flights.subList(0, BACKFILL_EVENTS));
+    GRPC.appendFlights("flights", flights.subList(0, BACKFILL_EVENTS));
     TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder()
         .setTenant(TENANT).setName(VIEW).setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
-    awaitApplied(BACKFILL_EVENTS);
+    GRPC.awaitLive(VIEW, BACKFILL_EVENTS);
     List<String> keys = new ArrayList<>(new TreeSet<>(flights.stream().map(Flights.Flight::origin).toList()))
         .subList(0, 5);
 
@@ -149,7 +131,7 @@ class QueryReplicasIT {
     CompletableFuture<Void> updates = CompletableFuture.runAsync(() -> {
       for (int i = 0; i < UPDATE_REQUESTS; i++) {
         int from = BACKFILL_EVENTS + i * EVENTS_PER_UPDATE;
-        append(flights.subList(from, from + EVENTS_PER_UPDATE));
+        GRPC.appendFlights("flights", flights.subList(from, from + EVENTS_PER_UPDATE));
         try {
           Thread.sleep(400); // paces the writer only; no assertion waits on it
         } catch (InterruptedException e) {
@@ -183,7 +165,7 @@ class QueryReplicasIT {
     assertThat(comparedPositions).as("distinct positions compared while the view was updated (%d rounds, "
         + "%d stable on A, %d on B; last A %s, last B %s)", rounds, stableA, stableB, lastA, lastB).hasSizeGreaterThan(2);
 
-    awaitApplied(BACKFILL_EVENTS + UPDATE_REQUESTS * EVENTS_PER_UPDATE);
+    GRPC.awaitLive(VIEW, BACKFILL_EVENTS + UPDATE_REQUESTS * EVENTS_PER_UPDATE);
     String[] finalA = stableReads(clientA, keys).orElseThrow();
     // Restart B: a new replica with a new connection answers the same on its first reads.
     clientB.close();
@@ -200,14 +182,5 @@ class QueryReplicasIT {
       assertThat(own.call("AUTH", TENANT, SERVER.server().adminToken())).isEqualTo("+OK\r\n");
       assertThat(stableReads(own, keys).orElseThrow()[1]).isEqualTo(finalA[1]);
     }
-  }
-
-  private static void awaitApplied(long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      dev.streamfold.api.v1.ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
-          .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW).build());
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == events;
-    });
   }
 }

@@ -1,27 +1,18 @@
 package dev.streamfold.e2e;
 
+import static dev.streamfold.e2e.GrpcClients.assertStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.streamfold.api.v1.AppendRequest;
-import dev.streamfold.api.v1.AppendResponse;
-import dev.streamfold.api.v1.Column;
-import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
-import dev.streamfold.api.v1.Event;
 import dev.streamfold.api.v1.GetRowRequest;
 import dev.streamfold.api.v1.GetRowResponse;
-import dev.streamfold.api.v1.GetTransformRequest;
-import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.ListVirtualStatesRequest;
 import dev.streamfold.api.v1.ReplayProgress;
 import dev.streamfold.api.v1.ReplayRequest;
-import dev.streamfold.api.v1.ReplayServiceGrpc;
 import dev.streamfold.api.v1.ResumeRequest;
 import dev.streamfold.api.v1.RollbackRequest;
-import dev.streamfold.api.v1.StreamAdminGrpc;
-import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.UpdateTransformRequest;
 import dev.streamfold.api.v1.ViewServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
@@ -30,7 +21,6 @@ import dev.streamfold.api.v1.VirtualStateRequest;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -63,39 +53,16 @@ class ReplaySurfacesIT {
   @RegisterExtension
   static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
       Testkit.workDir().resolve("replay-server"), TENANT, Duration.ofMillis(300));
-
-  private static ReplayServiceGrpc.ReplayServiceBlockingStub replays() {
-    return ReplayServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES);
-  }
-
-  private static TransformServiceGrpc.TransformServiceBlockingStub transforms() {
-    return TransformServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES);
-  }
+  private static final GrpcClients GRPC = SERVER.clients();
 
   private static ViewServiceGrpc.ViewServiceBlockingStub viewReads() {
     return ViewServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES);
   }
 
-  private static Event event(Flights.Flight f) {
-    return Event.newBuilder().setKey(f.origin()).setType("flight").setEventTimeMs(f.eventTimeMs())
-        .setPayloadJson(f.json()).build();
-  }
-
-  private static List<String> append(List<Flights.Flight> flights) {
-    AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
-    flights.forEach(f -> request.addEvents(event(f)));
-    AppendResponse response = IngestServiceGrpc.newBlockingStub(SERVER.channel()).append(request.build());
-    return response.getMessageIdsList();
-  }
-
-  private static ViewStatus status() {
-    return transforms().status(GetTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW).build());
-  }
-
   /** Replay and follow the progress stream to its end; returns every progress message. */
   private static List<ReplayProgress> replay(ReplayRequest.Builder request) {
     List<ReplayProgress> progress = new ArrayList<>();
-    Iterator<ReplayProgress> stream = replays().replay(request.setTenant(TENANT).setView(VIEW).build());
+    Iterator<ReplayProgress> stream = GRPC.replays().replay(request.setTenant(TENANT).setView(VIEW).build());
     stream.forEachRemaining(progress::add);
     return progress;
   }
@@ -140,30 +107,15 @@ class ReplaySurfacesIT {
     }
   }
 
-  private static void assertStatus(Runnable call, Status.Code code, String messagePart) {
-    assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(code);
-      assertThat(e.getStatus().getDescription()).contains(messagePart);
-    });
-  }
-
   @Test
   void replayRollbackResumeAndUpdateThroughEverySurface() {
     List<Flights.Flight> flights = Flights.load(3_001);
-    CreateStreamRequest.Builder stream = CreateStreamRequest.newBuilder().setTenant(TENANT).setName("flights");
-    for (String c : Flights.COLUMNS) {
-      stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
-    }
-    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
-    List<String> ids = new ArrayList<>(append(flights.subList(0, 1_000)));
-    ids.addAll(append(flights.subList(1_000, 2_000)));
-    transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW)
+    GRPC.createFlights("flights");
+    List<String> ids = new ArrayList<>(GRPC.appendFlights("flights", flights.subList(0, 1_000)));
+    ids.addAll(GRPC.appendFlights("flights", flights.subList(1_000, 2_000)));
+    GRPC.transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW)
         .setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
-    Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      ViewStatus s = status();
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == 2_000;
-    });
+    GRPC.awaitView(VIEW, Duration.ofMinutes(2), s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 2_000);
 
     // Replay --to the 1,000th message ID Append returned: the default name is the position form.
     String stop = ids.get(999);
@@ -207,17 +159,17 @@ class ReplaySurfacesIT {
     // Errors: a message ID not in the stream, an unknown view, a taken name, a missing stop
     assertStatus(() -> replay(ReplayRequest.newBuilder().setTo("999999:0:-1:-1")), Status.Code.INVALID_ARGUMENT,
         "is not in stream");
-    assertStatus(() -> replays().replay(ReplayRequest.newBuilder().setTenant(TENANT).setView("nope").setTo("latest")
+    assertStatus(() -> GRPC.replays().replay(ReplayRequest.newBuilder().setTenant(TENANT).setView("nope").setTo("latest")
         .build()).hasNext(), Status.Code.NOT_FOUND, "transformation 'nope' does not exist");
     assertStatus(() -> replay(ReplayRequest.newBuilder().setTo(stop)), Status.Code.ALREADY_EXISTS, name);
     assertStatus(() -> replay(ReplayRequest.newBuilder()), Status.Code.INVALID_ARGUMENT, "field 'to' is required");
 
     // Rollback: reads of the view return the state; VIEW.WAIT refuses; the live job keeps going underneath
-    replays().rollback(RollbackRequest.newBuilder().setTenant(TENANT).setView(VIEW).setState(name).build());
+    GRPC.replays().rollback(RollbackRequest.newBuilder().setTenant(TENANT).setView(VIEW).setState(name).build());
     assertThat(SERVER.resp().sync().hgetall(VIEW + ":" + key)).isEqualTo(SERVER.resp().sync().hgetall(name + ":" + key));
     assertThat(info(VIEW)).containsEntry("rolled_back_to", name).containsEntry("position", List.of(stop));
-    assertThat(status().getRolledBackTo()).isEqualTo(name);
-    List<String> more = append(flights.subList(2_000, 3_001));
+    assertThat(GRPC.status(VIEW).getRolledBackTo()).isEqualTo(name);
+    List<String> more = GRPC.appendFlights("flights", flights.subList(2_000, 3_001));
     String last = more.get(more.size() - 1);
     assertThatThrownBy(() -> command("VIEW.WAIT", VIEW, last, "100")).isInstanceOf(RedisCommandExecutionException.class)
         .hasMessageContaining("is rolled back to virtual state '" + name + "'");
@@ -226,13 +178,13 @@ class ReplaySurfacesIT {
     GetRowResponse rolledBack = viewReads().getRow(GetRowRequest.newBuilder().setTenant(TENANT).setView(VIEW).setKey(key).build());
     assertThat(rolledBack.getRolledBackTo()).isEqualTo(name);
     assertThat(rolledBack.getPositionList()).containsExactly(stop);
-    assertStatus(() -> replays().dropVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName(name).build()),
+    assertStatus(() -> GRPC.replays().dropVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName(name).build()),
         Status.Code.FAILED_PRECONDITION, "resume first");
-    assertStatus(() -> replays().rollback(RollbackRequest.newBuilder().setTenant(TENANT).setView(VIEW)
+    assertStatus(() -> GRPC.replays().rollback(RollbackRequest.newBuilder().setTenant(TENANT).setView(VIEW)
         .setState("nope").build()), Status.Code.NOT_FOUND, "virtual state 'nope' does not exist");
 
     // Resume: instant, and read-your-writes for the events appended while rolled back
-    assertThat(replays().resume(ResumeRequest.newBuilder().setTenant(TENANT).setView(VIEW).build()).getResumed()).isTrue();
+    assertThat(GRPC.replays().resume(ResumeRequest.newBuilder().setTenant(TENANT).setView(VIEW).build()).getResumed()).isTrue();
     GetRowResponse live = viewReads().getRow(GetRowRequest.newBuilder().setTenant(TENANT).setView(VIEW).setKey(key)
         .setWaitForMessageId(last).setWaitTimeoutMs(30_000).build());
     assertThat(live.getRolledBackTo()).isEmpty();
@@ -244,23 +196,23 @@ class ReplaySurfacesIT {
         .setWaitForMessageId("999999:0:-1:-1").setWaitTimeoutMs(50).build()), Status.Code.DEADLINE_EXCEEDED, "did not apply");
 
     // Virtual states: listed with positions; dropped
-    assertThat(replays().listVirtualStates(ListVirtualStatesRequest.newBuilder().setTenant(TENANT).build()).getStatesList())
+    assertThat(GRPC.replays().listVirtualStates(ListVirtualStatesRequest.newBuilder().setTenant(TENANT).build()).getStatesList())
         .extracting(VirtualState::getName).containsExactlyInAnyOrder(name, "before_1000");
-    replays().dropVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName("before_1000").build());
+    GRPC.replays().dropVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName("before_1000").build());
     assertThat(SERVER.resp().sync().hgetall("before_1000:" + key)).isEmpty();
-    assertStatus(() -> replays().getVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName("before_1000")
+    assertStatus(() -> GRPC.replays().getVirtualState(VirtualStateRequest.newBuilder().setTenant(TENANT).setName("before_1000")
         .build()), Status.Code.NOT_FOUND, "before_1000");
 
     // Update: an invalid one changes nothing; a valid one backfills beside v1 and is swapped in once LIVE
-    assertStatus(() -> transforms().update(UpdateTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW)
+    assertStatus(() -> GRPC.transforms().update(UpdateTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW)
         .setSql("SELECT origin, COUNT(*) AS flights FROM flights GROUP BY nope").build()), Status.Code.INVALID_ARGUMENT, "nope");
-    assertThat(status().hasUpdate()).isFalse();
-    int v2 = transforms().update(UpdateTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW)
+    assertThat(GRPC.status(VIEW).hasUpdate()).isFalse();
+    int v2 = GRPC.transforms().update(UpdateTransformRequest.newBuilder().setTenant(TENANT).setName(VIEW)
         .setSql("SELECT origin, COUNT(*) AS flights, MAX(distance) AS max_distance FROM flights GROUP BY origin")
         .build()).getVersion();
     assertThat(v2).isGreaterThan(1);
     Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      ViewStatus s = status();
+      ViewStatus s = GRPC.status(VIEW);
       assertThat(s.getUpdate().getError()).isEmpty();
       if (s.getServedVersion() >= v2) {
         // once served, the status reports the served version, not the old one with a pending update
@@ -275,6 +227,6 @@ class ReplaySurfacesIT {
     assertThat(Long.parseLong(updated.get("flights"))).isEqualTo(Flights.delaysByOrigin(flights).get(key).flights());
     assertThat(Long.parseLong(updated.get("max_distance"))).isEqualTo(flights.stream().filter(f -> f.origin().equals(key))
         .mapToLong(Flights.Flight::distance).max().orElseThrow());
-    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !status().hasUpdate() && status().getVersion() == v2);
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !GRPC.status(VIEW).hasUpdate() && GRPC.status(VIEW).getVersion() == v2);
   }
 }

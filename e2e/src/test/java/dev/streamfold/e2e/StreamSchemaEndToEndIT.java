@@ -7,19 +7,16 @@ import dev.streamfold.api.v1.Column;
 import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
 import dev.streamfold.api.v1.Event;
-import dev.streamfold.api.v1.GetTransformRequest;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.StreamInfo;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.UpdateStreamSchemaRequest;
-import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.testkit.Testkit;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -70,12 +67,7 @@ class StreamSchemaEndToEndIT {
     TransformServiceGrpc.newBlockingStub(SERVER.channel()).create(CreateTransformRequest.newBuilder().setTenant(TENANT)
         .setName("by_currency").setSql("SELECT currency, COUNT(*) AS orders, SUM(amount) AS total FROM orders GROUP BY currency")
         .build());
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewStatus s = TransformServiceGrpc.newBlockingStub(SERVER.channel())
-          .status(GetTransformRequest.newBuilder().setTenant(TENANT).setName("by_currency").build());
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == 4;
-    });
+    SERVER.clients().awaitLive("by_currency", 4);
     assertThat(SERVER.resp().sync().hgetall("by_currency:EUR")).containsEntry("orders", "3").containsEntry("total", "35");
     assertThat(SERVER.resp().sync().hgetall("by_currency:USD")).containsEntry("orders", "1").containsEntry("total", "7");
     assertThat(SERVER.resp().sync().get("by_currency:EUR")).contains("\"total\":35"); // typed BIGINT in SQL

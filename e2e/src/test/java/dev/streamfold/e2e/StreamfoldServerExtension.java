@@ -31,6 +31,7 @@ final class StreamfoldServerExtension implements BeforeAllCallback, AfterAllCall
   private final Path dataDir;
   private final String tenant;
   private final Duration checkpointInterval;
+  private final GrpcClients clients;
   private boolean overTcp;
   private int metricsPort = ServerOptions.METRICS_DISABLED;
   private UnaryOperator<ManagedChannelBuilder<?>> channelOptions = builder -> builder;
@@ -44,6 +45,7 @@ final class StreamfoldServerExtension implements BeforeAllCallback, AfterAllCall
     this.dataDir = dataDir;
     this.tenant = tenant;
     this.checkpointInterval = checkpointInterval;
+    this.clients = new GrpcClients(() -> channel, tenant);
   }
 
   /**
@@ -109,6 +111,14 @@ final class StreamfoldServerExtension implements BeforeAllCallback, AfterAllCall
   /** The channel that sends the admin token with every call. */
   ManagedChannel channel() {
     return channel;
+  }
+
+  /**
+   * The gRPC calls of the tests on {@link #channel()}, naming the tenant. Usable from a static initializer: the
+   * channel is looked up at each call, once the server runs.
+   */
+  GrpcClients clients() {
+    return clients;
   }
 
   /** A builder of another channel to the server, with no token: build it, and shut it down, yourself. */

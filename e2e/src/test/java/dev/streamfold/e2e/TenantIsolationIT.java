@@ -28,7 +28,6 @@ import dev.streamfold.api.v1.TenantRequest;
 import dev.streamfold.api.v1.TenantServiceGrpc;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewServiceGrpc;
-import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.server.ServerOptions;
 import dev.streamfold.server.StreamfoldServer;
 import dev.streamfold.testkit.Testkit;
@@ -50,7 +49,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -131,12 +129,9 @@ class TenantIsolationIT {
     return appended.getMessageIds(appended.getMessageIdsCount() - 1);
   }
 
+  /** Wait until the view of the token's tenant (no tenant named in the requests) is LIVE with the events applied. */
   private static void awaitLive(String token, String view, long events) {
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-      ViewStatus s = transforms(token).status(GetTransformRequest.newBuilder().setName(view).build());
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE") && s.getEventsApplied() == events;
-    });
+    new GrpcClients(() -> as(token), "").awaitLive(view, events);
   }
 
   private static Status.Code code(Runnable call) {

@@ -1,32 +1,21 @@
 package dev.streamfold.e2e;
 
+import static dev.streamfold.e2e.GrpcClients.assertStatus;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.streamfold.api.v1.AppendRequest;
-import dev.streamfold.api.v1.Column;
-import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateTransformRequest;
-import dev.streamfold.api.v1.Event;
 import dev.streamfold.api.v1.ExportTrainingSetRequest;
 import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.GetTrainingSetRequest;
-import dev.streamfold.api.v1.GetTransformRequest;
-import dev.streamfold.api.v1.IngestServiceGrpc;
-import dev.streamfold.api.v1.ReplayServiceGrpc;
-import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetHeader;
 import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetValue;
-import dev.streamfold.api.v1.TransformServiceGrpc;
-import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandArgs;
@@ -41,7 +30,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -61,22 +49,7 @@ class TrainingSetSurfacesIT {
   @RegisterExtension
   static final StreamfoldServerExtension SERVER = StreamfoldServerExtension.forTenant(
       DATA_DIR, TENANT, Duration.ofMillis(300));
-
-  private static ReplayServiceGrpc.ReplayServiceBlockingStub replays() {
-    return ReplayServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(2, TimeUnit.MINUTES);
-  }
-
-  private static TransformServiceGrpc.TransformServiceBlockingStub transforms() {
-    return TransformServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES);
-  }
-
-  private static List<String> append(List<Flights.Flight> flights) {
-    AppendRequest.Builder request = AppendRequest.newBuilder().setTenant(TENANT).setStream("flights");
-    flights.forEach(f -> request.addEvents(Event.newBuilder().setKey(f.origin()).setType("flight")
-        .setEventTimeMs(f.eventTimeMs()).setPayloadJson(f.json())));
-    return IngestServiceGrpc.newBlockingStub(SERVER.channel()).withDeadlineAfter(1, TimeUnit.MINUTES).append(request.build())
-        .getMessageIdsList();
-  }
+  private static final GrpcClients GRPC = SERVER.clients();
 
   /** VIEW.WAIT over RESP with lettuce: 1 when reached, 0 on timeout. */
   private static long viewWait(String view, String messageId, long timeoutMs) {
@@ -95,13 +68,6 @@ class TrainingSetSurfacesIT {
     return SERVER.resp().sync().dispatch(keyword, new IntegerOutput<>(StringCodec.UTF8), args);
   }
 
-  private static void assertStatus(Runnable call, Status.Code code, String messagePart) {
-    assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(code);
-      assertThat(e.getStatus().getDescription()).contains(messagePart);
-    });
-  }
-
   private static Object value(TrainingSetValue v) {
     return switch (v.getKindCase()) {
       case IS_NULL, KIND_NOT_SET -> null;
@@ -115,18 +81,14 @@ class TrainingSetSurfacesIT {
   @Test
   void exportTrainingSetStreamsRowsEqualToALedgerOrderOracleThenReadYourWritesOverResp() throws Exception {
     List<Flights.Flight> flights = Flights.load(3_000);
-    CreateStreamRequest.Builder stream = CreateStreamRequest.newBuilder().setTenant(TENANT).setName("flights");
-    for (String c : Flights.COLUMNS) {
-      stream.addColumns(Column.newBuilder().setName(c.split(":")[0]).setType(c.split(":")[1]));
-    }
-    StreamAdminGrpc.newBlockingStub(SERVER.channel()).createStream(stream.build());
+    GRPC.createFlights("flights");
     List<String> ids = new ArrayList<>();
     for (int from = 0; from < flights.size(); from += 1_000) {
-      ids.addAll(append(flights.subList(from, from + 1_000)));
+      ids.addAll(GRPC.appendFlights("flights", flights.subList(from, from + 1_000)));
     }
-    transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName("delays_by_origin")
+    GRPC.transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName("delays_by_origin")
         .setSql(Flights.DELAYS_BY_ORIGIN_SQL).build());
-    transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName("delays_by_route")
+    GRPC.transforms().create(CreateTransformRequest.newBuilder().setTenant(TENANT).setName("delays_by_route")
         .setSql(ROUTE_SQL).build());
 
     // Validation errors name the field, before anything runs.
@@ -135,16 +97,16 @@ class TrainingSetSurfacesIT {
         .addFeatures("delays_by_origin.flights").addFeatures("delays_by_origin.avg_delay")
         .addFeatures("route_flights=delays_by_route.flights@origin || '>' || destination")
         .setOut("it/delayed.parquet").setStreamRows(true).setCommand("TrainingSetSurfacesIT");
-    assertStatus(() -> replays().exportTrainingSet(request.clone().addFeatures("delays_by_origin.nope").build()).hasNext(),
+    assertStatus(() -> GRPC.replays().exportTrainingSet(request.clone().addFeatures("delays_by_origin.nope").build()).hasNext(),
         Status.Code.INVALID_ARGUMENT, "has no column 'nope'");
-    assertStatus(() -> replays().exportTrainingSet(request.clone().clearLabel().build()).hasNext(),
+    assertStatus(() -> GRPC.replays().exportTrainingSet(request.clone().clearLabel().build()).hasNext(),
         Status.Code.INVALID_ARGUMENT, "field 'label' is required");
 
     List<TrainingSetProgress> progress = new ArrayList<>();
     TrainingSetHeader header = null;
     List<TrainingSetRow> rows = new ArrayList<>();
     TrainingSetDone done = null;
-    Iterator<ExportTrainingSetResponse> responses = replays().exportTrainingSet(request.build());
+    Iterator<ExportTrainingSetResponse> responses = GRPC.replays().exportTrainingSet(request.build());
     while (responses.hasNext()) {
       ExportTrainingSetResponse r = responses.next();
       switch (r.getKindCase()) {
@@ -197,29 +159,24 @@ class TrainingSetSurfacesIT {
       origin.get(f.origin())[1] += f.delay();
       route.merge(f.origin() + ">" + f.destination(), 1L, Long::sum);
     }
-    TrainingSetProgress status = replays().getTrainingSet(GetTrainingSetRequest.newBuilder().setTenant(TENANT)
+    TrainingSetProgress status = GRPC.replays().getTrainingSet(GetTrainingSetRequest.newBuilder().setTenant(TENANT)
         .setName("delayed").build());
     assertThat(status.getPhase()).isEqualTo("COMPLETE");
     assertThat(status.getRows()).isEqualTo(3_000);
-    assertStatus(() -> replays().getTrainingSet(GetTrainingSetRequest.newBuilder().setTenant(TENANT).setName("nope")
+    assertStatus(() -> GRPC.replays().getTrainingSet(GetTrainingSetRequest.newBuilder().setTenant(TENANT).setName("nope")
         .build()), Status.Code.NOT_FOUND, "no training set 'nope'");
 
     // Read-your-writes (issue 5): VIEW.WAIT right after an Append returns once HGET reflects the event.
-    Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      ViewStatus s = transforms().status(GetTransformRequest.newBuilder().setTenant(TENANT).setName("delays_by_origin")
-          .build());
-      assertThat(s.getPhase()).isNotEqualTo("FAILED");
-      return s.getPhase().equals("LIVE");
-    });
+    GRPC.awaitView("delays_by_origin", Duration.ofMinutes(1), s -> s.getPhase().equals("LIVE"));
     Flights.Flight next = flights.get(0);
-    String appended = append(List.of(next)).get(0);
+    String appended = GRPC.appendFlights("flights", List.of(next)).get(0);
     assertThat(viewWait("delays_by_origin", appended, 30_000)).isEqualTo(1);
     long expected = origin.get(next.origin())[0] + 1;
     assertThat(SERVER.resp().sync().hget("delays_by_origin:" + next.origin(), "flights")).isEqualTo(Long.toString(expected));
 
     // With the view's job stopped, a wait for a new event times out: 0 after the timeout, and reads unchanged.
     SERVER.server().transforms().close();
-    String unseen = append(List.of(next)).get(0);
+    String unseen = GRPC.appendFlights("flights", List.of(next)).get(0);
     long startedNanos = System.nanoTime();
     assertThat(viewWait("delays_by_origin", unseen, 50)).isZero();
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos)).isGreaterThanOrEqualTo(50);

@@ -43,8 +43,7 @@ class ViewConsistencyIT {
     String tenant = Testkit.uniqueName("read");
     StreamRef stream = CrashRecoveryIT.flights(tenant);
     List<Flights.Flight> all = Flights.load(30_000);
-    try (ServerProcess server = new ServerProcess(Testkit.workDir().resolve("read-server"), Testkit.pulsar().serviceUrl(),
-        Testkit.pulsar().adminUrl(), Testkit.redis().uri(), tenant).start()) {
+    try (ServerProcess server = CrashRecoveryIT.server(tenant, "read-server").start()) {
       CrashRecoveryIT.createView(server, tenant, "totals", "SELECT k, COUNT(*) AS n FROM "
           + "(SELECT 'count' AS k FROM flights UNION ALL SELECT 'count_check' AS k FROM flights) GROUP BY k");
       CrashRecoveryIT.awaitStatus(server, tenant, "totals", s -> s.getPhase().equals("LIVE"));
