@@ -58,7 +58,6 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   private final ViewStore views;
   private final TransformOptions options;
   private final TransformCatalog catalog;
-  private final TransformCatalog updates;
   private final CheckpointStore checkpoints;
   private final ViewVersions versions;
   private final StallDetector stalls;
@@ -106,9 +105,9 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     this.views = views;
     this.options = options;
     this.catalog = new TransformCatalog(ledger, TransformCatalog.TABLE);
-    this.updates = new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE);
     this.checkpoints = new CheckpointStore(options.checkpointsUri());
-    this.versions = new ViewVersions(ledger, views, catalog, updates, checkpoints);
+    this.versions = new ViewVersions(ledger, views, catalog,
+        new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE), checkpoints);
     this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
     this.locator = new EventLocator(ledger);
     this.planner = new TransformPlanner(ledger);
