@@ -71,6 +71,35 @@ public final class TestFolds {
   }
 
   /**
+   * {@link FlightsByOrigin}, paced: it sleeps 1 ms every {@value #EVENTS_PER_MS} events, so a backfill of n events
+   * lasts at least n / {@value #EVENTS_PER_MS} ms however fast the machine is. A test that must act while a backfill
+   * is under way (a TaskManager killed between two checkpoints) waits on this view, not on a race with a fast one.
+   */
+  public static final class PacedFlightsByOrigin implements Transformation<FlightsByOrigin.State> {
+    static final int EVENTS_PER_MS = 20;
+    private final FlightsByOrigin fold = new FlightsByOrigin();
+    private long applied;
+
+    @Override public String keyColumn() { return fold.keyColumn(); }
+    @Override public List<Column> columns() { return fold.columns(); }
+    @Override public String key(Event event) { return fold.key(event); }
+    @Override public FlightsByOrigin.State initial() { return fold.initial(); }
+    @Override public FlightsByOrigin.State apply(FlightsByOrigin.State state, Event event) {
+      if (++applied % EVENTS_PER_MS == 0) {
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while pacing the fold", e);
+        }
+      }
+      return fold.apply(state, event);
+    }
+    @Override public Map<String, ?> row(FlightsByOrigin.State state) { return fold.row(state); }
+    @Override public Class<FlightsByOrigin.State> stateClass() { return fold.stateClass(); }
+  }
+
+  /**
    * A jar of the compiled {@code TestFolds} classes (as a user would upload).
    *
    * @return the jar's bytes
