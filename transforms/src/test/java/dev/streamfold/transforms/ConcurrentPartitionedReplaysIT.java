@@ -75,8 +75,9 @@ class ConcurrentPartitionedReplaysIT {
     List<Flights.Flight> flights = Flights.load().subList(0, EVENTS);
     List<MessageId> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights));
 
-    TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("concurrent-replays-" + tenant), Duration.ofMillis(500), 2, 8, Set.of(tenant)));
+    TransformManager manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+        Testkit.workDir().resolve("concurrent-replays-" + tenant)).checkpointInterval(Duration.ofMillis(500)).parallelism(2)
+        .taskSlots(8).tenants(Set.of(tenant)).build());
     manager.start();
     try {
       manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());

@@ -73,8 +73,9 @@ class PartitionedStreamIT {
   }
 
   private static TransformManager manager(String tenant, String dir) {
-    TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve(dir), Duration.ofMillis(500), 2, 8, Set.of(tenant)));
+    TransformManager manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+        Testkit.workDir().resolve(dir)).checkpointInterval(Duration.ofMillis(500)).parallelism(2).taskSlots(8)
+        .tenants(Set.of(tenant)).build());
     manager.start();
     return manager;
   }

@@ -52,9 +52,9 @@ class RemoteFlinkIT {
     flink = FlinkSessionCluster.start(Testkit.workDir().resolve("flink-session"),
         System.getProperty("java.class.path"), 4);
     taskManager = flink.startTaskManager();
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("remote-transforms"), Duration.ofMillis(500), 1, 4,
-        java.util.Set.of(Testkit.uniqueName("none"))).withFlinkRestAddress(flink.restAddress()));
+    manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+        Testkit.workDir().resolve("remote-transforms")).checkpointInterval(Duration.ofMillis(500)).taskSlots(4)
+        .tenants(java.util.Set.of(Testkit.uniqueName("none"))).flinkRestAddress(flink.restAddress()).build());
     manager.start();
   }
 

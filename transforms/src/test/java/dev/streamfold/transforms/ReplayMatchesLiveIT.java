@@ -40,10 +40,10 @@ class ReplayMatchesLiveIT {
   static void start() {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("replay-check-transforms"), Duration.ofMillis(500), 1, 8,
+    manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+        Testkit.workDir().resolve("replay-check-transforms")).checkpointInterval(Duration.ofMillis(500)).taskSlots(8)
         // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
+        .tenants(java.util.Set.of(Testkit.uniqueName("none"))).build());
     manager.start();
   }
 

@@ -45,11 +45,11 @@ class SqlSemanticsIT {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     replayCheck = ReplayMatchesLive.since(ledger);
     views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("semantics-transforms"), Duration.ofMillis(500), 1,
-        TransformOptions.DEFAULT_TASK_SLOTS, // the server's slots: window buffers need managed memory per slot
+    manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+        Testkit.workDir().resolve("semantics-transforms")).checkpointInterval(Duration.ofMillis(500))
+        .taskSlots(TransformOptions.DEFAULT_TASK_SLOTS) // the server's slots: window buffers need managed memory per slot
         // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
+        .tenants(java.util.Set.of(Testkit.uniqueName("none"))).build());
     manager.start();
   }
 

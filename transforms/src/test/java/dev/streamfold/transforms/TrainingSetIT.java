@@ -60,10 +60,10 @@ class TrainingSetIT {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     replayCheck = ReplayMatchesLive.since(ledger);
     views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("training-transforms"), Duration.ofMillis(500), 1, 16,
+    manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+        Testkit.workDir().resolve("training-transforms")).checkpointInterval(Duration.ofMillis(500)).taskSlots(16)
         // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
+        .tenants(java.util.Set.of(Testkit.uniqueName("none"))).build());
     manager.start();
     out = Files.createDirectories(Testkit.workDir().resolve("training-out"));
   }

@@ -40,10 +40,10 @@ class ViewJobIT {
     ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
     replayCheck = ReplayMatchesLive.since(ledger);
     views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("transforms"), Duration.ofMillis(500), 1, 8,
+    manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+        Testkit.workDir().resolve("transforms")).checkpointInterval(Duration.ofMillis(500)).taskSlots(8)
         // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
+        .tenants(java.util.Set.of(Testkit.uniqueName("none"))).build());
     manager.start();
   }
 
@@ -160,7 +160,8 @@ class ViewJobIT {
     List<Flights.Flight> flights = Flights.load();
     FlightEvents.append(ledger, stream, flights.subList(0, 5_000));
     Path dataDir = Testkit.workDir().resolve("restart-" + tenant);
-    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4, java.util.Set.of(tenant));
+    TransformOptions options = TransformOptions.builder(Testkit.redis().uri(), dataDir).checkpointInterval(Duration.ofMillis(300))
+        .taskSlots(4).tenants(java.util.Set.of(tenant)).build();
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (TransformManager first = new TransformManager(ledger, views, options)) {
       first.start();
@@ -187,8 +188,8 @@ class ViewJobIT {
     List<Flights.Flight> flights = Flights.load(20_000);
     FlightEvents.append(ledger, stream, flights.subList(0, 5_000));
     Path dataDir = Testkit.workDir().resolve("rebuild-" + tenant);
-    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4,
-        java.util.Set.of(tenant));
+    TransformOptions options = TransformOptions.builder(Testkit.redis().uri(), dataDir).checkpointInterval(Duration.ofMillis(300))
+        .taskSlots(4).tenants(java.util.Set.of(tenant)).build();
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (TransformManager first = new TransformManager(ledger, views, options)) {
       first.start();
