@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
 /** A SQL view job on real Pulsar, real Redis and a real Flink MiniCluster, checked against an oracle. */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewJobIT {
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static TransformManager manager;
@@ -37,14 +38,11 @@ class ViewJobIT {
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    harness = TransformsHarness.start("transforms", options -> options.taskSlots(8));
+    ledger = harness.ledger();
+    views = harness.views();
+    manager = harness.manager();
     replayCheck = ReplayMatchesLive.since(ledger);
-    views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
-        Testkit.workDir().resolve("transforms")).checkpointInterval(Duration.ofMillis(500)).taskSlots(8)
-        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        .tenants(java.util.Set.of(Testkit.uniqueName("none"))).build());
-    manager.start();
   }
 
   @AfterAll
@@ -56,19 +54,9 @@ class ViewJobIT {
         replayCheck.check(manager, views, 10).assertComparedAny();
       }
     } finally {
-      closeAll();
-    }
-  }
-
-  private static void closeAll() {
-    if (manager != null) {
-      manager.close();
-    }
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+      if (harness != null) {
+        harness.close();
+      }
     }
   }
 
