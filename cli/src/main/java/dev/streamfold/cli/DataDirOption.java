@@ -19,6 +19,6 @@ final class DataDirOption {
 
   /** A handle on the local stack of this data directory, printing to stdout. */
   LocalStack stack() {
-    return new LocalStack(StackOptions.of(resolve()), System.out);
+    return new LocalStack(StackOptions.builder(resolve()).build(), System.out);
   }
 }

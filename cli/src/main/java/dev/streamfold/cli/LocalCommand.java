@@ -52,8 +52,9 @@ final class LocalCommand {
     }
 
     StackOptions options() {
-      return new StackOptions(dataDir.resolve(), brokerPort, webPort, bookiePort, redisPort, grpcPort, respPort,
-          Duration.ofSeconds(serverStartTimeoutS), true);
+      return StackOptions.builder(dataDir.resolve()).brokerPort(brokerPort).webPort(webPort).bookiePort(bookiePort)
+          .redisPort(redisPort).grpcPort(grpcPort).respPort(respPort).serverStartTimeout(Duration.ofSeconds(serverStartTimeoutS))
+          .detached(true).build();
     }
   }
 

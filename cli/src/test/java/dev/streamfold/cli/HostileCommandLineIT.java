@@ -45,9 +45,10 @@ class HostileCommandLineIT {
 
   @BeforeAll
   static void start() throws Exception {
-    server = new StreamfoldServer(new dev.streamfold.server.ServerOptions(
-        Testkit.workDir().resolve("server-cmdline"), Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
-        Testkit.redis().uri(), 0, 0, null, TENANT, Duration.ofMillis(500), java.util.Set.of(TENANT), null))
+    server = new StreamfoldServer(dev.streamfold.server.ServerOptions.builder(
+            Testkit.workDir().resolve("server-cmdline"), Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
+            Testkit.redis().uri())
+        .defaultTenant(TENANT).checkpointInterval(Duration.ofMillis(500)).tenants(java.util.Set.of(TENANT)).build())
         .start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
     target = "127.0.0.1:" + server.grpcPort();
     client = StreamfoldClient.connect(target, server.adminToken());

@@ -61,9 +61,9 @@ class FoldIT {
 
   private void start(Path dataDir) {
     String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(dataDir, Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
-        Testkit.redis().uri(), 0, 0, null, TENANT, Duration.ofMillis(300), java.util.Set.of(TENANT), null))
-        .start(InProcessServerBuilder.forName(name));
+    server = new StreamfoldServer(ServerOptions.builder(dataDir, Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
+        Testkit.redis().uri()).defaultTenant(TENANT).checkpointInterval(Duration.ofMillis(300)).tenants(java.util.Set.of(TENANT))
+        .build()).start(InProcessServerBuilder.forName(name));
     channel = InProcessChannelBuilder.forName(name).intercept(TestAuth.bearer(server.adminToken())).build();
     redisClient = RedisClient.create(TestAuth.respUri(TENANT, server.adminToken(), server.respPort()));
     resp = redisClient.connect();

@@ -78,8 +78,9 @@ final class StreamfoldServerExtension implements BeforeAllCallback, AfterAllCall
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    ServerOptions options = new ServerOptions(dataDir, Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
-        Testkit.redis().uri(), 0, 0, null, tenant, checkpointInterval, Set.of(tenant), null, null, null, metricsPort);
+    ServerOptions options = ServerOptions.builder(dataDir, Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(),
+        Testkit.redis().uri()).defaultTenant(tenant).checkpointInterval(checkpointInterval).tenants(Set.of(tenant))
+        .metricsPort(metricsPort).build();
     if (overTcp) {
       server = new StreamfoldServer(options).start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
     } else {

@@ -79,9 +79,10 @@ class TenantIsolationIT {
   @BeforeAll
   static void start() {
     String name = InProcessServerBuilder.generateName();
-    server = new StreamfoldServer(new ServerOptions(Testkit.workDir().resolve("isolation-server"),
-        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri(), 0, 0, null, A,
-        Duration.ofMillis(300), java.util.Set.of(A, B, LIMITED), null)).start(InProcessServerBuilder.forName(name));
+    server = new StreamfoldServer(ServerOptions.builder(Testkit.workDir().resolve("isolation-server"),
+        Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl(), Testkit.redis().uri()).defaultTenant(A)
+        .checkpointInterval(Duration.ofMillis(300)).tenants(java.util.Set.of(A, B, LIMITED)).build())
+        .start(InProcessServerBuilder.forName(name));
     channel = InProcessChannelBuilder.forName(name).build();
     TenantServiceGrpc.TenantServiceBlockingStub admin = tenants(server.adminToken());
     tokenA = admin.createTenant(CreateTenantRequest.newBuilder().setTenant(A).build()).getToken();

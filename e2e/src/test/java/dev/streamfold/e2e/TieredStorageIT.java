@@ -160,9 +160,9 @@ class TieredStorageIT {
       System.out.println("[timing] describe after the restart: " + (System.nanoTime() - describing) / 1_000_000 + " ms");
       ViewName name = new ViewName(tenant, "delays_by_origin");
       try (ViewStore views = ViewStore.connect(Testkit.redis().uri());
-           TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-               Testkit.workDir().resolve("tiered-transforms"), Duration.ofMillis(500), 1, 4, java.util.Set.of(tenant))
-               .withStallAfter(Duration.ofSeconds(3)))) {
+           TransformManager manager = new TransformManager(ledger, views, TransformOptions.builder(Testkit.redis().uri(),
+               Testkit.workDir().resolve("tiered-transforms")).checkpointInterval(Duration.ofMillis(500)).taskSlots(4)
+               .tenants(java.util.Set.of(tenant)).stallAfter(Duration.ofSeconds(3)).build())) {
         manager.start();
         Testkit.s3().stop();
         try {

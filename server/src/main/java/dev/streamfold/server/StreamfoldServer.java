@@ -99,9 +99,12 @@ public final class StreamfoldServer implements AutoCloseable {
     refresher.scheduleWithFixedDelay(this::refreshTenants, TenantRegistry.DEFAULT_REFRESH_INTERVAL_MS,
         TenantRegistry.DEFAULT_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
     views = ViewStore.connect(options.redisUri());
-    transforms = new TransformManager(ledger, views, new TransformOptions(options.redisUri(), options.dataDir(),
-        options.checkpointInterval(), TransformOptions.DEFAULT_PARALLELISM, TransformOptions.DEFAULT_TASK_SLOTS,
-        options.tenants(), options.flinkRestAddress(), options.checkpointsUri()));
+    transforms = new TransformManager(ledger, views, TransformOptions.builder(options.redisUri(), options.dataDir())
+        .checkpointInterval(options.checkpointInterval())
+        .tenants(options.tenants())
+        .flinkRestAddress(options.flinkRestAddress())
+        .checkpointsUri(options.checkpointsUri())
+        .build());
     transforms.start();
     metrics = new ServerMetrics(ledger, options.tenants(), transforms, views);
     ServerBuilder<?> builder = grpcBuilder != null ? grpcBuilder

@@ -94,22 +94,23 @@ public final class StreamfoldServerMain {
       System.exit(2);
       return;
     }
-    ServerOptions options = new ServerOptions(
-        Path.of(require(flags, "data-dir")),
-        require(flags, "pulsar-service-url"),
-        require(flags, "pulsar-admin-url"),
-        require(flags, "redis-uri"),
-        Integer.parseInt(flags.getOrDefault("grpc-port", "0")),
-        Integer.parseInt(flags.getOrDefault("resp-port", "0")),
-        flags.get("bind-host"),
-        flags.get("tenant"),
-        flags.containsKey("checkpoint-interval-ms")
-            ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null,
-        flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of(),
-        flags.get("bookie-admin-url"),
-        flags.get("flink-rest-address"),
-        flags.get("checkpoints-uri"),
-        flags.containsKey("metrics-port") ? Integer.parseInt(flags.get("metrics-port")) : ServerOptions.METRICS_DISABLED);
+    ServerOptions options = ServerOptions.builder(
+            Path.of(require(flags, "data-dir")),
+            require(flags, "pulsar-service-url"),
+            require(flags, "pulsar-admin-url"),
+            require(flags, "redis-uri"))
+        .grpcPort(Integer.parseInt(flags.getOrDefault("grpc-port", "0")))
+        .respPort(Integer.parseInt(flags.getOrDefault("resp-port", "0")))
+        .bindHost(flags.get("bind-host"))
+        .defaultTenant(flags.get("tenant"))
+        .checkpointInterval(flags.containsKey("checkpoint-interval-ms")
+            ? Duration.ofMillis(Long.parseLong(flags.get("checkpoint-interval-ms"))) : null)
+        .tenants(flags.containsKey("tenants") ? java.util.Set.of(flags.get("tenants").split(",")) : java.util.Set.of())
+        .bookieAdminUrl(flags.get("bookie-admin-url"))
+        .flinkRestAddress(flags.get("flink-rest-address"))
+        .checkpointsUri(flags.get("checkpoints-uri"))
+        .metricsPort(flags.containsKey("metrics-port") ? Integer.parseInt(flags.get("metrics-port")) : ServerOptions.METRICS_DISABLED)
+        .build();
     Files.createDirectories(options.dataDir());
     StreamfoldServer server;
     try {

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
@@ -47,22 +47,21 @@ class ConcurrentPartitionedReplaysIT {
   private static final int ROUNDS = Integer.getInteger("concurrentReplays.rounds", 10);
   /** Replays per round and their stops, as a count of the first events (the last is every event). */
   private static final int[] STOPS = {500, 2_000, 3_500, EVENTS};
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
-    views = ViewStore.connect(Testkit.redis().uri());
+    harness = TransformsHarness.connect();
+    ledger = harness.ledger();
+    views = harness.views();
   }
 
   @AfterAll
   static void stop() {
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+    if (harness != null) {
+      harness.close();
     }
   }
 
@@ -75,9 +74,8 @@ class ConcurrentPartitionedReplaysIT {
     List<Flights.Flight> flights = Flights.load().subList(0, EVENTS);
     List<MessageId> ids = FlightEvents.messageIds(FlightEvents.append(ledger, stream, flights));
 
-    TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("concurrent-replays-" + tenant), Duration.ofMillis(500), 2, 8, Set.of(tenant)));
-    manager.start();
+    TransformManager manager = harness.startManager(TransformsHarness.options("concurrent-replays-" + tenant)
+        .parallelism(2).taskSlots(8).tenants(Set.of(tenant)).build());
     try {
       manager.create(tenant, "delays_by_origin", Flights.DELAYS_BY_ORIGIN_SQL, List.of());
       for (int round = 0; round < ROUNDS; round++) {

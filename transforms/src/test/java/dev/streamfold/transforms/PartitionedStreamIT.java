@@ -9,13 +9,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
@@ -53,30 +53,26 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PartitionedStreamIT {
   private static final int PARTITIONS = 4;
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
-    views = ViewStore.connect(Testkit.redis().uri());
+    harness = TransformsHarness.connect();
+    ledger = harness.ledger();
+    views = harness.views();
   }
 
   @AfterAll
   static void stop() {
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+    if (harness != null) {
+      harness.close();
     }
   }
 
   private static TransformManager manager(String tenant, String dir) {
-    TransformManager manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve(dir), Duration.ofMillis(500), 2, 8, Set.of(tenant)));
-    manager.start();
-    return manager;
+    return harness.startManager(TransformsHarness.options(dir).parallelism(2).taskSlots(8).tenants(Set.of(tenant)).build());
   }
 
   private static int expectedPartition(String key) {

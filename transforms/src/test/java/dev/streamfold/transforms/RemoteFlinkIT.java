@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.within;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.deploy.process.FlinkSessionCluster;
 import dev.streamfold.deploy.process.ManagedProcess;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.fold.TestFolds;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RemoteFlinkIT {
   private static final int EVENTS = 150_000;
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static FlinkSessionCluster flink;
@@ -46,16 +47,15 @@ class RemoteFlinkIT {
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
-    replayCheck = ReplayMatchesLive.since(ledger);
-    views = ViewStore.connect(Testkit.redis().uri());
     flink = FlinkSessionCluster.start(Testkit.workDir().resolve("flink-session"),
         System.getProperty("java.class.path"), 4);
     taskManager = flink.startTaskManager();
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("remote-transforms"), Duration.ofMillis(500), 1, 4,
-        java.util.Set.of(Testkit.uniqueName("none"))).withFlinkRestAddress(flink.restAddress()));
-    manager.start();
+    harness = TransformsHarness.start("remote-transforms",
+        options -> options.taskSlots(4).flinkRestAddress(flink.restAddress()));
+    ledger = harness.ledger();
+    views = harness.views();
+    manager = harness.manager();
+    replayCheck = ReplayMatchesLive.since(ledger);
   }
 
   @AfterAll
@@ -72,17 +72,14 @@ class RemoteFlinkIT {
   }
 
   private static void closeAll() {
-    if (manager != null) {
-      manager.close();
-    }
-    if (flink != null) {
-      flink.close();
-    }
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+    try {
+      if (harness != null) {
+        harness.close();
+      }
+    } finally {
+      if (flink != null) {
+        flink.close();
+      }
     }
   }
 

@@ -7,11 +7,11 @@ import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.runtime.RestartBackoff;
 import dev.streamfold.views.ViewMetadata;
@@ -42,6 +42,7 @@ import org.junit.jupiter.api.Test;
 class ReplayIT {
   private static final String COUNT_SQL = "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin";
 
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static TransformManager manager;
@@ -49,14 +50,11 @@ class ReplayIT {
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    harness = TransformsHarness.start("replay-transforms", options -> options.taskSlots(16));
+    ledger = harness.ledger();
+    views = harness.views();
+    manager = harness.manager();
     replayCheck = ReplayMatchesLive.since(ledger);
-    views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("replay-transforms"), Duration.ofMillis(500), 1, 16,
-        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
-    manager.start();
   }
 
   @AfterAll
@@ -68,19 +66,9 @@ class ReplayIT {
         replayCheck.check(manager, views, 10).assertComparedAny();
       }
     } finally {
-      closeAll();
-    }
-  }
-
-  private static void closeAll() {
-    if (manager != null) {
-      manager.close();
-    }
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+      if (harness != null) {
+        harness.close();
+      }
     }
   }
 

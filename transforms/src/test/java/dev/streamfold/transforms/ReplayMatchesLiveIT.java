@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.fold.TestFolds;
 import dev.streamfold.transforms.manager.TransformManager;
@@ -32,31 +32,23 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ReplayMatchesLiveIT {
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static TransformManager manager;
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
-    views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("replay-check-transforms"), Duration.ofMillis(500), 1, 8,
-        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
-    manager.start();
+    harness = TransformsHarness.start("replay-check-transforms", options -> options.taskSlots(8));
+    ledger = harness.ledger();
+    views = harness.views();
+    manager = harness.manager();
   }
 
   @AfterAll
   static void stop() {
-    if (manager != null) {
-      manager.close();
-    }
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+    if (harness != null) {
+      harness.close();
     }
   }
 

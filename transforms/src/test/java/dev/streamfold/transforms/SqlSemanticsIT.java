@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.EventEnvelope;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SqlSemanticsIT {
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static TransformManager manager;
@@ -42,15 +43,13 @@ class SqlSemanticsIT {
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    // the server's slots: window buffers need managed memory per slot
+    harness = TransformsHarness.start("semantics-transforms",
+        options -> options.taskSlots(TransformOptions.DEFAULT_TASK_SLOTS));
+    ledger = harness.ledger();
+    views = harness.views();
+    manager = harness.manager();
     replayCheck = ReplayMatchesLive.since(ledger);
-    views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("semantics-transforms"), Duration.ofMillis(500), 1,
-        TransformOptions.DEFAULT_TASK_SLOTS, // the server's slots: window buffers need managed memory per slot
-        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
-    manager.start();
   }
 
   @AfterAll
@@ -62,19 +61,9 @@ class SqlSemanticsIT {
         replayCheck.check(manager, views, 12).assertComparedAny();
       }
     } finally {
-      closeAll();
-    }
-  }
-
-  private static void closeAll() {
-    if (manager != null) {
-      manager.close();
-    }
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+      if (harness != null) {
+        harness.close();
+      }
     }
   }
 

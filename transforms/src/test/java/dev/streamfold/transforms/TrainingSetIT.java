@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
 import dev.streamfold.transforms.training.TrainingSetSpec;
@@ -49,6 +49,7 @@ import org.junit.jupiter.api.Timeout;
 class TrainingSetIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static TransformManager manager;
@@ -57,14 +58,11 @@ class TrainingSetIT {
 
   @BeforeAll
   static void start() throws Exception {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    harness = TransformsHarness.start("training-transforms", options -> options.taskSlots(16));
+    ledger = harness.ledger();
+    views = harness.views();
+    manager = harness.manager();
     replayCheck = ReplayMatchesLive.since(ledger);
-    views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("training-transforms"), Duration.ofMillis(500), 1, 16,
-        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
-    manager.start();
     out = Files.createDirectories(Testkit.workDir().resolve("training-out"));
   }
 
@@ -77,19 +75,9 @@ class TrainingSetIT {
         replayCheck.check(manager, views, 10).assertComparedAny();
       }
     } finally {
-      closeAll();
-    }
-  }
-
-  private static void closeAll() {
-    if (manager != null) {
-      manager.close();
-    }
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+      if (harness != null) {
+        harness.close();
+      }
     }
   }
 

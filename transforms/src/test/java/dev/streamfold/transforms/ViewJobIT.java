@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
 /** A SQL view job on real Pulsar, real Redis and a real Flink MiniCluster, checked against an oracle. */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ViewJobIT {
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static TransformManager manager;
@@ -37,14 +38,11 @@ class ViewJobIT {
 
   @BeforeAll
   static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl()));
+    harness = TransformsHarness.start("transforms", options -> options.taskSlots(8));
+    ledger = harness.ledger();
+    views = harness.views();
+    manager = harness.manager();
     replayCheck = ReplayMatchesLive.since(ledger);
-    views = ViewStore.connect(Testkit.redis().uri());
-    manager = new TransformManager(ledger, views, new TransformOptions(Testkit.redis().uri(),
-        Testkit.workDir().resolve("transforms"), Duration.ofMillis(500), 1, 8,
-        // resume no other test class's views (they share Pulsar): they would take this cluster's slots
-        java.util.Set.of(Testkit.uniqueName("none"))));
-    manager.start();
   }
 
   @AfterAll
@@ -56,19 +54,9 @@ class ViewJobIT {
         replayCheck.check(manager, views, 10).assertComparedAny();
       }
     } finally {
-      closeAll();
-    }
-  }
-
-  private static void closeAll() {
-    if (manager != null) {
-      manager.close();
-    }
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+      if (harness != null) {
+        harness.close();
+      }
     }
   }
 
@@ -160,7 +148,8 @@ class ViewJobIT {
     List<Flights.Flight> flights = Flights.load();
     FlightEvents.append(ledger, stream, flights.subList(0, 5_000));
     Path dataDir = Testkit.workDir().resolve("restart-" + tenant);
-    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4, java.util.Set.of(tenant));
+    TransformOptions options = TransformOptions.builder(Testkit.redis().uri(), dataDir).checkpointInterval(Duration.ofMillis(300))
+        .taskSlots(4).tenants(java.util.Set.of(tenant)).build();
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (TransformManager first = new TransformManager(ledger, views, options)) {
       first.start();
@@ -187,8 +176,8 @@ class ViewJobIT {
     List<Flights.Flight> flights = Flights.load(20_000);
     FlightEvents.append(ledger, stream, flights.subList(0, 5_000));
     Path dataDir = Testkit.workDir().resolve("rebuild-" + tenant);
-    TransformOptions options = new TransformOptions(Testkit.redis().uri(), dataDir, Duration.ofMillis(300), 1, 4,
-        java.util.Set.of(tenant));
+    TransformOptions options = TransformOptions.builder(Testkit.redis().uri(), dataDir).checkpointInterval(Duration.ofMillis(300))
+        .taskSlots(4).tenants(java.util.Set.of(tenant)).build();
     ViewName name = new ViewName(tenant, "delays_by_origin");
     try (TransformManager first = new TransformManager(ledger, views, options)) {
       first.start();

@@ -88,7 +88,8 @@ public final class LocalStackLauncher {
     if (dataDir == null) {
       throw new IllegalArgumentException("--data-dir is required");
     }
-    return new StackOptions(dataDir, ports[0], ports[1], ports[2], ports[3], ports[4], ports[5],
-        Duration.ofSeconds(timeoutS), false, ports[6], Duration.ofMillis(deletionLagMs));
+    return StackOptions.builder(dataDir).brokerPort(ports[0]).webPort(ports[1]).bookiePort(ports[2])
+        .redisPort(ports[3]).grpcPort(ports[4]).respPort(ports[5]).serverStartTimeout(Duration.ofSeconds(timeoutS))
+        .detached(false).s3Port(ports[6]).offloadDeletionLag(Duration.ofMillis(deletionLagMs)).build();
   }
 }

@@ -44,7 +44,7 @@ class LocalStackIT {
   }
 
   private static LocalStack stack(String name) {
-    LocalStack stack = new LocalStack(StackOptions.of(Testkit.workDir().resolve(name)), System.out);
+    LocalStack stack = new LocalStack(StackOptions.builder(Testkit.workDir().resolve(name)).build(), System.out);
     STARTED.add(stack);
     return stack;
   }

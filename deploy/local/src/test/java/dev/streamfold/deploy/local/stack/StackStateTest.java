@@ -98,7 +98,8 @@ class StackStateTest {
 
   @Test
   void launcherArgumentsRoundTrip() {
-    StackOptions options = new StackOptions(dir, 1, 2, 3, 4, 5, 6, Duration.ofSeconds(77), true);
+    StackOptions options = StackOptions.builder(dir).brokerPort(1).webPort(2).bookiePort(3).redisPort(4).grpcPort(5)
+        .respPort(6).serverStartTimeout(Duration.ofSeconds(77)).detached(true).build();
     assertThat(options.s3Port()).isZero();
     assertThat(options.offloadDeletionLag()).isEqualTo(Duration.ofHours(4));
     StackOptions parsed = LocalStackLauncher.parse(LocalStackLauncher.arguments(options).toArray(String[]::new));
@@ -110,7 +111,7 @@ class StackStateTest {
     assertThatThrownBy(() -> options.withS3Port(-5)).hasMessageContaining("-5");
     assertThatThrownBy(() -> LocalStackLauncher.parse(new String[] {"--grpc-port", "1"}))
         .hasMessageContaining("--data-dir");
-    assertThatThrownBy(() -> new StackOptions(dir, 70000, 0, 0, 0, 0, 0, Duration.ofSeconds(1), true))
+    assertThatThrownBy(() -> StackOptions.builder(dir).brokerPort(70000).serverStartTimeout(Duration.ofSeconds(1)).build())
         .hasMessageContaining("70000");
   }
 
