@@ -1,8 +1,5 @@
 package dev.streamfold.architecture;
 
-import static com.tngtech.archunit.base.DescribedPredicate.not;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -10,10 +7,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import dev.streamfold.ledger.EventValidator;
-import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.grpc.Protos;
+import dev.streamfold.schema.FromWire;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,6 +49,7 @@ class ArchitectureTest {
             // the server: its gRPC services, a metrics interceptor and the ingest listener's status codes
             "dev.streamfold.server..",
             "dev.streamfold.cli..", "dev.streamfold.bench..")
+        .and().doNotBelongToAnyOf(FromWire.class)
         .should().dependOnClassesThat().resideInAnyPackage("dev.streamfold.api..", "com.google.protobuf..")
         .check(CLASSES);
   }
@@ -80,23 +75,28 @@ class ArchitectureTest {
 
   /**
    * The CLI and the local stack talk to the server over gRPC and the Redis protocol and start it as a process:
-   * they compile against none of its modules. One exception: the CLI checks rows with the ledger's own schema
-   * classes before sending them ({@code StreamColumn}, {@code EventValidator} and its {@code LedgerException},
-   * {@code grpc.Protos}' column conversion), so that it refuses exactly what the server refuses. The words they
-   * share with the server (stream names, message IDs, positions, tokens) are in {@code core}.
+   * they compile against none of its modules. The words they share with the server (stream names, message IDs,
+   * positions, tokens) are in {@code core}; the checks an event must pass, which the CLI runs on rows before it
+   * sends them so that it refuses exactly what the server refuses, are in {@code schema}.
    */
   @Test
   void theCliAndTheLocalStackStayOutsideTheServer() {
     noClasses().that().resideInAnyPackage("dev.streamfold.cli..", "dev.streamfold.deploy..")
         .should().dependOnClassesThat().resideInAnyPackage("dev.streamfold.server..", "dev.streamfold.transforms..",
-            "dev.streamfold.views..", "dev.streamfold.query..")
+            "dev.streamfold.views..", "dev.streamfold.query..", "dev.streamfold.ledger..")
         .check(CLASSES);
-    noClasses().that().resideInAnyPackage("dev.streamfold.cli..", "dev.streamfold.deploy..")
-        .should().dependOnClassesThat(resideInAPackage("dev.streamfold.ledger..")
-            .and(not(belongToAnyOf(StreamColumn.class, EventValidator.class, LedgerException.class, Protos.class))))
-        .check(CLASSES);
-    noClasses().that().resideInAPackage("dev.streamfold.deploy..")
-        .should().dependOnClassesThat().resideInAPackage("dev.streamfold.ledger..")
+  }
+
+  /**
+   * What an event and a stream's columns are, and the checks every event passes, depend on the vocabulary, a
+   * JSON tokenizer and (for the conversion of wire events, {@link FromWire}) the gRPC contract alone: no Pulsar,
+   * no server.
+   */
+  @Test
+  void theSchemaIsSharedBetweenServerAndClients() {
+    classes().that().resideInAPackage("dev.streamfold.schema..")
+        .should().onlyDependOnClassesThat().resideInAnyPackage("dev.streamfold.schema..", "dev.streamfold.core..",
+            "dev.streamfold.api..", "com.fasterxml.jackson..", "java..")
         .check(CLASSES);
   }
 

@@ -132,9 +132,9 @@ final class StreamCommand {
   static List<Column> parseColumns(List<String> specs) {
     List<Column> result = new ArrayList<>();
     for (String spec : specs) {
-      dev.streamfold.ledger.StreamColumn c;
+      dev.streamfold.schema.StreamColumn c;
       try {
-        c = dev.streamfold.ledger.StreamColumn.parse(spec);
+        c = dev.streamfold.schema.StreamColumn.parse(spec);
       } catch (IllegalArgumentException e) {
         throw new CliException("--column: " + e.getMessage());
       }

@@ -1,6 +1,9 @@
 package dev.streamfold.ledger;
 
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.EventValidator;
+import dev.streamfold.schema.InvalidEventException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -18,9 +21,9 @@ public interface EventAppender {
    * @param stream the stream
    * @param events the events, in order
    * @return a future of one outcome per event, in event order, completed once every event is durable; it
-   *     fails with {@link LedgerException.InvalidEvent} (field {@code idempotency_key}) when a key is reused for
+   *     fails with {@link InvalidEventException} (field {@code idempotency_key}) when a key is reused for
    *     another event, nothing of the request appended
-   * @throws LedgerException.InvalidEvent if an event is malformed (thrown, not in the future)
+   * @throws InvalidEventException if an event is malformed (thrown, not in the future)
    * @throws LedgerException.StreamNotFound if the stream does not exist (thrown)
    */
   CompletableFuture<List<Appended>> append(StreamRef stream, List<EventEnvelope> events);

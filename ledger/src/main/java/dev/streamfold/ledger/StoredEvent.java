@@ -1,6 +1,7 @@
 package dev.streamfold.ledger;
 
 import dev.streamfold.core.MessageId;
+import dev.streamfold.schema.EventEnvelope;
 
 /**
  * An event read back from the ledger.

@@ -1,6 +1,7 @@
 package dev.streamfold.ledger;
 
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.schema.StreamColumn;
 import java.util.List;
 
 /**

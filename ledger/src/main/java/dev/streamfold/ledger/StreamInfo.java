@@ -3,6 +3,7 @@ package dev.streamfold.ledger;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.schema.StreamColumn;
 import java.util.List;
 import java.util.Optional;
 

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.fixtures.ViewAwaits;

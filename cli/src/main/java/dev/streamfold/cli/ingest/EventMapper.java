@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamfold.api.v1.Column;
 import dev.streamfold.api.v1.Event;
-import dev.streamfold.ledger.EventValidator;
-import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.grpc.Protos;
+import dev.streamfold.schema.EventValidator;
+import dev.streamfold.schema.FromWire;
+import dev.streamfold.schema.InvalidEventException;
+import dev.streamfold.schema.StreamColumn;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Objects;
@@ -67,7 +67,7 @@ public final class EventMapper {
    * @throws IllegalArgumentException if keyField is blank
    */
   public static EventMapper forStream(String keyField, String timeField, List<Column> columns) {
-    return new EventMapper(keyField, timeField, Protos.columns(columns));
+    return new EventMapper(keyField, timeField, FromWire.columns(columns));
   }
 
 
@@ -120,8 +120,8 @@ public final class EventMapper {
     // server can no longer see it.
     if (columns != null || hasSurrogate(keyText) || hasSurrogate(built.getPayloadJson())) {
       try {
-        EventValidator.check(0, Protos.event(built), columns == null ? List.of() : columns, System.currentTimeMillis());
-      } catch (LedgerException.InvalidEvent refused) {
+        EventValidator.check(0, FromWire.event(built), columns == null ? List.of() : columns, System.currentTimeMillis());
+      } catch (InvalidEventException refused) {
         throw new InputException(where, rowNumber, "field '" + refused.field() + "' " + refused.reason());
       }
     }

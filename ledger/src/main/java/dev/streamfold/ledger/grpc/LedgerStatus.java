@@ -1,6 +1,7 @@
 package dev.streamfold.ledger.grpc;
 
 import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.schema.InvalidEventException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.concurrent.CompletionException;
@@ -52,7 +53,7 @@ public final class LedgerStatus {
     if (error instanceof StatusRuntimeException sre) {
       return sre;
     }
-    if (error instanceof LedgerException.InvalidEvent invalid) {
+    if (error instanceof InvalidEventException invalid) {
       return invalidEvents(invalid);
     }
     if (error instanceof dev.streamfold.ledger.tenant.TenantException.RateLimited limited) {
@@ -112,9 +113,9 @@ public final class LedgerStatus {
    * with 100 violations they passed the 8 KiB of metadata a gRPC client accepts by default, so the client saw an
    * HTTP/2 error instead of the refusal (the message says how many events were invalid).
    */
-  private static StatusRuntimeException invalidEvents(LedgerException.InvalidEvent invalid) {
+  private static StatusRuntimeException invalidEvents(InvalidEventException invalid) {
     com.google.rpc.BadRequest.Builder bad = com.google.rpc.BadRequest.newBuilder();
-    for (LedgerException.InvalidEvent e : invalid.all().subList(0, Math.min(MAX_VIOLATIONS, invalid.all().size()))) {
+    for (InvalidEventException e : invalid.all().subList(0, Math.min(MAX_VIOLATIONS, invalid.all().size()))) {
       String reason = e.reason().length() > MAX_VIOLATION_CHARS
           ? e.reason().substring(0, MAX_VIOLATION_CHARS) + "…" : e.reason();
       bad.addFieldViolations(com.google.rpc.BadRequest.FieldViolation.newBuilder()

@@ -2,34 +2,24 @@ package dev.streamfold.ledger.grpc;
 
 import dev.streamfold.api.v1.Column;
 import dev.streamfold.api.v1.Event;
-import dev.streamfold.ledger.EventEnvelope;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.FromWire;
+import dev.streamfold.schema.StreamColumn;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Conversions between the wire contract and the ledger's value types. Public so that a client (the CLI) can run
- * the server's own checks ({@link dev.streamfold.ledger.EventValidator}) on events before it sends them.
+ * the server's own checks ({@link dev.streamfold.schema.EventValidator}) on events before it sends them.
  */
-public final class Protos {
+final class Protos {
   private Protos() {}
-
-  /**
-   * The ledger's form of a wire event (unset fields become empty texts, an unset event time 0).
-   *
-   * @param e the event as sent over gRPC
-   * @return the same event
-   */
-  public static EventEnvelope event(Event e) {
-    return new EventEnvelope(e.getKey(), e.getType(), e.getEventTimeMs(), e.getPayloadJson(),
-        e.getIdempotencyKey(), e.getHeadersMap());
-  }
 
   static List<EventEnvelope> events(List<Event> events) {
     List<EventEnvelope> result = new ArrayList<>(events.size());
     for (Event e : events) {
-      result.add(event(e));
+      result.add(FromWire.event(e));
     }
     return result;
   }
@@ -49,21 +39,6 @@ public final class Protos {
     long chars = (long) e.getKey().length() + e.getType().length() + e.getPayloadJson().length()
         + e.getIdempotencyKey().length();
     return 4 * (1 + 5) + (1 + 10) + 3 * chars;
-  }
-
-  /**
-   * The ledger's form of a stream's wire columns (an empty default text means no default).
-   *
-   * @param columns the columns as listed over gRPC ({@code StreamInfo.columns})
-   * @return the same columns, in order
-   */
-  public static List<StreamColumn> columns(List<Column> columns) {
-    List<StreamColumn> result = new ArrayList<>();
-    for (Column c : columns) {
-      result.add(new StreamColumn(c.getName(), c.getType(), c.getRequired(),
-          c.getDefaultJson().isEmpty() ? null : c.getDefaultJson()));
-    }
-    return result;
   }
 
   static dev.streamfold.api.v1.StreamInfo info(StreamInfo info) {

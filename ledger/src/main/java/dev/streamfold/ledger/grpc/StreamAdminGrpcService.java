@@ -7,6 +7,7 @@ import dev.streamfold.api.v1.ListStreamsResponse;
 import dev.streamfold.api.v1.StreamAdminGrpc;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
+import dev.streamfold.schema.FromWire;
 import io.grpc.stub.StreamObserver;
 
 /** gRPC {@code StreamAdmin}: create and list streams of a tenant's ledger. */
@@ -21,7 +22,7 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
   public void createStream(CreateStreamRequest request, StreamObserver<CreateStreamResponse> response) {
     GrpcReplies.reply(response, () -> {
         StreamRef stream = new StreamRef(request.getTenant(), request.getName());
-        boolean created = ledger.createStream(stream, Protos.columns(request.getColumnsList()),
+        boolean created = ledger.createStream(stream, FromWire.columns(request.getColumnsList()),
             request.getWatermarkDelayMs(), request.getPartitions());
         return CreateStreamResponse.newBuilder()
           .setCreated(created).setStream(Protos.info(ledger.describe(stream))).build();
@@ -76,7 +77,7 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
   public void updateStreamSchema(dev.streamfold.api.v1.UpdateStreamSchemaRequest request,
       StreamObserver<dev.streamfold.api.v1.StreamInfo> response) {
     GrpcReplies.reply(response, () -> Protos.info(ledger.updateSchema(new StreamRef(request.getTenant(), request.getName()),
-        Protos.columns(request.getColumnsList()))), LedgerStatus::toStatus);
+        FromWire.columns(request.getColumnsList()))), LedgerStatus::toStatus);
   }
 
   @Override

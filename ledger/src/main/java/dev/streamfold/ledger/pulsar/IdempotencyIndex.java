@@ -2,9 +2,9 @@ package dev.streamfold.ledger.pulsar;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
+import dev.streamfold.schema.EventEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;

@@ -3,10 +3,11 @@ package dev.streamfold.ledger.pulsar;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.InvalidEventException;
+import dev.streamfold.schema.StreamColumn;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -82,7 +83,7 @@ final class StreamAppender {
    * @param payloads per event, its payload as UTF-8 (what was validated)
    * @return per event its message ID (the original one for a repeated idempotency key) and whether it
    *     was such a repeat, completed once every new event is durable
-   * @throws LedgerException.InvalidEvent (field {@code idempotency_key}) if a key is reused for another event;
+   * @throws InvalidEventException (field {@code idempotency_key}) if a key is reused for another event;
    *     nothing of the request is appended
    * @throws LedgerException.Unavailable if the producer or the index cannot be opened
    */
@@ -123,7 +124,7 @@ final class StreamAppender {
           index.register(key, fingerprints[i], sent[i].thenApply(PulsarMessageIds::toText));
         }
       }
-    } catch (LedgerException e) {
+    } catch (LedgerException | InvalidEventException e) {
       throw e;
     } catch (RuntimeException e) {
       // The Pulsar client can also fail a send synchronously, e.g. IllegalStateException "Object has been
@@ -158,7 +159,7 @@ final class StreamAppender {
   private String[] fingerprints(List<EventEnvelope> events, byte[][] payloads) {
     String[] fingerprints = null;
     java.util.Map<String, Integer> firstInRequest = null;
-    List<LedgerException.InvalidEvent> reused = new java.util.ArrayList<>();
+    List<InvalidEventException> reused = new java.util.ArrayList<>();
     int reusedEvents = 0;
     for (int i = 0; i < events.size(); i++) {
       String key = events.get(i).idempotencyKey();
@@ -181,15 +182,15 @@ final class StreamAppender {
       }
       if (reason != null) {
         reusedEvents++;
-        if (reused.size() < LedgerException.InvalidEvent.MAX_LISTED) {
-          reused.add(new LedgerException.InvalidEvent(i, "idempotency_key", reason
+        if (reused.size() < InvalidEventException.MAX_LISTED) {
+          reused.add(new InvalidEventException(i, "idempotency_key", reason
               + ": its key, type, event time, payload or headers differ; a retry must resend the same event, and a"
               + " new event needs a new key"));
         }
       }
     }
     if (!reused.isEmpty()) {
-      throw LedgerException.InvalidEvent.ofRequest(reused, reusedEvents, events.size());
+      throw InvalidEventException.ofRequest(reused, reusedEvents, events.size());
     }
     return fingerprints;
   }

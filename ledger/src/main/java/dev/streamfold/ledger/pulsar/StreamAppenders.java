@@ -2,13 +2,14 @@ package dev.streamfold.ledger.pulsar;
 
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
-import dev.streamfold.ledger.EventValidator;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.EventValidator;
+import dev.streamfold.schema.InvalidEventException;
+import dev.streamfold.schema.StreamColumn;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ final class StreamAppenders {
       appender = appenders.computeIfAbsent(stream, this::open);
     }
     List<StreamColumn> columns = appender.columns();
-    List<LedgerException.InvalidEvent> invalid = new ArrayList<>();
+    List<InvalidEventException> invalid = new ArrayList<>();
     int invalidEvents = 0;
     long nowMs = System.currentTimeMillis();
     // Each payload is encoded once: validated from these bytes and sent as them (docs/performance.md, session 5).
@@ -69,15 +70,15 @@ final class StreamAppenders {
       payloads[i] = payload == null ? null : payload.getBytes(StandardCharsets.UTF_8);
       try {
         EventValidator.check(i, events.get(i), payloads[i], columns, nowMs);
-      } catch (LedgerException.InvalidEvent e) {
+      } catch (InvalidEventException e) {
         invalidEvents++;
-        if (invalid.size() < LedgerException.InvalidEvent.MAX_LISTED) {
+        if (invalid.size() < InvalidEventException.MAX_LISTED) {
           invalid.add(e);
         }
       }
     }
     if (!invalid.isEmpty()) {
-      throw LedgerException.InvalidEvent.ofRequest(invalid, invalidEvents, events.size());
+      throw InvalidEventException.ofRequest(invalid, invalidEvents, events.size());
     }
     // Send on the stream's sender, in the order requests got here, so that the caller (a gRPC call's only
     // thread) parses and validates its next request while this one is sent (docs/performance.md, "Ingest: one

@@ -1,6 +1,6 @@
 package dev.streamfold.ledger.tenant;
 
-import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.schema.InvalidEventException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,7 +44,7 @@ public final class IngestLimiter {
    * @param eventBytes size in bytes of the event at an index (its serialized wire form)
    * @throws IllegalArgumentException if the request holds more events than allowed (the message names the
    *     count and the limit)
-   * @throws LedgerException.InvalidEvent if an event is larger than allowed (names its index, size and the
+   * @throws InvalidEventException if an event is larger than allowed (names its index, size and the
    *     limit)
    * @throws TenantException.RateLimited if the request would exceed the tenant's ingest rate
    */
@@ -63,7 +63,7 @@ public final class IngestLimiter {
    * @param eventBytes size in bytes of the event at an index (its serialized wire form)
    * @throws IllegalArgumentException if the request holds more events than allowed (the message names the
    *     count and the limit)
-   * @throws LedgerException.InvalidEvent if an event is larger than allowed (names its index, size and the
+   * @throws InvalidEventException if an event is larger than allowed (names its index, size and the
    *     limit)
    * @throws TenantException.RateLimited if the request would exceed the tenant's ingest rate
    */
@@ -79,7 +79,7 @@ public final class IngestLimiter {
       }
       long bytes = eventBytes.applyAsLong(i);
       if (bytes > l.maxEventBytes()) {
-        throw new LedgerException.InvalidEvent(i, "event", "is " + bytes + " bytes; tenant '" + tenant
+        throw new InvalidEventException(i, "event", "is " + bytes + " bytes; tenant '" + tenant
             + "' allows at most " + l.maxEventBytes() + " bytes per event");
       }
     }

@@ -6,11 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.InvalidEventException;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.testkit.Testkit;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -91,7 +92,7 @@ class PulsarLedgerIT {
       ledger.createStream(stream, COLUMNS);
       EventEnvelope bad = new EventEnvelope("k", "", 1, "{\"n\":\"one\"}", "", Map.of());
       assertThatThrownBy(() -> ledger.append(stream, List.of(event(0, ""), bad)))
-          .isInstanceOf(LedgerException.InvalidEvent.class).hasMessageStartingWith("event 1: field 'payload_json.n'");
+          .isInstanceOf(InvalidEventException.class).hasMessageStartingWith("event 1: field 'payload_json.n'");
       assertThat(readAll(stream)).isEmpty();
     }
   }
@@ -192,13 +193,13 @@ class PulsarLedgerIT {
           new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of()));
       for (EventEnvelope other : others) {
         assertThatThrownBy(() -> ledger.append(stream, List.of(event(10, "pay-10"), other)).join())
-            .hasRootCauseInstanceOf(LedgerException.InvalidEvent.class)
+            .hasRootCauseInstanceOf(InvalidEventException.class)
             .rootCause().hasMessageStartingWith("event 1: field 'idempotency_key' was already used for another event"
                 + " at message ID " + firstId).hasMessageContaining("nothing of the request's 2 events was stored");
       }
       // one key for two different events of one request
       assertThatThrownBy(() -> ledger.append(stream, List.of(event(11, "pay-11"), event(12, "pay-11"))).join())
-          .rootCause().isInstanceOf(LedgerException.InvalidEvent.class)
+          .rootCause().isInstanceOf(InvalidEventException.class)
           .hasMessageStartingWith("event 1: field 'idempotency_key' is used by event 0 of this request for another event");
       assertThat(readAll(stream)).containsExactly("{\"n\":1}");
       // the stored event's headers do not show the fingerprint
@@ -219,7 +220,7 @@ class PulsarLedgerIT {
     try (PulsarLedger restarted = connect()) {
       assertThatThrownBy(() -> restarted.append(stream, List.of(
           new EventEnvelope("k", "paid", 5_000, "{\"n\":9}", "pay-1", Map.of("h", "1")))).join())
-          .rootCause().isInstanceOf(LedgerException.InvalidEvent.class).hasMessageContaining("at message ID " + firstId);
+          .rootCause().isInstanceOf(InvalidEventException.class).hasMessageContaining("at message ID " + firstId);
       List<Appended> again = restarted.append(stream, List.of(
           new EventEnvelope("k", "paid", 5_000, "{\"n\":1}", "pay-1", Map.of("h", "1")),
           new EventEnvelope("k", "", 0, "{\"n\":4}", "pay-old", Map.of()))).join();
@@ -230,7 +231,7 @@ class PulsarLedgerIT {
     try (PulsarLedger restarted = connect()) {
       assertThatThrownBy(() -> restarted.append(stream, List.of(
           new EventEnvelope("k", "paid", 5_000, "{\"n\":9}", "pay-1", Map.of("h", "1")))).join())
-          .rootCause().isInstanceOf(LedgerException.InvalidEvent.class).hasMessageContaining("at message ID " + firstId);
+          .rootCause().isInstanceOf(InvalidEventException.class).hasMessageContaining("at message ID " + firstId);
     }
     assertThat(readAll(stream)).containsExactly("{\"n\":1}", "{\"n\":3}");
   }

@@ -6,12 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.EventEnvelope;
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.LedgerOptions;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.pulsar.schema.AvroSchemas;
 import dev.streamfold.ledger.pulsar.schema.PulsarSchemaRegistry;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.InvalidEventException;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.testkit.Testkit;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -67,12 +68,12 @@ class StreamSchemaIT {
       // one bad event refuses its whole request (all-or-nothing), naming the event, the field and why
       assertThatThrownBy(() -> ledger.append(stream, List.of(event("{\"delay\":1}"), event("{\"origin\":\"SFO\"}"),
           event("{\"delay\":null}"))))
-          .isInstanceOf(LedgerException.InvalidEvent.class)
+          .isInstanceOf(InvalidEventException.class)
           .hasMessage("event 1: field 'payload_json.delay' is missing or null, but the stream's schema requires it"
               + " (column delay INT NOT NULL); also invalid: event 2 (payload_json.delay) (nothing of the request's 3"
               + " events was stored: a request is all-or-nothing)")
-          .satisfies(e -> assertThat(((LedgerException.InvalidEvent) e).all())
-              .extracting(LedgerException.InvalidEvent::index).containsExactly(1, 2));
+          .satisfies(e -> assertThat(((InvalidEventException) e).all())
+              .extracting(InvalidEventException::index).containsExactly(1, 2));
       assertThat(ledger.describe(stream).eventCount()).isEqualTo(2);
 
       // evolution: an optional column with a default, and a NOT NULL one with a default

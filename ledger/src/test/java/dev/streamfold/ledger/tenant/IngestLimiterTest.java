@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.streamfold.ledger.LedgerException;
+import dev.streamfold.schema.InvalidEventException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +22,7 @@ class IngestLimiterTest {
     assertThatThrownBy(() -> limiter.check("slow", 11, i -> 1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("11 events").hasMessageContaining("at most 10");
     assertThatThrownBy(() -> limiter.check("slow", 3, i -> i == 2 ? 101 : 100))
-        .isInstanceOf(LedgerException.InvalidEvent.class).hasMessageContaining("event 2")
+        .isInstanceOf(InvalidEventException.class).hasMessageContaining("event 2")
         .hasMessageContaining("101 bytes").hasMessageContaining("at most 100");
     assertThatCode(() -> limiter.check("slow", 3, i -> 100)).doesNotThrowAnyException();
   }
@@ -49,7 +49,7 @@ class IngestLimiterTest {
   @Test
   void aRefusedRequestTakesNothing() {
     limiter.check("slow", 10, i -> 1);
-    assertThatThrownBy(() -> limiter.check("slow", 10, i -> 1000)).isInstanceOf(LedgerException.InvalidEvent.class);
+    assertThatThrownBy(() -> limiter.check("slow", 10, i -> 1000)).isInstanceOf(InvalidEventException.class);
     limiter.check("slow", 10, i -> 1);
     assertThat(limits).isNotEmpty();
   }
@@ -63,7 +63,7 @@ class IngestLimiterTest {
     });
     assertThat(exact).containsExactly(1);
     assertThatThrownBy(() -> limiter.check("slow", 3, i -> 1000, i -> i == 2 ? 120 : 90))
-        .isInstanceOf(LedgerException.InvalidEvent.class).hasMessageContaining("event 2")
+        .isInstanceOf(InvalidEventException.class).hasMessageContaining("event 2")
         .hasMessageContaining("120 bytes");
   }
 }

@@ -2,6 +2,7 @@ package dev.streamfold.transforms.grpc;
 
 import dev.streamfold.ledger.LedgerException;
 import dev.streamfold.ledger.grpc.LedgerStatus;
+import dev.streamfold.schema.InvalidEventException;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.views.ViewStore;
 import io.grpc.Status;
@@ -21,7 +22,7 @@ final class TransformStatus {
    *     ledger (Pulsar) and Redis failures; the ledger's own mapping for its other errors; INTERNAL otherwise
    */
   static StatusRuntimeException toStatus(RuntimeException e) {
-    if (e instanceof LedgerException || e instanceof StatusRuntimeException) {
+    if (e instanceof LedgerException || e instanceof InvalidEventException || e instanceof StatusRuntimeException) {
       return LedgerStatus.toStatus(e);
     }
     Status status;

@@ -2,7 +2,7 @@ package dev.streamfold.transforms.job;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.sink.RedisViewSink;
 import dev.streamfold.transforms.sink.ViewChange;

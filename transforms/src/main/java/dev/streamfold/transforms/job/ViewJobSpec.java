@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.job;
 
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformOptions;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.streamfold.transforms.manager;
 
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.ServedTransforms;
 import dev.streamfold.transforms.TransformDefinition;

@@ -2,8 +2,8 @@ package dev.streamfold.transforms.manager;
 
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
-import dev.streamfold.ledger.StreamColumn;
 import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import java.util.LinkedHashMap;

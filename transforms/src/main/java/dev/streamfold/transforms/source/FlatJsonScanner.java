@@ -252,7 +252,7 @@ final class FlatJsonScanner {
     switch (type) {
       case "TIMESTAMP":
         try {
-          return TimestampData.fromLocalDateTime(dev.streamfold.ledger.IsoDateTimes.parse(
+          return TimestampData.fromLocalDateTime(dev.streamfold.schema.IsoDateTimes.parse(
               new String(b, start, end - start, StandardCharsets.ISO_8859_1)));
         } catch (RuntimeException e) {
           return null;

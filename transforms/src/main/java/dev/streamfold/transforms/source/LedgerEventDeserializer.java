@@ -38,7 +38,7 @@ public final class LedgerEventDeserializer implements PulsarDeserializationSchem
           null,
           message.hasKey() ? message.getKey() : "",
           message.getEventTime() > 0 ? message.getEventTime() : message.getPublishTime(),
-          message.getSequenceId(), null, message.getProperty(dev.streamfold.ledger.EventEnvelope.TYPE_PROPERTY));
+          message.getSequenceId(), null, message.getProperty(dev.streamfold.schema.EventEnvelope.TYPE_PROPERTY));
       event.payloadBytes = value == null ? new byte[0] : value;
       event.position(PulsarMessageIds.toText(message.getMessageId(), partition));
       out.collect(event);
@@ -50,7 +50,7 @@ public final class LedgerEventDeserializer implements PulsarDeserializationSchem
         message.getEventTime() > 0 ? message.getEventTime() : message.getPublishTime(),
         message.getSequenceId(),
         value == null ? "" : new String(value, StandardCharsets.UTF_8),
-        message.getProperty(dev.streamfold.ledger.EventEnvelope.TYPE_PROPERTY));
+        message.getProperty(dev.streamfold.schema.EventEnvelope.TYPE_PROPERTY));
     // a partition's own topic reports partition -1 in its message IDs; the topic name tells it
     event.position(PulsarMessageIds.toText(message.getMessageId(), partition));
     out.collect(event);

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -384,7 +384,7 @@ public final class PayloadParser implements EventConverter<Row> {
         }
         if (token == JsonToken.VALUE_STRING) {
           try {
-            return dev.streamfold.ledger.IsoDateTimes.parse(parser.getText());
+            return dev.streamfold.schema.IsoDateTimes.parse(parser.getText());
           } catch (RuntimeException e) {
             return null;
           }
@@ -421,7 +421,7 @@ public final class PayloadParser implements EventConverter<Row> {
           return LocalDateTime.ofInstant(Instant.ofEpochMilli(v.longValue()), ZoneOffset.UTC);
         }
         try {
-          return v.isTextual() ? dev.streamfold.ledger.IsoDateTimes.parse(v.textValue()) : null;
+          return v.isTextual() ? dev.streamfold.schema.IsoDateTimes.parse(v.textValue()) : null;
         } catch (RuntimeException e) {
           return null;
         }

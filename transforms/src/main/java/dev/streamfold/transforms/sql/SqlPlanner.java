@@ -1,6 +1,6 @@
 package dev.streamfold.transforms.sql;
 
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.source.PayloadParser;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.streamfold.transforms.training;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.job.FoldStage;
 import dev.streamfold.transforms.job.PositionTracker;

@@ -2,7 +2,7 @@ package dev.streamfold.transforms.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.sink.ViewChange;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.source.SourceEvent;

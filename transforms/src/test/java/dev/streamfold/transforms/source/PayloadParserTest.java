@@ -2,7 +2,7 @@ package dev.streamfold.transforms.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import java.time.LocalDateTime;
 import java.util.List;
 import org.apache.flink.types.Row;

@@ -3,7 +3,7 @@ package dev.streamfold.transforms.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformException;
 import java.util.ArrayList;
 import java.util.List;

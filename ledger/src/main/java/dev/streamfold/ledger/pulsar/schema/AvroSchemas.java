@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;

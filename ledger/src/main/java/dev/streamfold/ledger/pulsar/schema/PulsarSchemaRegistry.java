@@ -2,13 +2,13 @@ package dev.streamfold.ledger.pulsar.schema;
 
 import dev.streamfold.core.ClientText;
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.EventValidator;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
-import dev.streamfold.ledger.StreamColumn;
-import dev.streamfold.ledger.StreamSchemas;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;
+import dev.streamfold.schema.EventValidator;
+import dev.streamfold.schema.StreamColumn;
+import dev.streamfold.schema.StreamSchemas;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.streamfold.ledger.pulsar.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.streamfold.core.StreamRef;
-import dev.streamfold.ledger.StreamColumn;
+import dev.streamfold.schema.StreamColumn;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;

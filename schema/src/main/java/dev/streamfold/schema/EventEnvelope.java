@@ -1,4 +1,4 @@
-package dev.streamfold.ledger;
+package dev.streamfold.schema;
 
 import java.util.Map;
 

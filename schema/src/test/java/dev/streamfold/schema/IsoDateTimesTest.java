@@ -1,4 +1,4 @@
-package dev.streamfold.ledger;
+package dev.streamfold.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.streamfold.ledger;
+package dev.streamfold.schema;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -72,7 +72,7 @@ public final class EventValidator {
    * @param columns the stream's declared columns (may be empty: then any JSON object passes)
    * @param nowMs the server's clock, epoch ms (event times may be at most {@value #MAX_EVENT_TIME_AHEAD_MS}
    *     ms after it)
-   * @throws LedgerException.InvalidEvent if the event is malformed or over a limit, or a text of it holds a lone
+   * @throws InvalidEventException if the event is malformed or over a limit, or a text of it holds a lone
    *     UTF-16 surrogate (which UTF-8, and so the wire, cannot carry: it would become {@code ?}); the message
    *     names the index, the field, the reason and the limit
    */
@@ -99,7 +99,7 @@ public final class EventValidator {
       if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {
-        throw new LedgerException.InvalidEvent(index, field, "holds a lone UTF-16 surrogate "
+        throw new InvalidEventException(index, field, "holds a lone UTF-16 surrogate "
             + String.format("U+%04X", (int) c) + " at character " + i + ", which is no character and which UTF-8"
             + " cannot encode (it would be sent as '?')");
       }
@@ -117,7 +117,7 @@ public final class EventValidator {
   public static void check(int index, EventEnvelope event, byte[] payloadUtf8, List<StreamColumn> columns,
       long nowMs) {
     if (event.key() == null || event.key().isEmpty()) {
-      throw new LedgerException.InvalidEvent(index, "key", "is missing or empty");
+      throw new InvalidEventException(index, "key", "is missing or empty");
     }
     checkLength(index, "key", event.key(), MAX_KEY_BYTES);
     checkLength(index, "type", event.type(), MAX_KEY_BYTES);
@@ -126,34 +126,34 @@ public final class EventValidator {
     for (java.util.Map.Entry<String, String> header : event.headers().entrySet()) {
       String name = header.getKey();
       if (name == null || name.isEmpty()) {
-        throw new LedgerException.InvalidEvent(index, "headers", "has a header with an empty name");
+        throw new InvalidEventException(index, "headers", "has a header with an empty name");
       }
       if (name.startsWith(EventEnvelope.RESERVED_PROPERTY_PREFIX)) {
-        throw new LedgerException.InvalidEvent(index, "headers", "has a header named " + ClientText.quote(name)
+        throw new InvalidEventException(index, "headers", "has a header named " + ClientText.quote(name)
             + ": names starting with '" + EventEnvelope.RESERVED_PROPERTY_PREFIX + "' are the ledger's own"
             + " (the event's type and idempotency key have their own fields)");
       }
       headerBytes += utf8Length(name) + utf8Length(header.getValue());
     }
     if (headerBytes > MAX_HEADERS_BYTES) {
-      throw new LedgerException.InvalidEvent(index, "headers", "hold " + headerBytes + " bytes; at most "
+      throw new InvalidEventException(index, "headers", "hold " + headerBytes + " bytes; at most "
           + MAX_HEADERS_BYTES + " bytes of names and values");
     }
     if (event.eventTimeMs() < 0) {
-      throw new LedgerException.InvalidEvent(index, "event_time_ms", "is negative: " + event.eventTimeMs()
+      throw new InvalidEventException(index, "event_time_ms", "is negative: " + event.eventTimeMs()
           + " (epoch ms; 0 means the append time)");
     }
     if (event.eventTimeMs() > nowMs + MAX_EVENT_TIME_AHEAD_MS) {
-      throw new LedgerException.InvalidEvent(index, "event_time_ms", "is " + event.eventTimeMs() + " ("
+      throw new InvalidEventException(index, "event_time_ms", "is " + event.eventTimeMs() + " ("
           + instant(event.eventTimeMs()) + "), more than 1 day after the server's clock (" + instant(nowMs)
           + "); event times are when events happened");
     }
     String payload = event.payloadJson();
     if (payload == null || payload.isBlank()) {
-      throw new LedgerException.InvalidEvent(index, "payload_json", "is missing; it must be a JSON object");
+      throw new InvalidEventException(index, "payload_json", "is missing; it must be a JSON object");
     }
     if (payloadUtf8.length > MAX_PAYLOAD_BYTES) {
-      throw new LedgerException.InvalidEvent(index, "payload_json", "is larger than " + MAX_PAYLOAD_BYTES
+      throw new InvalidEventException(index, "payload_json", "is larger than " + MAX_PAYLOAD_BYTES
           + " bytes of UTF-8 (" + payloadUtf8.length + ")");
     }
     // One streaming pass over the payload: only declared columns' values are looked at (a tree of
@@ -162,7 +162,7 @@ public final class EventValidator {
     try (JsonParser parser = JSON.createParser(payloadUtf8)) {
       JsonToken first = parser.nextToken();
       if (first != JsonToken.START_OBJECT) {
-        throw new LedgerException.InvalidEvent(index, "payload_json", "must be a JSON object, got "
+        throw new InvalidEventException(index, "payload_json", "must be a JSON object, got "
             + (first == null ? "nothing" : kind(first)));
       }
       boolean anyRequired = false;
@@ -187,17 +187,17 @@ public final class EventValidator {
           String type = columns.get(column).type();
           String problem = typeProblem(type, value, parser);
           if (problem != null) {
-            throw new LedgerException.InvalidEvent(index, "payload_json." + field, problem);
+            throw new InvalidEventException(index, "payload_json." + field, problem);
           }
         }
         parser.skipChildren();
       }
       if (parser.nextToken() != null) {
-        throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: content after the object");
+        throw new InvalidEventException(index, "payload_json", "is not valid JSON: content after the object");
       }
       int lone = loneSurrogateEscape(payloadUtf8);
       if (lone >= 0) {
-        throw new LedgerException.InvalidEvent(index, "payload_json", "holds a lone UTF-16 surrogate escape "
+        throw new InvalidEventException(index, "payload_json", "holds a lone UTF-16 surrogate escape "
             + new String(payloadUtf8, lone, 6, StandardCharsets.US_ASCII) + " at byte " + lone + ": JSON text is"
             + " Unicode, and a surrogate escape is a high one (\\ud800-\\udbff) followed at once by a low one"
             + " (\\udc00-\\udfff), e.g. \\ud83d\\ude00");
@@ -206,7 +206,7 @@ public final class EventValidator {
         for (int c = 0; c < columns.size(); c++) {
           StreamColumn column = columns.get(c);
           if (column.required() && !present[c] && (given[c] || column.defaultJson() == null)) {
-            throw new LedgerException.InvalidEvent(index, "payload_json." + column.name(), "is missing or null, but"
+            throw new InvalidEventException(index, "payload_json." + column.name(), "is missing or null, but"
                 + " the stream's schema requires it (column " + column.describe() + ")"
                 + (given[c] && column.defaultJson() != null ? "; its DEFAULT applies only to an event without the"
                     + " field, and an explicit null (an empty CSV value) is a value" : ""));
@@ -214,10 +214,10 @@ public final class EventValidator {
         }
       }
     } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
-      throw new LedgerException.InvalidEvent(index, "payload_json", "is nested deeper than " + MAX_NESTING_DEPTH
+      throw new InvalidEventException(index, "payload_json", "is nested deeper than " + MAX_NESTING_DEPTH
           + " levels of objects and arrays");
     } catch (JsonProcessingException e) {
-      throw new LedgerException.InvalidEvent(index, "payload_json", "is not valid JSON: " + e.getOriginalMessage());
+      throw new InvalidEventException(index, "payload_json", "is not valid JSON: " + e.getOriginalMessage());
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -301,7 +301,7 @@ public final class EventValidator {
 
   private static void checkLength(int index, String field, String value, int maxBytes) {
     if (value != null && value.length() > maxBytes / 3 && utf8Length(value) > maxBytes) {
-      throw new LedgerException.InvalidEvent(index, field, "is longer than " + maxBytes + " bytes of UTF-8 ("
+      throw new InvalidEventException(index, field, "is longer than " + maxBytes + " bytes of UTF-8 ("
           + utf8Length(value) + ")");
     }
   }

@@ -1,4 +1,4 @@
-package dev.streamfold.ledger;
+package dev.streamfold.schema;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,7 +21,7 @@ class EventValidatorTest {
         "{\"s\":\"\\ude00\\ud83d\"}", "{\"\\ud800\":1}", "{\"s\":\"\\ud83d\\u0041\"}",
         "{\"s\":\"\\ud83d\\ud83d\\ude00\"}")) {
       assertThatThrownBy(() -> EventValidator.check(3, event("k", lone), COLUMNS)).as(lone)
-          .isInstanceOf(LedgerException.InvalidEvent.class)
+          .isInstanceOf(InvalidEventException.class)
           .hasMessageStartingWith("event 3: field 'payload_json' holds a lone UTF-16 surrogate escape \\u")
           .hasMessageContaining("e.g. \\ud83d\\ude00");
     }
@@ -80,7 +80,7 @@ class EventValidatorTest {
     assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"delay\":"), COLUMNS))
         .hasMessageStartingWith("event 0: field 'payload_json' is not valid JSON");
     assertThatThrownBy(() -> EventValidator.check(2, event("k", "{\"delay\":\"late\"}"), COLUMNS))
-        .isInstanceOf(LedgerException.InvalidEvent.class)
+        .isInstanceOf(InvalidEventException.class)
         .hasMessageStartingWith("event 2: field 'payload_json.delay' must be a 32-bit integer");
     assertThatThrownBy(() -> EventValidator.check(0, event("k", "{\"date\":\"yesterday\"}"), COLUMNS))
         .hasMessageStartingWith("event 0: field 'payload_json.date' must be an ISO-8601");
@@ -163,7 +163,7 @@ class EventValidatorTest {
     for (String name : List.of(EventEnvelope.IDEMPOTENCY_KEY_PROPERTY, EventEnvelope.TYPE_PROPERTY, "sf.anything")) {
       assertThatThrownBy(() -> EventValidator.check(3, new EventEnvelope("k", "", 1, "{}", "",
           Map.of("trace", "t1", name, "v")), COLUMNS))
-          .isInstanceOf(LedgerException.InvalidEvent.class)
+          .isInstanceOf(InvalidEventException.class)
           .hasMessage("event 3: field 'headers' has a header named '" + name + "': names starting with 'sf.' are"
               + " the ledger's own (the event's type and idempotency key have their own fields)");
     }
