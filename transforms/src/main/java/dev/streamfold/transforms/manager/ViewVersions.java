@@ -196,15 +196,14 @@ final class ViewVersions {
     for (ViewName name : List.copyOf(managed)) {
       Optional<TransformDefinition> update = updates.get(name.tenant(), name.view());
       int served = views.servedVersion(name);
-      if (update.isPresent() && served >= update.get().version()) {
+      if (update.isPresent() && Retirement.updateServed(served, update.get().version())) {
         finishUpdate(update.get());
       }
-      Integer done = retiredBelow.get(name);
-      if (served > 0 && (done == null || done < served)) {
-        for (int v = 1; v < served; v++) {
-          if (!jobs.hasJob(name, v) && views.metadata(name, v).isPresent()) {
-            views.dropVersion(name, v);
-          }
+      int done = retiredBelow.getOrDefault(name, 0);
+      if (served > done) {
+        for (int v : Retirement.versionsToDrop(served, done, v -> jobs.hasJob(name, v),
+            v -> views.metadata(name, v).isPresent())) {
+          views.dropVersion(name, v);
         }
         retiredBelow.put(name, served);
       }
