@@ -1,20 +1,27 @@
 package dev.streamfold.cli;
 
+import dev.streamfold.api.v1.ClockTick;
 import dev.streamfold.api.v1.LedgerSegment;
+import dev.streamfold.api.v1.ListTicksRequest;
+import dev.streamfold.api.v1.ListTicksResponse;
 import dev.streamfold.api.v1.OffloadStatus;
 import dev.streamfold.api.v1.SetOffloadPolicyRequest;
 import dev.streamfold.api.v1.StreamRequest;
 import dev.streamfold.api.v1.StreamStorage;
+import dev.streamfold.api.v1.TickPosition;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code streamfold ledger info|offload|policy}: tiered storage of the ledger. */
-@Command(name = "ledger", mixinStandardHelpOptions = true, description = "Inspect and offload a stream's segments (tiered storage to S3).",
-    subcommands = {LedgerCommand.Info.class, LedgerCommand.Offload.class, LedgerCommand.Policy.class})
+/** {@code streamfold ledger info|offload|policy|clock}: tiered storage of the ledger, and the tenant's clock. */
+@Command(name = "ledger", mixinStandardHelpOptions = true,
+    description = "Inspect and offload a stream's segments (tiered storage to S3); show the tenant's clock.",
+    subcommands = {LedgerCommand.Info.class, LedgerCommand.Offload.class, LedgerCommand.Policy.class,
+        LedgerCommand.Clock.class})
 final class LedgerCommand {
 
   @Command(name = "info", description = "Segments of a stream with entry counts, sizes, which are offloaded "
@@ -130,6 +137,73 @@ final class LedgerCommand {
       System.out.println("Offload policy of tenant " + server.tenant + ": threshold " + thresholdBytes
           + " bytes, deletion lag " + deletionLagMs + " ms; retention infinite.");
       return 0;
+    }
+  }
+
+  @Command(name = "clock", description = "Recorded ticks of the tenant's clock, which orders all its streams' events: "
+      + "each tick's number, time and the message ID of every partition of every stream it covers.")
+  static final class Clock implements Callable<Integer> {
+    @Mixin
+    ServerOptions server = new ServerOptions();
+
+    @Option(names = "--after", paramLabel = "TICK", defaultValue = "0",
+        description = "Show the ticks after this one (default ${DEFAULT-VALUE}: from the first).")
+    long after;
+
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
+        description = "Show at most N ticks, 1 to 10000 (default ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--last", description = "Show only the last recorded tick.")
+    boolean last;
+
+    @Option(names = "--json", description = "One JSON object a tick (JSON Lines), as stored: "
+        + "{\"tick\":N,\"time_ms\":MS,\"streams\":{\"NAME\":\"ID,ID\"}}.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      if (after < 0) {
+        throw new CliException("--after must be >= 0, got " + after);
+      }
+      if (limit < 1 || limit > 10_000) {
+        throw new CliException("--limit must be 1 to 10000, got " + limit);
+      }
+      ListTicksResponse ticks;
+      try (StreamfoldClient client = server.connect()) {
+        ticks = client.admin().listTicks(ListTicksRequest.newBuilder().setTenant(server.tenant).setAfterTick(after)
+            .setMaxTicks(limit).setLast(last).build());
+      }
+      if (json) {
+        ticks.getTicksList().forEach(t -> System.out.println(json(t)));
+        return 0;
+      }
+      if (ticks.getTicksCount() == 0) {
+        System.out.println(last || after == 0 ? "No tick yet: the clock of tenant " + server.tenant
+            + " records its first tick once its streams hold events (a server writes it)."
+            : "No tick after tick " + after + ".");
+        return 0;
+      }
+      System.out.printf("%-8s %-24s %s%n", "TICK", "TIME (UTC)", "STREAMS (message ID of each partition)");
+      for (ClockTick t : ticks.getTicksList()) {
+        StringBuilder streams = new StringBuilder();
+        for (TickPosition p : t.getStreamsList()) {
+          streams.append(streams.length() == 0 ? "" : "; ").append(p.getStream()).append(' ')
+              .append(String.join(",", p.getMessageIdsList()));
+        }
+        System.out.printf("%-8d %-24s %s%n", t.getNumber(), Instant.ofEpochMilli(t.getTimeMs()), streams);
+      }
+      return 0;
+    }
+
+    /** A tick as its stored JSON form (stream names and message IDs need no escaping). */
+    static String json(ClockTick t) {
+      StringBuilder streams = new StringBuilder();
+      for (TickPosition p : t.getStreamsList()) {
+        streams.append(streams.length() == 0 ? "" : ",").append('"').append(p.getStream()).append("\":\"")
+            .append(String.join(",", p.getMessageIdsList())).append('"');
+      }
+      return "{\"tick\":" + t.getNumber() + ",\"time_ms\":" + t.getTimeMs() + ",\"streams\":{" + streams + "}}";
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.streamfold.server;
 
+import dev.streamfold.ledger.LedgerOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -32,11 +33,14 @@ import java.util.Set;
  *     {@code <dataDir>/checkpoints} (the default)
  * @param metricsPort port of the Prometheus {@code /metrics} HTTP endpoint on the bind host ({@code --metrics-port}),
  *     0 for a free one, {@link #METRICS_DISABLED} for none (the default, {@link #DEFAULT_METRICS_PORT})
+ * @param clockInterval how often this server's writer of each tenant's clock reads the streams' positions for a
+ *     tick ({@code --clock-interval-ms}; default {@link #DEFAULT_CLOCK_INTERVAL}); {@link Duration#ZERO} writes
+ *     no clock (as for a comparison of ingest with and without it)
  */
 public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri,
     int grpcPort, int respPort, String bindHost, String defaultTenant, Duration checkpointInterval,
     Set<String> tenants, String bookieAdminUrl, String flinkRestAddress, String checkpointsUri,
-    int metricsPort) {
+    int metricsPort, Duration clockInterval) {
   /** {@link #metricsPort()} when no {@code /metrics} endpoint is served (the default). */
   public static final int METRICS_DISABLED = -1;
   /** Default gRPC port: 0, a free one. */
@@ -53,13 +57,17 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
   public static final Set<String> DEFAULT_TENANTS = Set.of();
   /** Default {@code /metrics} port: {@link #METRICS_DISABLED}, no endpoint. */
   public static final int DEFAULT_METRICS_PORT = METRICS_DISABLED;
+  /** Default clock interval: {@link LedgerOptions#DEFAULT_CLOCK_INTERVAL}, 100 ms. */
+  public static final Duration DEFAULT_CLOCK_INTERVAL = LedgerOptions.DEFAULT_CLOCK_INTERVAL;
 
   /**
-   * Create options; a null bind host, default tenant, checkpoint interval or tenant set takes its default.
+   * Create options; a null bind host, default tenant, checkpoint interval, tenant set or clock interval takes its
+   * default.
    *
    * @throws NullPointerException if {@code dataDir}, {@code pulsarServiceUrl}, {@code pulsarAdminUrl} or
    *     {@code redisUri} is null (the message names the flag)
-   * @throws IllegalArgumentException if {@code metricsPort} is neither {@link #METRICS_DISABLED} nor 0 to 65535
+   * @throws IllegalArgumentException if {@code metricsPort} is neither {@link #METRICS_DISABLED} nor 0 to 65535, or
+   *     the clock interval is negative
    */
   public ServerOptions {
     Objects.requireNonNull(dataDir, "dataDir (--data-dir)");
@@ -73,6 +81,11 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
     if (metricsPort < METRICS_DISABLED || metricsPort > 65_535) {
       throw new IllegalArgumentException("metricsPort (--metrics-port) must be 0 (a free port) to 65535, or "
           + METRICS_DISABLED + " for none: " + metricsPort);
+    }
+    clockInterval = clockInterval == null ? DEFAULT_CLOCK_INTERVAL : clockInterval;
+    if (clockInterval.isNegative()) {
+      throw new IllegalArgumentException("clockInterval (--clock-interval-ms) must be >= 0 (0: no clock): "
+          + clockInterval.toMillis() + " ms");
     }
   }
 
@@ -106,6 +119,7 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
     private String flinkRestAddress;
     private String checkpointsUri;
     private int metricsPort = DEFAULT_METRICS_PORT;
+    private Duration clockInterval = DEFAULT_CLOCK_INTERVAL;
 
     private Builder(Path dataDir, String pulsarServiceUrl, String pulsarAdminUrl, String redisUri) {
       this.dataDir = dataDir;
@@ -229,6 +243,18 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
     }
 
     /**
+     * Set how often this server's clock writers read the streams' positions for a tick.
+     *
+     * @param clockInterval the interval; {@link Duration#ZERO} for no clock; null for
+     *     {@link ServerOptions#DEFAULT_CLOCK_INTERVAL} (the default)
+     * @return this builder
+     */
+    public Builder clockInterval(Duration clockInterval) {
+      this.clockInterval = clockInterval;
+      return this;
+    }
+
+    /**
      * Create the options.
      *
      * @return the options, nulls replaced by their defaults
@@ -239,7 +265,8 @@ public record ServerOptions(Path dataDir, String pulsarServiceUrl, String pulsar
      */
     public ServerOptions build() {
       return new ServerOptions(dataDir, pulsarServiceUrl, pulsarAdminUrl, redisUri, grpcPort, respPort, bindHost,
-          defaultTenant, checkpointInterval, tenants, bookieAdminUrl, flinkRestAddress, checkpointsUri, metricsPort);
+          defaultTenant, checkpointInterval, tenants, bookieAdminUrl, flinkRestAddress, checkpointsUri, metricsPort,
+          clockInterval);
     }
   }
 }

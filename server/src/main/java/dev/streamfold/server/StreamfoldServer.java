@@ -87,7 +87,11 @@ public final class StreamfoldServer implements AutoCloseable {
    */
   public StreamfoldServer start(ServerBuilder<?> grpcBuilder) {
     ledger = PulsarLedger.connect(LedgerOptions.of(options.pulsarServiceUrl(), options.pulsarAdminUrl())
-        .withBookieAdminUrl(options.bookieAdminUrl()));
+        .withBookieAdminUrl(options.bookieAdminUrl()).withClockInterval(options.clockInterval()));
+    // this server's writer of the clock of each existing tenant it runs (all of them without --tenants); a tenant
+    // provisioned later through this server gets one then
+    ledger.tenants().stream().filter(t -> options.tenants().isEmpty() || options.tenants().contains(t))
+        .forEach(ledger::startClock);
     String adminToken = AdminToken.loadOrCreate(options.dataDir());
     adminTokenHash = ApiToken.hash(adminToken);
     tenants = TenantRegistry.open(ledger);

@@ -15,7 +15,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * StreamfoldServerMain --data-dir DIR --pulsar-service-url URL --pulsar-admin-url URL --redis-uri URI
  *     [--grpc-port N] [--resp-port N] [--bind-host H] [--tenant T] [--checkpoint-interval-ms N]
- *     [--tenants T1,T2] [--bookie-admin-url URL] [--ready-file FILE] [--metrics-port N]
+ *     [--tenants T1,T2] [--bookie-admin-url URL] [--ready-file FILE] [--metrics-port N] [--clock-interval-ms N]
  * </pre>
  * Every flag can also be given as an environment variable {@code STREAMFOLD_<FLAG>} (upper case, {@code -} as
  * {@code _}, e.g. {@code STREAMFOLD_REDIS_URI}); a flag on the command line wins. An unknown flag is refused.
@@ -25,7 +25,9 @@ import java.util.concurrent.CountDownLatch;
  * is generated at the first start into {@code <data dir>/admin-token} (mode 600; see {@link AdminToken}).
  * {@code --metrics-port} serves Prometheus metrics at {@code /metrics} on that port (0: a free port; none
  * without the flag). Once serving, it writes {@code {"grpcPort":N,"respPort":N,"metricsPort":N}} to the ready
- * file ({@code metricsPort} -1 without a metrics endpoint). SIGTERM stops it
+ * file ({@code metricsPort} -1 without a metrics endpoint). {@code --clock-interval-ms} is how often the
+ * server's writer of each tenant's clock reads the streams' positions for a tick (default 100; 0: no clock).
+ * SIGTERM stops it
  * cleanly; views resume from their checkpoints on the next start.
  */
 public final class StreamfoldServerMain {
@@ -39,7 +41,7 @@ public final class StreamfoldServerMain {
   /** Flags with a default. */
   public static final List<String> OPTIONAL_FLAGS = List.of("grpc-port", "resp-port", "bind-host", "tenant",
       "checkpoint-interval-ms", "tenants", "bookie-admin-url", "ready-file", "flink-rest-address", "checkpoints-uri",
-      "metrics-port");
+      "metrics-port", "clock-interval-ms");
 
   /**
    * Return the environment variable that sets a flag when the command line does not.
@@ -110,6 +112,8 @@ public final class StreamfoldServerMain {
         .flinkRestAddress(flags.get("flink-rest-address"))
         .checkpointsUri(flags.get("checkpoints-uri"))
         .metricsPort(flags.containsKey("metrics-port") ? Integer.parseInt(flags.get("metrics-port")) : ServerOptions.METRICS_DISABLED)
+        .clockInterval(flags.containsKey("clock-interval-ms")
+            ? Duration.ofMillis(Long.parseLong(flags.get("clock-interval-ms"))) : null)
         .build();
     Files.createDirectories(options.dataDir());
     StreamfoldServer server;

@@ -50,16 +50,19 @@ class ServerOptionsTest {
         .flinkRestAddress("jobmanager:8081")
         .checkpointsUri("s3://bucket/checkpoints")
         .metricsPort(0)
+        .clockInterval(Duration.ofMillis(250))
         .build();
     assertThat(options).isEqualTo(new ServerOptions(DATA, PULSAR, ADMIN, REDIS, 9090, 6380, "0.0.0.0", "acme",
         Duration.ofMillis(300), Set.of("acme", "globex"), "http://127.0.0.1:8000", "jobmanager:8081",
-        "s3://bucket/checkpoints", 0));
+        "s3://bucket/checkpoints", 0, Duration.ofMillis(250)));
   }
 
   @Test
   void nullsTakeTheirDefaults() {
-    ServerOptions options = builder().bindHost(null).defaultTenant(null).checkpointInterval(null).tenants(null).build();
+    ServerOptions options = builder().bindHost(null).defaultTenant(null).checkpointInterval(null).tenants(null)
+        .clockInterval(null).build();
     assertThat(options).isEqualTo(builder().build());
+    assertThat(options.clockInterval()).isEqualTo(Duration.ofMillis(100));
   }
 
   @Test
@@ -78,5 +81,8 @@ class ServerOptionsTest {
     assertThatThrownBy(() -> builder().metricsPort(65_536).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("metricsPort (--metrics-port) must be 0 (a free port) to 65535, or -1 for none: 65536");
+    assertThatThrownBy(() -> builder().clockInterval(Duration.ofMillis(-5)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("clockInterval (--clock-interval-ms) must be >= 0 (0: no clock): -5 ms");
   }
 }

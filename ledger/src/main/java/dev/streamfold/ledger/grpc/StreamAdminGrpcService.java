@@ -1,16 +1,22 @@
 package dev.streamfold.ledger.grpc;
 
+import dev.streamfold.api.v1.ClockTick;
 import dev.streamfold.api.v1.CreateStreamRequest;
 import dev.streamfold.api.v1.CreateStreamResponse;
 import dev.streamfold.api.v1.ListStreamsRequest;
 import dev.streamfold.api.v1.ListStreamsResponse;
+import dev.streamfold.api.v1.ListTicksRequest;
+import dev.streamfold.api.v1.ListTicksResponse;
 import dev.streamfold.api.v1.StreamAdminGrpc;
+import dev.streamfold.api.v1.TickPosition;
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.schema.FromWire;
 import io.grpc.stub.StreamObserver;
+import java.util.List;
 
-/** gRPC {@code StreamAdmin}: create and list streams of a tenant's ledger. */
+/** gRPC {@code StreamAdmin}: create and list streams of a tenant's ledger, read its clock's ticks. */
 public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImplBase {
   private final Ledger ledger;
 
@@ -89,5 +95,30 @@ public final class StreamAdminGrpcService extends StreamAdminGrpc.StreamAdminImp
         }
         return b.build();
       }, LedgerStatus::toStatus);
+  }
+
+  /** The most ticks one {@code ListTicks} call returns. */
+  public static final int MAX_TICKS = 10_000;
+  /** The ticks a {@code ListTicks} call returns when it does not say. */
+  public static final int DEFAULT_TICKS = 100;
+
+  @Override
+  public void listTicks(ListTicksRequest request, StreamObserver<ListTicksResponse> response) {
+    GrpcReplies.reply(response, () -> {
+      if (request.getAfterTick() < 0 || request.getMaxTicks() < 0 || request.getMaxTicks() > MAX_TICKS) {
+        throw new IllegalArgumentException("after_tick must be >= 0 and max_ticks 0 (for " + DEFAULT_TICKS
+            + ") to " + MAX_TICKS + ", got " + request.getAfterTick() + " and " + request.getMaxTicks());
+      }
+      List<Tick> ticks = request.getLast() ? ledger.lastTick(request.getTenant()).map(List::of).orElse(List.of())
+          : ledger.ticks(request.getTenant(), request.getAfterTick(),
+              request.getMaxTicks() == 0 ? DEFAULT_TICKS : request.getMaxTicks());
+      ListTicksResponse.Builder b = ListTicksResponse.newBuilder();
+      for (Tick tick : ticks) {
+        ClockTick.Builder t = b.addTicksBuilder().setNumber(tick.number()).setTimeMs(tick.timeMs());
+        tick.streams().forEach((stream, vector) -> t.addStreams(TickPosition.newBuilder().setStream(stream)
+            .addAllMessageIds(vector.texts())));
+      }
+      return b.build();
+    }, LedgerStatus::toStatus);
   }
 }

@@ -2,6 +2,7 @@ package dev.streamfold.ledger.pulsar;
 
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.LedgerException;
@@ -13,12 +14,15 @@ import dev.streamfold.ledger.StreamStorage;
 import dev.streamfold.ledger.SystemTable;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import dev.streamfold.ledger.pulsar.admin.TenantProvisioner;
+import dev.streamfold.ledger.pulsar.clock.ClockReader;
+import dev.streamfold.ledger.pulsar.clock.TenantClocks;
 import dev.streamfold.ledger.pulsar.read.StreamReader;
 import dev.streamfold.ledger.pulsar.schema.PulsarSchemaRegistry;
 import dev.streamfold.ledger.pulsar.storage.BookieAdmin;
 import dev.streamfold.ledger.pulsar.storage.TieredStorageAdmin;
 import dev.streamfold.schema.EventEnvelope;
 import dev.streamfold.schema.StreamColumn;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,7 +47,8 @@ import org.apache.pulsar.client.api.SizeUnit;
  *
  * <p>This class owns the Pulsar clients and the executors and hands each role to its class:
  * {@link TenantProvisioner}, {@link StreamTopics}, {@link PulsarSchemaRegistry}, {@link StreamReader},
- * {@link StreamAppenders}, {@link TieredStorageAdmin}, and the system tables and artifacts.
+ * {@link StreamAppenders}, {@link TieredStorageAdmin}, the system tables and artifacts, and the tenants' clocks
+ * ({@link ClockReader}; {@link TenantClocks} when {@link LedgerOptions#clockInterval} is set).
  */
 public final class PulsarLedger implements Ledger {
   /** Producer name of Streamfold's appender on every stream (the broker deduplicates per name). */
@@ -82,18 +87,23 @@ public final class PulsarLedger implements Ledger {
   private final StreamAppenders appenders;
   private final Map<String, PulsarSystemTable> tables = new ConcurrentHashMap<>();
   private final PulsarArtifacts artifacts;
+  private final ClockReader clockReader;
+  private final TenantClocks clocks; // null: this ledger writes no clock
 
   private PulsarLedger(LedgerOptions options, PulsarClient client, PulsarAdmin admin) {
     this.options = options;
     this.client = client;
     this.admin = admin;
-    this.tenants = new TenantProvisioner(admin);
+    this.clockReader = new ClockReader(client, options.operationTimeout());
+    this.tenants = new TenantProvisioner(admin, this::startClock);
     this.topics = new StreamTopics(admin, tenants);
     this.schemas = new PulsarSchemaRegistry(admin, topics);
     this.storage = new TieredStorageAdmin(admin, tenants, topics, new BookieAdmin(options.bookieAdminUrl()));
     this.reader = new StreamReader(client, topics, storage, options.operationTimeout());
     this.appenders = new StreamAppenders(client, topics, reader::describe, options.operationTimeout(), sendPool);
     this.artifacts = new PulsarArtifacts(client, admin);
+    this.clocks = options.writesClock() ? new TenantClocks(client, topics, clockReader, options.clockInterval(),
+        options.operationTimeout(), Clock.systemUTC()) : null;
     scheduler.scheduleWithFixedDelay(appenders::advanceHighWaterMarks, HWM_INTERVAL_MS, HWM_INTERVAL_MS,
         TimeUnit.MILLISECONDS);
   }
@@ -122,6 +132,52 @@ public final class PulsarLedger implements Ledger {
     } catch (PulsarClientException e) {
       throw new LedgerException.Unavailable("cannot connect to Pulsar at " + options.serviceUrl(), e);
     }
+  }
+
+  /**
+   * Run this ledger's writer of a tenant's clock, if it writes clocks ({@link LedgerOptions#clockInterval}) and
+   * does not run one yet; a server calls it for each tenant it serves. A tenant this ledger provisions (its
+   * first stream, table or artifact here) gets one too. Returns at once: the writer writes once Pulsar grants
+   * it the clock (one writer per tenant at a time, across servers).
+   *
+   * @param tenant a tenant name
+   */
+  public void startClock(String tenant) {
+    if (clocks != null) {
+      clocks.start(tenant);
+    }
+  }
+
+  /**
+   * Tell whether this ledger writes a tenant's clock now (of the servers that run a writer for a tenant, one
+   * writes; see {@link LedgerOptions#clockInterval}).
+   *
+   * @param tenant a tenant name
+   * @return false also when this ledger writes no clock
+   */
+  public boolean writesClock(String tenant) {
+    return clocks != null && clocks.writing(tenant);
+  }
+
+  /**
+   * Stop writing a tenant's clock here; another ledger's writer of it, if any, takes over.
+   *
+   * @param tenant a tenant name
+   */
+  public void stopClock(String tenant) {
+    if (clocks != null) {
+      clocks.stop(tenant);
+    }
+  }
+
+  @Override
+  public Optional<Tick> lastTick(String tenant) {
+    return clockReader.last(tenant);
+  }
+
+  @Override
+  public List<Tick> ticks(String tenant, long afterTick, int maxTicks) {
+    return clockReader.ticks(tenant, afterTick, maxTicks);
   }
 
   @Override
@@ -246,6 +302,9 @@ public final class PulsarLedger implements Ledger {
 
   @Override
   public void close() {
+    if (clocks != null) {
+      clocks.close();
+    }
     scheduler.shutdownNow();
     sendPool.shutdown();
     appenders.close();

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
@@ -21,15 +22,19 @@ public final class TenantProvisioner {
   public static final String CLUSTER_TENANT = "_streamfold";
 
   private final PulsarAdmin admin;
+  private final Consumer<String> onProvisioned;
   private final Set<String> provisioned = ConcurrentHashMap.newKeySet();
 
   /**
    * Create the provisioner.
    *
    * @param admin the admin client it provisions with (not closed by this class)
+   * @param onProvisioned told each customer tenant's name once, when this instance first provisioned it (e.g. to
+   *     run its clock writer)
    */
-  public TenantProvisioner(PulsarAdmin admin) {
+  public TenantProvisioner(PulsarAdmin admin, Consumer<String> onProvisioned) {
     this.admin = admin;
+    this.onProvisioned = onProvisioned;
   }
 
   /**
@@ -41,7 +46,9 @@ public final class TenantProvisioner {
    */
   public void ensureTenant(String tenant) {
     StreamRef.checkTenant(tenant);
-    provision(tenant);
+    if (provision(tenant)) {
+      onProvisioned.accept(tenant);
+    }
   }
 
   /**
@@ -54,9 +61,10 @@ public final class TenantProvisioner {
     provision(CLUSTER_TENANT);
   }
 
-  private void provision(String tenant) {
+  /** Provision a tenant; true when this call did it (false when done before on this instance). */
+  private boolean provision(String tenant) {
     if (provisioned.contains(tenant)) {
-      return;
+      return false;
     }
     try {
       if (!admin.tenants().getTenants().contains(tenant)) {
@@ -82,7 +90,7 @@ public final class TenantProvisioner {
         admin.namespaces().setDeduplicationStatus(full, true);
       }
       admin.namespaces().setCompactionThreshold(tenant + "/" + StreamRef.SYSTEM_NAMESPACE, 1024 * 1024);
-      provisioned.add(tenant);
+      return provisioned.add(tenant);
     } catch (PulsarAdminException e) {
       throw new LedgerException.Unavailable("cannot provision tenant '" + tenant + "'", e);
     }
