@@ -95,4 +95,32 @@ class ClockRulesTest {
         .getBytes(StandardCharsets.UTF_8), "there")).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("invalid position vector 'x'");
   }
+
+  @Test
+  void aSliceReadsWhatTheTickAddsInStreamThenPartitionOrder() {
+    Tick previous = tick(4, "flights", "3:40:0:9,3:41:1:9", "airports", "2:5:-1:-1");
+    Tick tick = tick(5, "flights", "3:40:0:9,3:50:1:2,4:0:2:-1", "airports", "2:7:-1:-1", "orders", "8:1:-1:-1");
+    TickSlice slice = TickSlice.of(previous, tick);
+    assertThat(slice.tick()).isEqualTo(5);
+    assertThat(slice.ranges()).containsExactly(
+        new TickSlice.Range("airports", -1, Optional.of(MessageId.parse("2:5:-1:-1")), MessageId.parse("2:7:-1:-1")),
+        new TickSlice.Range("flights", 1, Optional.of(MessageId.parse("3:41:1:9")), MessageId.parse("3:50:1:2")),
+        new TickSlice.Range("flights", 2, Optional.empty(), MessageId.parse("4:0:2:-1")),
+        new TickSlice.Range("orders", -1, Optional.empty(), MessageId.parse("8:1:-1:-1")));
+    assertThat(TickSlice.of(Tick.ZERO, tick(1, "a", "1:1:-1:-1")).ranges()).singleElement()
+        .isEqualTo(new TickSlice.Range("a", -1, Optional.empty(), MessageId.parse("1:1:-1:-1")));
+  }
+
+  @Test
+  void aSliceRefusesTicksThatAreNotConsecutiveOrGoBack() {
+    Tick previous = tick(4, "flights", "3:40:0:9", "airports", "2:5:-1:-1");
+    assertThatThrownBy(() -> TickSlice.of(previous, tick(6, "flights", "3:41:0:9")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("tick 6 does not follow tick 4");
+    assertThatThrownBy(() -> TickSlice.of(previous, tick(5, "flights", "3:39:0:9", "airports", "2:5:-1:-1")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("tick 5 covers less of flights partition 0 (3:39:0:9) than tick 4 (3:40:0:9)");
+    assertThatThrownBy(() -> TickSlice.of(previous, tick(5, "flights", "3:41:0:9")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("tick 5 does not cover airports partition -1 up to 2:5:-1:-1 as tick 4 does");
+  }
 }
