@@ -33,7 +33,8 @@ import org.apache.pulsar.client.api.Producer;
  * {@code --synthetic-events N} (1 KB events per run, default 50,000), {@code --warmup N} (1; warm-up runs
  * per side, repeated until each side has run {@code --warmup-s} seconds, default 10, in all),
  * {@code --reps N} (5), {@code --unary-events N} (events per unary case, default 20,000; batch 1 uses a
- * fortieth).
+ * fortieth), {@code --clock-rounds N} (2; rounds of the tenant clock's cost, clock off against on, see
+ * {@link #clockCase}; 0 skips it).
  */
 final class IngestBench {
   static final String FLIGHTS_STREAM = "bench_ingest_flights";
@@ -83,7 +84,49 @@ final class IngestBench {
         unaryCase(sf, raw, flights.subList(0, Math.min(n, flights.size())), unaryBatch, warmup, reps);
       }
     }
+    clockCase(flights, batch, window, warmup, env.getInt("clock-rounds", 2));
     report.write();
+  }
+
+  /**
+   * The tenant clock's cost on ingest (docs/design.md, "The clock, as built"): AppendStream of the flights into a
+   * server whose clock writer is off ({@code --clock-interval-ms 0}) and one where it runs as it was started,
+   * each a restart of the stack's server, in alternating order for {@code rounds} rounds. Each side warms up as
+   * the stream cases do, then measures two runs.
+   */
+  private void clockCase(List<Event> events, int batch, int window, int warmup, int rounds) throws Exception {
+    if (rounds <= 0) {
+      return;
+    }
+    ServerControl server = new ServerControl(env);
+    String asStarted = server.current(ServerControl.CLOCK_FLAG).orElse("100");
+    List<AppendRequest> requests = requests(env.tenant, FLIGHTS_STREAM, events, batch);
+    Stats.Series on = new Stats.Series();
+    Stats.Series off = new Stats.Series();
+    for (int round = 0; round < rounds; round++) {
+      for (int side = 0; side < 2; side++) {
+        boolean clockOn = (side == 0) == (round % 2 == 1);
+        server.restartWith(ServerControl.CLOCK_FLAG, clockOn ? asStarted : "0");
+        try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken())) {
+          long warmed = 0;
+          for (int w = 0; w < warmup || warmed < warmupNanos; w++) {
+            long t0 = System.nanoTime();
+            appendStream(sf, requests, window);
+            warmed += System.nanoTime() - t0;
+          }
+          for (int rep = 0; rep < 2; rep++) {
+            Run r = appendStream(sf, requests, window);
+            (clockOn ? on : off).add("events/s", r.eventsPerSecond);
+            System.out.printf("[1-ingest] clock %s, round %d, run %d: %,.0f events/s%n", clockOn ? "on (" + asStarted
+                + " ms)" : "off", round + 1, rep + 1, r.eventsPerSecond);
+          }
+        }
+      }
+    }
+    server.restartWith(ServerControl.CLOCK_FLAG, asStarted);
+    report.row("AppendStream, flights: tenant clock on (" + asStarted + " ms ticks) vs off", "events/s", true,
+        on.summary("events/s"), "clock off", off.summary("events/s"), "ratio >= 0.95",
+        on.summary("events/s").median() >= 0.95 * off.summary("events/s").median());
   }
 
   private void streamCase(Streamfold sf, PulsarRaw raw, String caseName, String tag, String stream, List<Event> events,

@@ -12,14 +12,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Restarts the stack's Streamfold server with another {@code --checkpoint-interval-ms} (the local stack
- * starts it with the default, 1 s): the server is stopped with SIGTERM (its views resume from their
+ * Restarts the stack's Streamfold server with another value of one flag, e.g. {@code --checkpoint-interval-ms}
+ * (the local stack starts it with the default, 1 s) or {@code --clock-interval-ms}: the server is stopped with SIGTERM (its views resume from their
  * checkpoints) and started again with its own command line plus the flag, on the same ports. The new
  * process is this program's: its pid is written to {@code <data dir>/bench-server.pid} so that
  * {@code bench/run-all} stops it at the end ({@code streamfold local down} only knows the original).
  */
 final class ServerControl {
   static final String FLAG = "--checkpoint-interval-ms";
+  static final String CLOCK_FLAG = "--clock-interval-ms";
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
   static final Duration READY_TIMEOUT = Duration.ofSeconds(300);
 
@@ -31,9 +32,14 @@ final class ServerControl {
 
   /** The checkpoint interval the running server was started with, in ms (1,000 when not given). */
   long currentIntervalMs() {
+    return current(FLAG).map(Long::parseLong).orElse(1000L);
+  }
+
+  /** The value of a flag on the running server's command line, if given there. */
+  Optional<String> current(String flag) {
     List<String> args = arguments(handle());
-    int i = args.indexOf(FLAG);
-    return i >= 0 && i + 1 < args.size() ? Long.parseLong(args.get(i + 1)) : 1000;
+    int i = args.indexOf(flag);
+    return i >= 0 && i + 1 < args.size() ? Optional.of(args.get(i + 1)) : Optional.empty();
   }
 
   private ProcessHandle handle() {
@@ -57,19 +63,30 @@ final class ServerControl {
    * @return the new server's pid
    */
   long restartWith(long intervalMs) throws IOException, InterruptedException {
+    return restartWith(FLAG, Long.toString(intervalMs));
+  }
+
+  /**
+   * Restart the server with one flag set to a value (its other flags as they were).
+   *
+   * @param flag e.g. {@value #CLOCK_FLAG}
+   * @param value the flag's value
+   * @return the new server's pid
+   */
+  long restartWith(String flag, String value) throws IOException, InterruptedException {
     ProcessHandle old = handle();
     String javaBin = old.info().command().orElseThrow();
     List<String> args = arguments(old);
-    int i = args.indexOf(FLAG);
+    int i = args.indexOf(flag);
     if (i >= 0) {
       args.remove(i + 1);
       args.remove(i);
     }
-    args.add(FLAG);
-    args.add(Long.toString(intervalMs));
+    args.add(flag);
+    args.add(value);
     int ready = args.indexOf("--ready-file");
     Path readyFile = Path.of(args.get(ready + 1));
-    System.out.printf("[server] restarting the Streamfold server (pid %d) with %s %d ...%n", old.pid(), FLAG, intervalMs);
+    System.out.printf("[server] restarting the Streamfold server (pid %d) with %s %s ...%n", old.pid(), flag, value);
     long t0 = System.nanoTime();
     old.destroy();
     try {
