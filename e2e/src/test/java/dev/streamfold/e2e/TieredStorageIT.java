@@ -134,7 +134,7 @@ class TieredStorageIT {
         .withBookieAdminUrl("http://127.0.0.1:" + broker.bookieHttpPort()))) {
       ledger.createStream(stream, columns);
       ledger.setOffloadPolicy(tenant, -1, Testkit.OFFLOAD_DELETION_LAG_MS);
-      append(ledger, stream, all);
+      append(ledger, stream, all.subList(0, HISTORY - 1));
 
       // 1. offload; the local copies go; the objects are in the bucket
       offloadAndWait(ledger, stream);
@@ -143,6 +143,11 @@ class TieredStorageIT {
       assertThat(storage.localBytes()).isLessThan(storage.offloadedBytes());
       assertThat(filesIn(Testkit.s3().bucketDir())).isGreaterThan(bucketFilesBefore);
       assertThat(storage.segments().get(0).location()).contains("S3");
+      // The last event goes in after the offload, so it is held by BookKeeper whatever the segment boundaries:
+      // the broker reads the latest entry to answer "last message ID" (describe, a view's backfill target), and
+      // when that entry is only in S3 (an open segment still empty after a roll-over), step 2b's view cannot even
+      // be created while S3 is down (CI of d43eb3c met that case: the broker timed out answering, after 30 s).
+      append(ledger, stream, all.subList(HISTORY - 1, HISTORY));
 
     }
     // 4. a broker restart after the offload keeps everything readable (checked by the view below)

@@ -41,9 +41,31 @@ public record StreamStorage(StreamRef stream, List<LedgerSegment> segments, long
    *     endpoint reachable?"
    */
   public String whereAfter(java.util.Optional<MessageId> after) {
-    return segmentAfter(after).map(segment -> "the next events are in segment " + segment.ledgerId()
-        + (segment.offloaded() && segment.localDeleted()
-            ? ", offloaded to " + segment.location() + " and deleted locally: is the S3 endpoint reachable?"
-            : ", held by BookKeeper")).orElse("no segment found");
+    return segmentAfter(after).map(segment -> "the next events are in segment " + describe(segment))
+        .orElse("no segment found");
+  }
+  /**
+   * Say in words where a partition's latest event is stored, for an error message: the last segment of the
+   * partition that holds entries (a topic whose open segment is still empty has its latest event in the segment
+   * before it, which may be offloaded and deleted locally).
+   *
+   * @param partition the partition (0..N-1), or -1 for an unpartitioned stream
+   * @return e.g. "the latest events are in segment 12, offloaded to S3 bucket b and deleted locally: is the S3
+   *     endpoint reachable?", or "no segment holds events"
+   */
+  public String whereLatest(int partition) {
+    LedgerSegment latest = null;
+    for (LedgerSegment segment : segments) {
+      if (segment.partition() == partition && segment.entries() > 0) {
+        latest = segment;
+      }
+    }
+    return latest == null ? "no segment holds events" : "the latest events are in segment " + describe(latest);
+  }
+
+  private static String describe(LedgerSegment segment) {
+    return segment.ledgerId() + (segment.offloaded() && segment.localDeleted()
+        ? ", offloaded to " + segment.location() + " and deleted locally: is the S3 endpoint reachable?"
+        : ", held by BookKeeper");
   }
 }

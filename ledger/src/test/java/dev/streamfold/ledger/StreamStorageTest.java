@@ -43,4 +43,15 @@ class StreamStorageTest {
         .isEqualTo("the next events are in segment 11, held by BookKeeper");
     assertThat(STORAGE.whereAfter(Optional.of(MessageId.parse("99:0:1:-1")))).isEqualTo("no segment found");
   }
+
+  @Test
+  void whereTheLatestEventIsSkipsAnOpenSegmentWithoutEntries() {
+    StreamStorage rolledOver = new StreamStorage(new StreamRef("acme", "flights"), List.of(
+        new LedgerSegment(10, 50, 5_000, true, true, S3, -1, false),
+        new LedgerSegment(11, 0, 0, false, false, "bookkeeper", -1, true)), 0, 5_000);
+    assertThat(rolledOver.whereLatest(-1)).isEqualTo("the latest events are in segment 10, offloaded to " + S3
+        + " and deleted locally: is the S3 endpoint reachable?");
+    assertThat(STORAGE.whereLatest(1)).isEqualTo("the latest events are in segment 13, held by BookKeeper");
+    assertThat(STORAGE.whereLatest(2)).isEqualTo("no segment holds events");
+  }
 }

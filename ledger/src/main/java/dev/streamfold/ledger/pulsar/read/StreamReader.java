@@ -75,7 +75,7 @@ public final class StreamReader {
       int newestIndex = -1;
       List<String> physical = topics.physicalTopics(stream);
       for (int p = 0; p < physical.size(); p++) {
-        Optional<Message<byte[]>> last = lastMessage(stream, physical.get(p));
+        Optional<Message<byte[]>> last = lastMessage(stream, physical.get(p), partitions == 0 ? -1 : p);
         if (last.isPresent()) {
           latestPositions.add(PulsarMessageIds.toText(last.get().getMessageId(), partitions == 0 ? -1 : p));
           if (newest == null || last.get().getSequenceId() > newest.getSequenceId()) {
@@ -95,7 +95,7 @@ public final class StreamReader {
     }
   }
 
-  private Optional<Message<byte[]>> lastMessage(StreamRef stream, String topic) {
+  private Optional<Message<byte[]>> lastMessage(StreamRef stream, String topic, int partition) {
     // The broker's last message ID (admin; entry -1 only for a topic without messages, as empty ledgers are
     // skipped: apache/pulsar#1550), then one reader starting at it, inclusive. A reader at org.apache.pulsar.client.api.MessageId.latest
     // inclusive costs ~100 ms more: the client seeks after subscribing, which reconnects the consumer.
@@ -103,7 +103,10 @@ public final class StreamReader {
     try {
       last = topics.lastMessageId(topic);
     } catch (PulsarAdminException e) {
-      throw new LedgerException.Unavailable("cannot find the latest event of " + stream, e);
+      // The broker reads the latest entry for its batch size, from S3 when it was offloaded and deleted
+      // locally (a topic whose open segment is still empty after a roll-over): say where it is.
+      throw new LedgerException.Unavailable("cannot find the latest event of " + stream + " ("
+          + whereLatest(stream, topic, partition) + ")", e);
     }
     if (!(last instanceof MessageIdAdv adv) || adv.getEntryId() < 0) {
       // no entry named (an empty topic, or an answer this code does not know): the slower, general lookup
@@ -115,7 +118,7 @@ public final class StreamReader {
       Message<byte[]> m = reader.readNext(timeoutMs, TimeUnit.MILLISECONDS);
       if (m == null) {
         throw new LedgerException.Unavailable("cannot read the latest event of " + stream + " (" + last + ") within "
-            + operationTimeout.toMillis() + " ms: " + whereStored(stream, topic, Optional.empty()), null);
+            + operationTimeout.toMillis() + " ms: " + whereLatest(stream, topic, partition), null);
       }
       // Read on to the end: events appended meanwhile, and the rest of a batched entry if the broker's answer
       // did not name its last message (it does on 4.0, with the batch index).
@@ -319,6 +322,14 @@ public final class StreamReader {
   private String whereStored(StreamRef stream, String topic, Optional<MessageId> at) {
     try {
       return storage.storage(stream, topic).whereAfter(at);
+    } catch (RuntimeException e) {
+      return "the broker does not answer (" + e.getMessage() + ")";
+    }
+  }
+
+  private String whereLatest(StreamRef stream, String topic, int partition) {
+    try {
+      return storage.storage(stream, topic).whereLatest(partition);
     } catch (RuntimeException e) {
       return "the broker does not answer (" + e.getMessage() + ")";
     }
