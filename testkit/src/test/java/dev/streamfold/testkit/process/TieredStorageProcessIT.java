@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class TieredStorageProcessIT {
   static final int MESSAGES = 5_000;
-  static final Duration S3_DOWN_READ_TIMEOUT = Duration.ofSeconds(30);
+  static final Duration S3_DOWN_READ_TIMEOUT = Duration.ofSeconds(5);
 
   static String payload(int i) {
     return "event-" + i;
