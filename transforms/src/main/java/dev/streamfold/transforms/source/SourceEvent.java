@@ -34,6 +34,17 @@ public class SourceEvent {
    */
   public int partition = UNKNOWN_PARTITION;
 
+  /**
+   * The stream the event belongs to, when the source reads several streams in the tenant clock's order
+   * ({@link ClockedLedgerSource}); null from a source of one stream.
+   */
+  public String stream;
+  /**
+   * The tick that first covers the event, when the source reads in the tenant clock's order
+   * ({@link ClockedLedgerSource}); 0 from a source of one stream.
+   */
+  public long tick;
+
   /** {@link #partition} not set: {@link #partitionIndex()} reads it from the message ID text. */
   public static final int UNKNOWN_PARTITION = Integer.MIN_VALUE;
 
