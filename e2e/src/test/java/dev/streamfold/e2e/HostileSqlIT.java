@@ -136,8 +136,8 @@ class HostileSqlIT {
     corpus.add(create("a raw-event join", "SELECT a.origin, COUNT(*) AS n FROM flights a JOIN flights b ON"
         + " a.origin = b.destination GROUP BY a.origin", invalid, "joins raw events"));
     corpus.add(create("two streams", "SELECT origin, COUNT(*) AS n FROM (SELECT origin FROM flights UNION ALL"
-        + " SELECT origin FROM other) GROUP BY origin", invalid, "reads exactly one stream"));
-    corpus.add(create("no stream", "SELECT 1 AS x", invalid, "reads exactly one stream"));
+        + " SELECT origin FROM other) GROUP BY origin", invalid, "reads several streams"));
+    corpus.add(create("no stream", "SELECT 1 AS x", invalid, "this SQL reads none"));
     corpus.add(create("LIMIT", "SELECT origin, COUNT(*) AS n" + group + " LIMIT 3", invalid, "LIMIT without ORDER BY"));
     corpus.add(create("never true", "SELECT origin, COUNT(*) AS n FROM flights WHERE 1 = 0 GROUP BY origin", invalid,
         "always empty"));

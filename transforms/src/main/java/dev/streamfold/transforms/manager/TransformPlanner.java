@@ -51,6 +51,11 @@ final class TransformPlanner {
   SqlPlanner.PlannedQuery plan(String tenant, String sql, Map<String, List<StreamColumn>> streams,
       List<String> keyColumns) {
     SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streams, keyColumns);
+    if (plan.streams().size() > 1) {
+      throw new TransformException.InvalidSql("this SQL reads several streams " + plan.streams() + ": views over"
+          + " several streams are planned and checked, but their jobs (reading the tenant clock's order) are not"
+          + " yet run; read one stream", null);
+    }
     checkWindowsUnpartitioned(tenant, plan);
     return plan;
   }

@@ -11,6 +11,10 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.rel.core.Calc;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
@@ -32,6 +36,7 @@ import org.apache.flink.table.planner.plan.schema.TableSourceTable;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregateBase;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalJoin;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLimit;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalOverAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalSink;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalValues;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWindowAggregateBase;
@@ -291,6 +296,119 @@ public final class OptimizedPlan {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The first operation of the plan whose result depends on the order its input rows arrive in, applied to
+   * rows that come from more than one input (a join's or a union's output): Flink delivers a join's or
+   * union's inputs over separate channels, so their interleaving differs between runs, and a backfill, a tail
+   * and a replay could give different rows. Order-dependent are: Top-N and deduplication ({@code ROW_NUMBER},
+   * ties kept in arrival order), {@code OVER} aggregates, the aggregate functions {@code FIRST_VALUE},
+   * {@code LAST_VALUE}, {@code LISTAGG}, {@code ARRAY_AGG}, {@code COLLECT}, {@code JSON_ARRAYAGG} and
+   * {@code JSON_OBJECTAGG}, and sums, averages and variances of floating-point values (floating-point addition
+   * is not associative: the last digits depend on the order). Over one input (one stream's own events, in
+   * ledger order) every one of them is deterministic.
+   *
+   * @return what depends on the interleaving, e.g. {@code LAST_VALUE} or {@code SUM of DOUBLE}, or empty
+   */
+  public Optional<String> orderDependentOverMergedInputs() {
+    for (RelNode node : nodes) {
+      Optional<String> dependent = orderDependence(node);
+      if (dependent.isPresent() && mergesInputs(node.getInput(0))) {
+        return dependent;
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> orderDependence(RelNode node) {
+    if (node instanceof Rank || node instanceof StreamPhysicalDeduplicate) {
+      return Optional.of("ROW_NUMBER (Top-N or deduplication: rows with equal ORDER BY values are ranked in arrival"
+          + " order)");
+    }
+    if (node instanceof StreamPhysicalOverAggregate) {
+      return Optional.of("an OVER aggregate (it aggregates rows in arrival order)");
+    }
+    if (!(node instanceof StreamPhysicalGroupAggregateBase)) {
+      return Optional.empty();
+    }
+    for (AggregateCall call : aggregateCalls(node)) {
+      SqlKind kind = call.getAggregation().getKind();
+      String name = call.getAggregation().getName().toUpperCase(java.util.Locale.ROOT);
+      if (kind == SqlKind.FIRST_VALUE || kind == SqlKind.LAST_VALUE || kind == SqlKind.LISTAGG
+          || kind == SqlKind.ARRAY_AGG || kind == SqlKind.COLLECT || kind == SqlKind.JSON_ARRAYAGG
+          || kind == SqlKind.JSON_OBJECTAGG || ORDER_DEPENDENT_FUNCTIONS.contains(name)) {
+        return Optional.of(name);
+      }
+      if (FLOATING_SUMS.contains(kind) && call.getArgList().stream().anyMatch(arg -> isFloatingPoint(
+          node.getInput(0).getRowType().getFieldList().get(arg).getType()))) {
+        return Optional.of(name + " of DOUBLE (floating-point addition depends on the order of the rows)");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Aggregate functions whose name, not their {@link SqlKind}, says they depend on the order (Flink's own). */
+  private static final Set<String> ORDER_DEPENDENT_FUNCTIONS = Set.of("FIRST_VALUE", "LAST_VALUE", "LISTAGG",
+      "ARRAY_AGG", "COLLECT", "JSON_ARRAYAGG", "JSON_OBJECTAGG", "JSON_ARRAYAGG_NULL_ON_NULL",
+      "JSON_ARRAYAGG_ABSENT_ON_NULL", "JSON_OBJECTAGG_NULL_ON_NULL", "JSON_OBJECTAGG_ABSENT_ON_NULL");
+
+  private static final Set<SqlKind> FLOATING_SUMS = Set.of(SqlKind.SUM, SqlKind.SUM0, SqlKind.AVG, SqlKind.STDDEV_POP,
+      SqlKind.STDDEV_SAMP, SqlKind.VAR_POP, SqlKind.VAR_SAMP);
+
+  private static boolean isFloatingPoint(RelDataType type) {
+    return type.getSqlTypeName() == SqlTypeName.DOUBLE || type.getSqlTypeName() == SqlTypeName.FLOAT
+        || type.getSqlTypeName() == SqlTypeName.REAL;
+  }
+
+  /**
+   * The aggregate calls a physical aggregate node keeps (its Scala fields: {@code aggCalls}, or the partial and
+   * final calls of an incremental aggregate), read by type so that every aggregate node type is covered.
+   */
+  private static List<AggregateCall> aggregateCalls(RelNode node) {
+    List<AggregateCall> calls = new ArrayList<>();
+    for (Class<?> c = node.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field field : c.getDeclaredFields()) {
+        if (java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+          continue;
+        }
+        Object value;
+        try {
+          field.setAccessible(true);
+          value = field.get(node);
+        } catch (ReflectiveOperationException | RuntimeException inaccessible) {
+          continue;
+        }
+        if (value instanceof scala.collection.Iterable<?> items) {
+          scala.collection.Iterator<?> it = items.iterator();
+          while (it.hasNext()) {
+            if (it.next() instanceof AggregateCall call) {
+              calls.add(call);
+            }
+          }
+        } else if (value instanceof Iterable<?> items) {
+          items.forEach(item -> {
+            if (item instanceof AggregateCall call) {
+              calls.add(call);
+            }
+          });
+        }
+      }
+    }
+    return calls;
+  }
+
+  /** Whether rows of {@code node}'s output can come from more than one input: a join or union below it. */
+  private static boolean mergesInputs(RelNode node) {
+    if (node.getInputs().size() > 1) {
+      return true;
+    }
+    for (RelNode input : node.getInputs()) {
+      if (mergesInputs(input)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String joinTypeName(StreamPhysicalJoin join) {

@@ -48,15 +48,43 @@ public final class SqlPlanner {
   /**
    * What planning a transformation's SQL found.
    *
-   * @param sourceStream the one stream the SQL reads
+   * @param streams the streams the SQL reads, by name (one or more)
    * @param columns result column name to SQL type, in order
    * @param keyColumns the row-key columns
    * @param eventTimeWindows whether the plan computes event-time windows (its stream table then has
    *     {@code _event_time} as rowtime attribute, with watermarks)
-   * @param columnsRead the declared and metadata columns of the stream the plan reads
+   * @param columnsReadByStream for each stream read, its declared and metadata columns the plan reads
    */
-  public record PlannedQuery(String sourceStream, LinkedHashMap<String, String> columns, List<String> keyColumns,
-      boolean eventTimeWindows, Set<String> columnsRead) {}
+  public record PlannedQuery(List<String> streams, LinkedHashMap<String, String> columns, List<String> keyColumns,
+      boolean eventTimeWindows, Map<String, Set<String>> columnsReadByStream) {
+
+    public PlannedQuery {
+      streams = List.copyOf(new java.util.TreeSet<>(streams));
+      columnsReadByStream = Map.copyOf(columnsReadByStream);
+    }
+
+    /**
+     * The one stream a single-stream plan reads.
+     *
+     * @throws IllegalStateException if the plan reads several streams
+     */
+    public String sourceStream() {
+      if (streams.size() != 1) {
+        throw new IllegalStateException("the SQL reads " + streams.size() + " streams: " + streams);
+      }
+      return streams.get(0);
+    }
+
+    /** The columns a single-stream plan reads of its stream ({@link #sourceStream}). */
+    public Set<String> columnsRead() {
+      return columnsReadByStream.getOrDefault(sourceStream(), Set.of());
+    }
+
+    /** The columns the plan reads of {@code stream} (empty for a stream it does not read). */
+    public Set<String> columnsRead(String stream) {
+      return columnsReadByStream.getOrDefault(stream, Set.of());
+    }
+  }
 
   /** How a stream's rows are presented to SQL. */
   public enum Rows {
@@ -75,13 +103,13 @@ public final class SqlPlanner {
    * Parse, validate and plan a transformation's SQL over a tenant's streams without running anything,
    * and check it against every rule a view's SQL must meet.
    *
-   * @param sql Flink SQL; it must read exactly one stream
+   * @param sql Flink SQL over one or more streams
    * @param streams stream name to its declared columns (streams without columns cannot be queried)
    * @param keyColumns requested row-key columns, or empty for the first result column
    * @return the plan's facts
    * @throws TransformException.InvalidSql if the SQL does not parse, validate or plan, is not deterministic,
-   *     reads no stream or several, does not give one row per key, or names a key column that is not a
-   *     result column; the message says why and what works
+   *     reads no stream, depends on how a join or union interleaves several streams, does not give one row per key,
+   *     or names a key column that is not a result column; the message says why and what works
    */
   public static PlannedQuery plan(String sql, Map<String, List<StreamColumn>> streams, List<String> keyColumns) {
     if (sql == null || sql.isBlank()) {
@@ -132,8 +160,8 @@ public final class SqlPlanner {
     Map<String, List<StreamColumn>> streams = Map.of(stream, columns);
     try {
       Planned planned = rows == null ? planned(sql, streams) : plannedAs(sql, streams, rows);
-      return new PlannedQuery(stream, columns(planned.table()), List.of(), planned.plan().hasEventTimeWindows(),
-          planned.plan().columnsRead().getOrDefault(stream, Set.of()));
+      return new PlannedQuery(List.of(stream), columns(planned.table()), List.of(),
+          planned.plan().hasEventTimeWindows(), Map.of(stream, planned.plan().columnsRead().getOrDefault(stream, Set.of())));
     } catch (StackOverflowError e) {
       throw tooDeep();
     } catch (RuntimeException e) {
@@ -255,9 +283,9 @@ public final class SqlPlanner {
     checkDeterministic(plan);
     Set<String> scanned = new LinkedHashSet<>(plan.scannedTables());
     scanned.retainAll(streams.keySet());
-    if (scanned.size() != 1) {
-      throw new TransformException.InvalidSql("a transformation reads exactly one stream; this SQL reads "
-          + (scanned.isEmpty() ? "none" : scanned) + " (streams of the tenant: " + streams.keySet() + ")", null);
+    if (scanned.isEmpty()) {
+      throw new TransformException.InvalidSql("a transformation reads one or more streams; this SQL reads none"
+          + " (streams of the tenant: " + new java.util.TreeSet<>(streams.keySet()) + ")", null);
     }
     LinkedHashMap<String, String> columns = columns(planned.table());
     List<String> names = new ArrayList<>(columns.keySet());
@@ -294,9 +322,14 @@ public final class SqlPlanner {
       throw new TransformException.InvalidSql("a windowed view keeps one row per key and window, so its key must"
           + " include window_start (or window_end), e.g. --key " + keys.get(0) + ",window_start; key now: " + keys, null);
     }
-    String stream = scanned.iterator().next();
-    return new PlannedQuery(stream, columns, keys, plan.hasEventTimeWindows(),
-        plan.columnsRead().getOrDefault(stream, Set.of()));
+    if (scanned.size() > 1) {
+      checkInterleaving(plan, scanned);
+    }
+    Map<String, Set<String>> read = new LinkedHashMap<>();
+    for (String stream : scanned) {
+      read.put(stream, plan.columnsRead().getOrDefault(stream, Set.of()));
+    }
+    return new PlannedQuery(List.copyOf(scanned), columns, keys, plan.hasEventTimeWindows(), read);
   }
 
   /**
@@ -314,6 +347,32 @@ public final class SqlPlanner {
           + " must give the same rows whenever the ledger is replayed, so they may not use the wall clock, processing"
           + " time or random values; use the event time column " + PayloadParser.EVENT_TIME_COLUMN
           + " instead of the current time", null);
+    }
+  }
+
+  /**
+   * A view over several streams reads them in the tenant clock's one order, but a join or union still receives
+   * its inputs over separate channels, in an interleaving that differs between runs. At every tick the view must
+   * equal the SQL over exactly the events the tick covers, whatever that interleaving: so nothing may depend on
+   * the order of rows that come out of a join or union ({@link OptimizedPlan#orderDependentOverMergedInputs}).
+   * Event-time windows over several streams wait for a watermark derived from the clock (not built yet).
+   *
+   * @throws TransformException.InvalidSql naming what depends on the order, and what to do instead
+   */
+  static void checkInterleaving(OptimizedPlan plan, Set<String> read) {
+    Set<String> streams = new java.util.TreeSet<>(read);
+    Optional<String> dependent = plan.orderDependentOverMergedInputs();
+    if (dependent.isPresent()) {
+      throw new TransformException.InvalidSql("this SQL reads several streams " + streams + " and applies "
+          + dependent.get() + " to the output of a join or UNION ALL, whose rows arrive in an order that differs"
+          + " from run to run, so replaying the ledger could give other rows; apply it to one stream's own events"
+          + " (in a subquery, before the join: there the ledger's order holds), or use an order-independent"
+          + " aggregate (COUNT, SUM or AVG of an integer or DECIMAL, MIN, MAX)", null);
+    }
+    if (plan.hasEventTimeWindows()) {
+      throw new TransformException.InvalidSql("this SQL reads several streams " + streams + " and computes"
+          + " event-time windows: a watermark over several streams, derived from the tenant clock, is not built yet;"
+          + " window each stream on its own in a view of its own", null);
     }
   }
 
