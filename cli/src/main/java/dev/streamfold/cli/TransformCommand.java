@@ -71,7 +71,8 @@ final class TransformCommand {
         }
         Transform t = client.transforms().create(request.build());
         System.out.println("Created transformation " + t.getTenant() + "/" + t.getName() + " v" + t.getVersion()
-            + " over stream " + t.getSourceStream() + ", key " + String.join(",", t.getKeyColumnsList())
+            + (t.getStreamsCount() > 1 ? " over streams " + String.join(",", t.getStreamsList())
+                : " over stream " + t.getSourceStream()) + ", key " + String.join(",", t.getKeyColumnsList())
             + ", columns " + String.join(",", t.getColumnsList())
             + (t.getFoldClass().isEmpty() ? "" : " (Java: " + t.getFoldClass() + ", jar sha256:" + t.getJarSha256() + ")"));
         if (await) {
@@ -235,7 +236,8 @@ final class TransformCommand {
         }
         System.out.printf("%-24s %-16s %3s  %-16s %s%n", "NAME", "STREAM", "V", "KEY", "SQL");
         for (Transform t : list) {
-          System.out.printf("%-24s %-16s %3d  %-16s %s%n", t.getName(), t.getSourceStream(), t.getVersion(),
+          System.out.printf("%-24s %-16s %3d  %-16s %s%n", t.getName(),
+              t.getStreamsCount() > 1 ? String.join(",", t.getStreamsList()) : t.getSourceStream(), t.getVersion(),
               String.join(",", t.getKeyColumnsList()),
               t.getFoldClass().isEmpty() ? t.getSql() : "(Java) " + t.getFoldClass() + " sha256:" + t.getJarSha256());
         }

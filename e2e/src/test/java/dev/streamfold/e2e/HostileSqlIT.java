@@ -135,8 +135,13 @@ class HostileSqlIT {
         + " destination", invalid, "does not identify one row"));
     corpus.add(create("a raw-event join", "SELECT a.origin, COUNT(*) AS n FROM flights a JOIN flights b ON"
         + " a.origin = b.destination GROUP BY a.origin", invalid, "joins raw events"));
-    corpus.add(create("two streams", "SELECT origin, COUNT(*) AS n FROM (SELECT origin FROM flights UNION ALL"
-        + " SELECT origin FROM other) GROUP BY origin", invalid, "reads several streams"));
+    corpus.add(create("order of two streams", "SELECT origin, LAST_VALUE(delay) AS d FROM (SELECT origin, delay FROM"
+        + " flights UNION ALL SELECT origin, delay FROM other) GROUP BY origin", invalid,
+        "reads several streams [flights, other] and applies LAST_VALUE to the output of a join or UNION ALL"));
+    corpus.add(create("floating sum over two streams", "SELECT k, SUM(s) AS s FROM (SELECT 'all' AS k,"
+        + " CAST(f.n AS DOUBLE) * o.n AS s FROM (SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin) f JOIN"
+        + " (SELECT origin, COUNT(*) AS n FROM other GROUP BY origin) o ON f.origin = o.origin) GROUP BY k", invalid,
+        "SUM of DOUBLE"));
     corpus.add(create("no stream", "SELECT 1 AS x", invalid, "this SQL reads none"));
     corpus.add(create("LIMIT", "SELECT origin, COUNT(*) AS n" + group + " LIMIT 3", invalid, "LIMIT without ORDER BY"));
     corpus.add(create("never true", "SELECT origin, COUNT(*) AS n FROM flights WHERE 1 = 0 GROUP BY origin", invalid,
@@ -209,6 +214,6 @@ class HostileSqlIT {
       assertThat(state()).as("after " + entry.what()).isEqualTo(before);
       assertThat(SERVER.resp().sync().ping()).isEqualTo("PONG");
     }
-    assertThat(corpus).as("entries in the corpus (docs/hostile-input.md)").hasSize(56);
+    assertThat(corpus).as("entries in the corpus (docs/hostile-input.md)").hasSize(57);
   }
 }

@@ -11,6 +11,13 @@ import java.util.Optional;
  */
 public interface TenantClock {
   /**
+   * How often this ledger records a tick of each tenant's clock it knows, while its streams receive events.
+   *
+   * @return the interval; {@link java.time.Duration#ZERO} when this ledger writes no clock (another server may)
+   */
+  java.time.Duration clockInterval();
+
+  /**
    * The last recorded tick of a tenant's clock.
    *
    * @param tenant a tenant name

@@ -108,6 +108,11 @@ final class ViewInfoCommands {
     add(fields, "last_commit_age_ms", Replies.integer(m.updatedAtMs() == 0 ? -1 : Math.max(0, now - m.updatedAtMs())));
     add(fields, "error", Replies.bulk(m.error()));
     add(fields, "events_behind_watermark", Replies.integer(m.eventsBehindWatermark()));
+    // A view over several streams commits at ticks of the tenant clock: the tick and its vector of each stream read
+    add(fields, "tick", m.clocked() ? Replies.integer(m.clockPosition().tick()) : replies.nil());
+    add(fields, "stream_positions", Replies.bulkArray(m.clockPosition().streams().entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+    add(fields, "backfill_target_tick", m.clocked() ? Replies.integer(m.backfillTargetClock().tick()) : replies.nil());
     add(fields, "rolled_back_to", replies.bulkOrNil(rolledBackTo.map(ViewName::view).orElse(null)));
     add(fields, "live_version", live == null ? replies.nil() : Replies.integer(live.version()));
     add(fields, "live_phase", live == null ? replies.nil() : Replies.bulk(live.phase().name()));

@@ -2,6 +2,7 @@ package dev.streamfold.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -83,6 +84,11 @@ class ViewInfoCommandsTest {
         return Optional.of(new ViewMetadata(1, ViewPhase.COMPLETE, 400, 400, PositionVector.parse("5:10:-1:-1"),
             PositionVector.parse("5:10:-1:-1"), 2, 8_000, ""));
       }
+      if (name.view().equals("joined") && version == 2) {
+        return Optional.of(new ViewMetadata(2, ViewPhase.LIVE, 900, 800, PositionVector.EMPTY, PositionVector.EMPTY, 3,
+            9_000, "", 0, ClockPosition.parse("17 airports=10:3:-1:-1 flights=11:40:0:-1,12:38:1:-1"),
+            ClockPosition.parse("15 airports=10:3:-1:-1 flights=11:30:0:-1")));
+      }
       return name.view().equals("totals") && version == 2 ? Optional.of(new ViewMetadata(2, ViewPhase.LIVE, 900, 800,
           PositionVector.parse("5:10:-1:-1"), position, 3, 9_000, "")) : Optional.empty();
     }
@@ -121,7 +127,7 @@ class ViewInfoCommandsTest {
   @Test
   void infoReportsPositionProgressAndLag() {
     String reply = run(view -> OptionalLong.of(1_000), 3, "VIEW.INFO", "totals");
-    assertThat(reply).startsWith("%20\r\n")
+    assertThat(reply).startsWith("%23\r\n")
         .contains("$4\r\nkind\r\n$4\r\nview\r\n")
         .contains("$5\r\nphase\r\n$4\r\nLIVE\r\n")
         .contains("$8\r\nposition\r\n*1\r\n$9\r\n5:20:-1:3\r\n")
@@ -130,9 +136,22 @@ class ViewInfoCommandsTest {
         .contains("$18\r\nlast_commit_age_ms\r\n:1000\r\n")
         .contains("$14\r\nrolled_back_to\r\n_\r\n")
         .contains("$23\r\nevents_behind_watermark\r\n:0\r\n")
+        .contains("$4\r\ntick\r\n_\r\n")
+        .contains("$16\r\nstream_positions\r\n*0\r\n")
         .contains("$13\r\nlive_position\r\n*1\r\n$9\r\n5:20:-1:3\r\n");
-    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "totals")).startsWith("*40\r\n")
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.INFO", "totals")).startsWith("*46\r\n")
         .contains("$10\r\nlag_events\r\n:0\r\n").contains("$13\r\nsource_events\r\n$-1\r\n");
+  }
+
+  @Test
+  void aViewOverSeveralStreamsReportsItsTickAndRefusesToWaitForAMessageId() {
+    assertThat(run(SourceEvents.UNKNOWN, 3, "VIEW.INFO", "joined"))
+        .contains("$8\r\nposition\r\n*0\r\n")
+        .contains("$4\r\ntick\r\n:17\r\n")
+        .contains("$16\r\nstream_positions\r\n*2\r\n$19\r\nairports=10:3:-1:-1\r\n$29\r\nflights=11:40:0:-1,12:38:1:-1\r\n")
+        .contains("$20\r\nbackfill_target_tick\r\n:15\r\n");
+    assertThat(run(SourceEvents.UNKNOWN, 2, "VIEW.WAIT", "joined", "11:40:0:-1", "0"))
+        .startsWith("-ERR view 'joined' reads several streams and commits at ticks of the tenant clock (now tick 17)");
   }
 
   @Test

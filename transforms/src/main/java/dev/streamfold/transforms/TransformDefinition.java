@@ -3,6 +3,7 @@ package dev.streamfold.transforms;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * A transformation as the catalog stores it (JSON in the tenant's {@code system/transforms} compacted
@@ -11,8 +12,9 @@ import java.util.Map;
  *
  * @param tenant tenant name
  * @param name transformation name, also its view's name
- * @param sql Flink SQL over one stream; null for a Java transformation
- * @param sourceStream the stream the transformation reads
+ * @param sql Flink SQL over one or more streams; null for a Java transformation
+ * @param sourceStream the stream the transformation reads; for one over several streams, the first of
+ *     {@code streams} (use {@link #readsSeveralStreams} before treating it as the only one)
  * @param keyColumns the view's row-key columns, in order
  * @param columns result column name to SQL type, in result order
  * @param version the view version the current job fills (1, 2, ...; a rebuild takes the next)
@@ -20,15 +22,48 @@ import java.util.Map;
  * @param foldClass the Java transformation's class; null for SQL
  * @param jarSha256 SHA-256 (lower-case hex) of the jar holding {@code foldClass}, stored in the ledger
  *     (see {@code Ledger.putArtifact}); null for SQL
+ * @param streams every stream the transformation reads, sorted by name: {@code [sourceStream]} for one stream
+ *     (also when a catalog entry stored before views over several streams has none)
  */
 public record TransformDefinition(String tenant, String name, String sql, String sourceStream,
     List<String> keyColumns, LinkedHashMap<String, String> columns, int version, long createdAtMs,
-    String foldClass, String jarSha256) {
+    String foldClass, String jarSha256, List<String> streams) {
 
-  /** A SQL transformation. */
+  public TransformDefinition {
+    streams = streams == null || streams.isEmpty() ? List.of(sourceStream) : List.copyOf(new TreeSet<>(streams));
+    if (!streams.contains(sourceStream)) {
+      throw new IllegalArgumentException("source stream '" + sourceStream + "' is not one of the streams read " + streams);
+    }
+  }
+
+  /** A transformation over one stream. */
+  public TransformDefinition(String tenant, String name, String sql, String sourceStream, List<String> keyColumns,
+      LinkedHashMap<String, String> columns, int version, long createdAtMs, String foldClass, String jarSha256) {
+    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, foldClass, jarSha256, null);
+  }
+
+  /** A SQL transformation over one stream. */
   public TransformDefinition(String tenant, String name, String sql, String sourceStream, List<String> keyColumns,
       LinkedHashMap<String, String> columns, int version, long createdAtMs) {
-    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, null, null);
+    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, null, null, null);
+  }
+
+  /**
+   * A SQL transformation over the streams a plan reads (one or several).
+   *
+   * @param streams the streams read (at least one)
+   * @return the definition, its {@code sourceStream} the first of {@code streams} by name
+   */
+  public static TransformDefinition sql(String tenant, String name, String sql, List<String> streams,
+      List<String> keyColumns, LinkedHashMap<String, String> columns, int version, long createdAtMs) {
+    return new TransformDefinition(tenant, name, sql, new TreeSet<>(streams).first(), keyColumns, columns, version,
+        createdAtMs, null, null, streams);
+  }
+
+  /** Whether the transformation reads several streams (in the tenant clock's order; its view commits at ticks). */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean readsSeveralStreams() {
+    return streams.size() > 1;
   }
 
   /**
@@ -39,7 +74,7 @@ public record TransformDefinition(String tenant, String name, String sql, String
    */
   public TransformDefinition withVersion(int newVersion) {
     return new TransformDefinition(tenant, name, sql, sourceStream, keyColumns, columns, newVersion, createdAtMs,
-        foldClass, jarSha256);
+        foldClass, jarSha256, streams);
   }
 
   /** Whether this is a Java transformation (a fold from a jar) rather than SQL. */

@@ -25,10 +25,13 @@ final class RedisScripts {
       "end",
       "return 1");
 
-  /** KEYS[1] meta, KEYS[2] row-key set; ARGV[1] row-key prefix. Returns {position, events, key, row, ...}. */
+  /**
+   * KEYS[1] meta, KEYS[2] row-key set; ARGV[1] row-key prefix. Returns {position, events, clock position, key, row,
+   * ...}.
+   */
   static final String SNAPSHOT = String.join("\n",
-      "local meta = redis.call('HMGET', KEYS[1], 'position', 'events_applied')",
-      "local out = {meta[1] or '', meta[2] or '0'}",
+      "local meta = redis.call('HMGET', KEYS[1], 'position', 'events_applied', 'clock_position')",
+      "local out = {meta[1] or '', meta[2] or '0', meta[3] or ''}",
       "for _, k in ipairs(redis.call('SMEMBERS', KEYS[2])) do",
       "  out[#out + 1] = k",
       "  out[#out + 1] = redis.call('HGETALL', ARGV[1] .. k)",

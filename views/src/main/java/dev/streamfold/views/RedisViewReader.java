@@ -1,5 +1,6 @@
 package dev.streamfold.views;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.PositionVector;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScanArgs;
@@ -266,11 +267,12 @@ public final class RedisViewReader implements ViewReader {
         RedisKeys.versionPrefix(name, version) + RedisKeys.ROW_INFIX);
     String position = reply.get(0) == null ? "" : String.valueOf(reply.get(0));
     long events = reply.get(1) == null ? 0 : Long.parseLong(String.valueOf(reply.get(1)));
+    String clockPosition = reply.get(2) == null ? "" : String.valueOf(reply.get(2));
     Map<String, Map<String, String>> rows = new TreeMap<>();
-    for (int i = 2; i + 1 < reply.size(); i += 2) {
+    for (int i = 3; i + 1 < reply.size(); i += 2) {
       rows.put(String.valueOf(reply.get(i)), RowDecoding.pairs(reply.get(i + 1)));
     }
-    return new ViewStore.Snapshot(PositionVector.parse(position), events, rows);
+    return new ViewStore.Snapshot(PositionVector.parse(position), events, rows, ClockPosition.parse(clockPosition));
   }
 
   /**

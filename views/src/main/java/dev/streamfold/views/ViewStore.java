@@ -1,5 +1,6 @@
 package dev.streamfold.views;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.PositionVector;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -271,8 +272,11 @@ public final class ViewStore implements ViewReader, AutoCloseable {
    * @param position last applied message ID per partition (empty when nothing applied)
    * @param eventsApplied events folded into it
    * @param rows row key to row (column to value text), sorted by row key
+   * @param clockPosition a view over several streams: the tick committed and its vectors of the streams read
+   *     ({@link ClockPosition#NONE} for a view over one stream)
    */
-  public record Snapshot(PositionVector position, long eventsApplied, Map<String, Map<String, String>> rows) {}
+  public record Snapshot(PositionVector position, long eventsApplied, Map<String, Map<String, String>> rows,
+      ClockPosition clockPosition) {}
 
   /**
    * Tell whether an error comes from Redis (unreachable, timed out, or refused a command).

@@ -1,5 +1,6 @@
 package dev.streamfold.views;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.PositionVector;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -44,9 +45,28 @@ public final class ViewWriter implements AutoCloseable {
    *     the stream was empty
    * @param eventsBehindWatermark events read with an event time below the watermark so far (event-time
    *     views; 0 otherwise)
+   * @param clockPosition a view over several streams: the tick committed and its vectors of the streams read
+   *     ({@code position} is then empty); {@link ClockPosition#NONE} for a view over one stream
+   * @param backfillTargetClock a view over several streams: the clock's last tick when the job started
+   *     ({@code backfillTarget} is then empty); {@link ClockPosition#NONE} otherwise
    */
   public record Progress(ViewPhase phase, long eventsApplied, PositionVector position,
-      long backfillTargetEvents, PositionVector backfillTarget, long eventsBehindWatermark) {
+      long backfillTargetEvents, PositionVector backfillTarget, long eventsBehindWatermark,
+      ClockPosition clockPosition, ClockPosition backfillTargetClock) {
+
+    /** Progress of a view over one stream. */
+    public Progress(ViewPhase phase, long eventsApplied, PositionVector position, long backfillTargetEvents,
+        PositionVector backfillTarget, long eventsBehindWatermark) {
+      this(phase, eventsApplied, position, backfillTargetEvents, backfillTarget, eventsBehindWatermark,
+          ClockPosition.NONE, ClockPosition.NONE);
+    }
+
+    /** Progress of a view over several streams, positioned by the tenant clock. */
+    public static Progress clocked(ViewPhase phase, long eventsApplied, ClockPosition position,
+        long backfillTargetEvents, ClockPosition backfillTarget) {
+      return new Progress(phase, eventsApplied, PositionVector.EMPTY, backfillTargetEvents, PositionVector.EMPTY, 0,
+          position, backfillTarget);
+    }
 
     /** Progress of a view without event time. */
     public Progress(ViewPhase phase, long eventsApplied, PositionVector position, long backfillTargetEvents,
@@ -81,6 +101,8 @@ public final class ViewWriter implements AutoCloseable {
         "backfill_target_message_id", progress.backfillTarget().toString(),
         "updated_at_ms", Long.toString(nowMs),
         "events_behind_watermark", Long.toString(progress.eventsBehindWatermark()),
+        "clock_position", progress.clockPosition().toString(),
+        "backfill_target_clock", progress.backfillTargetClock().toString(),
         "error", ""};
     args.add(Integer.toString(meta.length / 2));
     args.addAll(List.of(meta));

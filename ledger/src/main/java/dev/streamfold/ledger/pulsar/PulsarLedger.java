@@ -171,6 +171,11 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
+  public java.time.Duration clockInterval() {
+    return options.clockInterval();
+  }
+
+  @Override
   public Optional<Tick> lastTick(String tenant) {
     return clockReader.last(tenant);
   }

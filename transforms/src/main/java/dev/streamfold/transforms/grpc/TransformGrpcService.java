@@ -117,7 +117,7 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
 
   static Transform proto(TransformDefinition d) {
     return Transform.newBuilder()
-        .setTenant(d.tenant()).setName(d.name()).setSql(d.isFold() ? "" : d.sql()).setSourceStream(d.sourceStream())
+        .setTenant(d.tenant()).setName(d.name()).setSql(d.isFold() ? "" : d.sql()).setSourceStream(d.sourceStream()).addAllStreams(d.streams())
         .setFoldClass(d.isFold() ? d.foldClass() : "").setJarSha256(d.isFold() ? d.jarSha256() : "")
         .addAllKeyColumns(d.keyColumns()).addAllColumns(d.columns().keySet())
         .setVersion(d.version()).setCreatedAtMs(d.createdAtMs())

@@ -1,11 +1,13 @@
 package dev.streamfold.transforms.job;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.sink.RedisViewSink;
 import dev.streamfold.transforms.sink.ViewChange;
+import dev.streamfold.transforms.source.ClockedLedgerSource;
 import dev.streamfold.transforms.source.EventConverter;
 import dev.streamfold.transforms.source.LedgerSource;
 import dev.streamfold.transforms.source.PayloadParser;
@@ -122,6 +124,101 @@ public final class ViewJobBuilder {
             new ArrayList<>(definition.columns().keySet()), readThroughText, targetEvents, true), -1);
   }
 
+  /**
+   * Build the job graph of one version of a view over several streams: one {@link ClockedLedgerSource} reads the
+   * streams in the tenant clock's order, a {@link TickTracker} follows the tick, each stream's events become the
+   * rows of a table named after it, and the SQL over those tables goes to the sink, which commits at ticks.
+   * <pre>
+   * ClockedLedgerSource (after a tick, unbounded) -&gt; TickTracker (events + the tick at each barrier)
+   *   -&gt; one table per stream -&gt; Flink SQL -&gt; changelog -&gt; ViewChange -&gt; RedisViewSink (parallelism 1)
+   *   progress side output -----------------------------------------------------^
+   * </pre>
+   *
+   * @param spec the job; its {@link ViewJobSpec#clockedStreams} are the streams the SQL reads
+   * @param backfillTarget the clock's last tick when the version started, with its vectors of the streams read
+   *     ({@link ClockPosition#START} when the clock had none); the tracker signals {@link BackfillSignals} when
+   *     its marker passes, and the sink makes the version LIVE at the first commit at or after it
+   * @param backfillTargetEvents events in the streams read when the version started (progress)
+   * @param resumeAfterTick for a job restored from a checkpoint: the view's committed tick (at or before the
+   *     checkpoint's); the source starts after it and the tracker drops the ticks it already applied. 0: from the
+   *     first tick.
+   * @return the job graph, not yet submitted; restore it with {@code allowNonRestoredState}
+   */
+  public static JobGraph buildClocked(ViewJobSpec spec, ClockPosition backfillTarget, long backfillTargetEvents,
+      long resumeAfterTick) {
+    TransformDefinition definition = spec.definition();
+    if (spec.clockedStreams().isEmpty() || definition.isFold()) {
+      throw new IllegalArgumentException("a clocked view job runs SQL over the streams of its spec; got "
+          + spec.clockedStreams().keySet() + (definition.isFold() ? " and a Java transformation" : ""));
+    }
+    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), true);
+    conf.setString("restart-strategy.type", "none"); // as build(): the supervisor restarts from the committed tick
+    conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
+    StreamExecutionEnvironment env = environment(conf, spec.parallelism());
+    StreamTableEnvironment tableEnv = tableEnvironment(env, spec.checkpointInterval());
+    Source<SourceEvent, ?, ?> source = ClockedLedgerSource.builder(spec.serviceUrl(), definition.tenant(),
+            spec.clockedStreams().keySet())
+        .afterTick(resumeAfterTick)
+        .payloadBytes(true)
+        .build();
+    SingleOutputStreamOperator<SourceEvent> events = env.fromSource(source, WatermarkStrategy.noWatermarks(),
+            "clock of " + definition.tenant() + " " + spec.clockedStreams().keySet(), TypeInformation.of(SourceEvent.class))
+        .setParallelism(1)
+        .uid("clocked-source-" + UUID.randomUUID())
+        .transform("position", TypeInformation.of(SourceEvent.class),
+            new TickTracker().signalBackfillTargetAt(backfillTarget.tick()))
+        .setParallelism(1)
+        .uid("position");
+    SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(definition.sql(), spec.clockedStreams(), SqlPlanner.Rows.EVENTS);
+    for (String stream : planned.streams()) {
+      PayloadParser parser = new PayloadParser(spec.clockedStreams().get(stream), planned.columnsRead(stream));
+      DataStream<RowData> rows = events.flatMap(new StreamRows<>(stream, parser.rowDataConverter()))
+          .returns(parser.rowDataType())
+          .setParallelism(1)
+          .name("rows of " + stream)
+          .uid("rows-" + stream);
+      tableEnv.createTemporaryView(TableEnvironments.quote(stream), rows, parser.schema());
+    }
+    List<String> columns = new ArrayList<>(definition.columns().keySet());
+    sink(tableEnv.toChangelogStream(tableEnv.sqlQuery(definition.sql())), events.getSideOutput(PositionTracker.PROGRESS),
+        definition, RedisViewSink.clocked(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
+            definition.version(), columns, backfillTarget, backfillTargetEvents));
+    return env.getStreamGraph().getJobGraph();
+  }
+
+  private static StreamExecutionEnvironment environment(Configuration conf, int parallelism) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(parallelism);
+    // Pass records between chained operators without copies (every operator of this job builds new
+    // objects for what it keeps).
+    env.getConfig().enableObjectReuse();
+    return env;
+  }
+
+  private static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env, Duration checkpointInterval) {
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, true);
+    // A mini-batch waits at most a quarter of the checkpoint interval (and 200 ms): the bundle is flushed
+    // at each barrier anyway, and a longer wait only delays the change past the next commit.
+    tableEnv.getConfig().set("table.exec.mini-batch.allow-latency",
+        Math.max(10, Math.min(200, checkpointInterval.toMillis() / 4)) + " ms");
+    return tableEnv;
+  }
+
+  /** The result's changes and the progress, into the sink (one writer: commits in order). */
+  private static void sink(DataStream<Row> result, DataStream<ViewChange> progress, TransformDefinition definition,
+      RedisViewSink sink) {
+    List<String> columns = new ArrayList<>(definition.columns().keySet());
+    int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();
+    result.map(new ChangelogToViewChange(keyIndexes))
+        .returns(ViewChange.class)
+        .name("changelog to view changes")
+        .union(progress)
+        .sinkTo(sink)
+        .setParallelism(1)
+        .name("view " + definition.name())
+        .uid("view-sink");
+  }
+
   private static Configuration checkpointing(String checkpointDir, Duration checkpointInterval, boolean retain) {
     Configuration conf = new Configuration();
     conf.setString("execution.checkpointing.interval", checkpointInterval.toMillis() + " ms");
@@ -150,23 +247,12 @@ public final class ViewJobBuilder {
     int parallelism = spec.parallelism();
     long watermarkDelayMs = spec.watermarkDelayMs();
     Duration checkpointInterval = spec.checkpointInterval();
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(parallelism);
-    StreamTableEnvironment tableEnv = TableEnvironments.create(env, true);
-    // A mini-batch waits at most a quarter of the checkpoint interval (and 200 ms): the bundle is flushed
-    // at each barrier anyway, and a longer wait only delays the change past the next commit.
-    tableEnv.getConfig().set("table.exec.mini-batch.allow-latency",
-        Math.max(10, Math.min(200, checkpointInterval.toMillis() / 4)) + " ms");
-
-    // Pass records between chained operators without copies (every operator of this job builds new
-    // objects for what it keeps).
-    env.getConfig().enableObjectReuse();
+    StreamExecutionEnvironment env = environment(conf, parallelism);
+    StreamTableEnvironment tableEnv = tableEnvironment(env, checkpointInterval);
     DataStream<SourceEvent> read = env.fromSource(source, WatermarkStrategy.noWatermarks(), LedgerSource.name(topics),
             TypeInformation.of(SourceEvent.class))
         .setParallelism(sourceParallelism)
         .uid("ledger-source-" + UUID.randomUUID());
-    List<String> columns = new ArrayList<>(definition.columns().keySet());
-    int[] keyIndexes = definition.keyColumns().stream().mapToInt(columns::indexOf).toArray();
     DataStream<Row> result;
     DataStream<ViewChange> progress;
     if (definition.isFold()) {
@@ -195,15 +281,7 @@ public final class ViewJobBuilder {
       result = tableEnv.toChangelogStream(tableEnv.sqlQuery(definition.sql()));
       progress = rows.getSideOutput(PositionTracker.PROGRESS);
     }
-    DataStream<ViewChange> changes = result
-        .map(new ChangelogToViewChange(keyIndexes))
-        .returns(ViewChange.class)
-        .name("changelog to view changes");
-    changes.union(progress)
-        .sinkTo(sink)
-        .setParallelism(1)
-        .name("view " + definition.name())
-        .uid("view-sink");
+    sink(result, progress, definition, sink);
     return env.getStreamGraph().getJobGraph();
   }
 

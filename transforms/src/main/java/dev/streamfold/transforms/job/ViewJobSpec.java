@@ -4,8 +4,12 @@ import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformOptions;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * What every job running a transformation needs, whether it fills a view version ({@link ViewJobBuilder#build})
@@ -24,15 +28,24 @@ import java.util.Objects;
  *     checkpoints, or a replay's scratch
  * @param checkpointInterval checkpoint (and view commit) interval
  * @param parallelism parallelism of the SQL operators
+ * @param clockedStreams for a job over several streams, read in the tenant clock's order: each stream's declared
+ *     columns, by name ({@code streamColumns}, {@code topic} and {@code partitions} are then unused: empty, "" and
+ *     0); empty for a job over one stream
  */
 public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
     int partitions, long watermarkDelayMs, String serviceUrl, String adminUrl, String redisUri, String checkpointDir,
-    Duration checkpointInterval, int parallelism) {
+    Duration checkpointInterval, int parallelism, SortedMap<String, List<StreamColumn>> clockedStreams) {
 
   public ViewJobSpec {
     Objects.requireNonNull(definition, "definition");
-    Objects.requireNonNull(streamColumns, "streamColumns");
-    Objects.requireNonNull(topic, "topic");
+    clockedStreams = Collections.unmodifiableSortedMap(new TreeMap<>(clockedStreams));
+    if (clockedStreams.isEmpty()) {
+      Objects.requireNonNull(streamColumns, "streamColumns");
+      Objects.requireNonNull(topic, "topic");
+    } else {
+      streamColumns = List.of();
+      topic = "";
+    }
     Objects.requireNonNull(serviceUrl, "serviceUrl");
     Objects.requireNonNull(adminUrl, "adminUrl");
     Objects.requireNonNull(redisUri, "redisUri");
@@ -62,6 +75,7 @@ public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> str
     private String checkpointDir;
     private Duration checkpointInterval = TransformOptions.DEFAULT_CHECKPOINT_INTERVAL;
     private int parallelism = TransformOptions.DEFAULT_PARALLELISM;
+    private SortedMap<String, List<StreamColumn>> clockedStreams = new TreeMap<>();
 
     private Builder(TransformDefinition definition) {
       this.definition = definition;
@@ -80,6 +94,16 @@ public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> str
       this.topic = topic;
       this.partitions = partitions;
       this.watermarkDelayMs = watermarkDelayMs;
+      return this;
+    }
+
+    /**
+     * The streams of a job over several streams, read in the tenant clock's order (instead of {@link #stream}).
+     *
+     * @param columns each stream's declared columns, by stream name
+     */
+    public Builder clockedStreams(Map<String, List<StreamColumn>> columns) {
+      this.clockedStreams = new TreeMap<>(columns);
       return this;
     }
 
@@ -115,7 +139,7 @@ public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> str
      */
     public ViewJobSpec build() {
       return new ViewJobSpec(definition, streamColumns, topic, partitions, watermarkDelayMs, serviceUrl, adminUrl,
-          redisUri, checkpointDir, checkpointInterval, parallelism);
+          redisUri, checkpointDir, checkpointInterval, parallelism, clockedStreams);
     }
   }
 }

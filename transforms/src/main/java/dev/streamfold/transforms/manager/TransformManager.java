@@ -152,7 +152,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    *
    * @param tenant tenant name
    * @param name transformation and view name
-   * @param sql Flink SQL over one of the tenant's streams
+   * @param sql Flink SQL over one or more of the tenant's streams
    * @param keyColumns row-key columns, or empty for the first result column
    * @return the stored definition (version 1)
    * @throws IllegalArgumentException if the name is malformed
@@ -167,7 +167,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     long described = System.nanoTime();
     SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, streams, keyColumns);
     long planned = System.nanoTime();
-    TransformDefinition created = versions.startNew(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
+    TransformDefinition created = versions.startNew(TransformDefinition.sql(tenant, name, sql.trim(), plan.streams(),
         plan.keyColumns(), plan.columns(), 1, clock.millis()));
     LOG.info("view {}/{} v1 created in {} ms: columns of {} streams {} ms, SQL validated and planned {} ms, job built"
         + " and submitted {} ms", tenant, name, (System.nanoTime() - start) / 1_000_000, streams.size(),
@@ -261,7 +261,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   public synchronized TransformDefinition update(String tenant, String name, String sql, List<String> keyColumns) {
     get(tenant, name);
     SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, planner.streamColumns(tenant), keyColumns);
-    return versions.startUpdate(new TransformDefinition(tenant, name, sql.trim(), plan.sourceStream(),
+    return versions.startUpdate(TransformDefinition.sql(tenant, name, sql.trim(), plan.streams(),
         plan.keyColumns(), plan.columns(), versions.nextVersion(tenant, name), clock.millis()));
   }
 
@@ -288,7 +288,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   }
 
   /**
-   * Count the events in a view's source stream now (for the lag in events).
+   * Count the events in the streams a view reads now (for the lag in events).
    *
    * @param tenant tenant name
    * @param view view (transformation) name
@@ -300,7 +300,11 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     }
     try {
       // the served version's stream: an update may fold another stream
-      return OptionalLong.of(ledger.describe(new StreamRef(tenant, get(tenant, view).sourceStream())).eventCount());
+      long events = 0;
+      for (String stream : get(tenant, view).streams()) {
+        events += ledger.describe(new StreamRef(tenant, stream)).eventCount();
+      }
+      return OptionalLong.of(events);
     } catch (RuntimeException e) {
       return OptionalLong.empty();
     }

@@ -45,16 +45,16 @@ final class TransformPlanner {
    * @param streams the tenant's streams' columns ({@link #streamColumns})
    * @param keyColumns row-key columns, or empty for the first result column
    * @return the plan
-   * @throws TransformException.InvalidSql if the SQL does not plan, is not deterministic, or windows a partitioned
-   *     stream by event time
+   * @throws TransformException.InvalidSql if the SQL does not plan, is not deterministic, windows a partitioned
+   *     stream by event time, or reads several streams while this server writes no tenant clock
    */
   SqlPlanner.PlannedQuery plan(String tenant, String sql, Map<String, List<StreamColumn>> streams,
       List<String> keyColumns) {
     SqlPlanner.PlannedQuery plan = SqlPlanner.plan(sql, streams, keyColumns);
-    if (plan.streams().size() > 1) {
-      throw new TransformException.InvalidSql("this SQL reads several streams " + plan.streams() + ": views over"
-          + " several streams are planned and checked, but their jobs (reading the tenant clock's order) are not"
-          + " yet run; read one stream", null);
+    if (plan.streams().size() > 1 && ledger.clockInterval().isZero()) {
+      throw new TransformException.InvalidSql("this SQL reads several streams " + plan.streams() + ", which a view"
+          + " reads in the tenant clock's order, but this server writes no tenant clock (--clock-interval-ms 0);"
+          + " start it with a clock interval (default 100 ms)", null);
     }
     checkWindowsUnpartitioned(tenant, plan);
     return plan;

@@ -166,6 +166,9 @@ final class ViewVersions {
     views.dropVersion(viewName(version), version.version());
     jobs.forget(viewName(version), version.version());
     checkpoints.deleteVersion(version);
+    if (version.readsSeveralStreams()) {
+      return; // its job reads the streams with readers, on no subscription
+    }
     try {
       ledger.deleteSubscription(new StreamRef(version.tenant(), version.sourceStream()),
           ViewJobBuilder.subscription(version));

@@ -155,6 +155,10 @@ public final class ReplayManager {
       ReplayCursor to, Optional<String> as) {
     long t0 = System.nanoTime();
     TransformDefinition definition = served.get(tenant, view);
+    if (definition.readsSeveralStreams()) {
+      throw new TransformException.InvalidReplay("view '" + view + "' reads several streams " + definition.streams()
+          + ": replaying a view over several streams to a tick of the tenant clock is not supported yet");
+    }
     StreamRef stream = new StreamRef(tenant, definition.sourceStream());
     StreamInfo info = ledger.describe(stream);
     long described = System.nanoTime();

@@ -1,9 +1,11 @@
 package dev.streamfold.transforms.runtime;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.TransformOptions;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -124,42 +127,15 @@ public final class ViewJobSupervisor {
     ViewName name = viewName(definition);
     JobKey key = new JobKey(name, definition.version());
     views.defineVersion(name, definition.version(), schema(definition));
-    StreamRef stream = new StreamRef(definition.tenant(), definition.sourceStream());
-    StreamInfo info = ledger.describe(stream);
-    PositionVector target;
-    long targetEvents;
-    PositionVector resumeFrom = PositionVector.EMPTY;
-    Optional<ViewMetadata> existing = views.metadata(name, definition.version());
-    if (checkpoint.isPresent() && existing.isPresent()) {
-      target = existing.get().backfillTarget();
-      targetEvents = existing.get().backfillTargetEvents();
-      resumeFrom = existing.get().position();
-    } else {
-      // The backfill target is recorded once, when the version starts.
-      target = info.latestPosition();
-      targetEvents = info.eventCount();
-      try (ViewWriter writer = views.writer(name, definition.version())) {
-        writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, PositionVector.EMPTY,
-            targetEvents, target), clock.millis());
-      }
-    }
-    ViewJobSpec spec = ViewJobSpec.builder(definition)
-        .stream(info.columns(), stream.topic(), info.partitions(), info.watermarkDelayMs())
-        .ledger(ledger.serviceUrl(), ledger.adminUrl())
-        .redisUri(options.redisUri())
-        .checkpoints(checkpoints.versionDir(definition), options.checkpointInterval())
-        .parallelism(options.parallelism())
-        .build();
-    JobGraph graph = ViewJobBuilder.build(spec, target, targetEvents, resumeFrom);
+    JobGraph graph = definition.readsSeveralStreams() ? clockedGraph(definition, name, checkpoint)
+        : graph(definition, name, checkpoint);
     jars.attach(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
     JobID id = graph.getJobID();
     // When the job's tracker has applied the backfill target, checkpoint at once: that checkpoint's commit
     // makes the version LIVE (a hint from the task, in this JVM only; see BackfillSignals).
-    long reachable = targetEvents;
     BackfillSignals.register(id, () -> {
-      LOG.info("view {} v{} applied its backfill target ({} events): triggering a checkpoint", name,
-          definition.version(), reachable);
+      LOG.info("view {} v{} applied its backfill target: triggering a checkpoint", name, definition.version());
       cluster.triggerCheckpoint(id).whenComplete((done, error) -> {
         if (error != null) {
           LOG.info("checkpoint at the backfill target of view {} v{} not taken ({}); the next periodic one"
@@ -192,6 +168,80 @@ public final class ViewJobSupervisor {
         recordFailure(key, cause);
       }
     });
+  }
+
+  /**
+   * The job of a version over one stream: from the view's committed message IDs when restored, else from the
+   * earliest event with the backfill target (the stream's latest position and event count) recorded now.
+   */
+  private JobGraph graph(TransformDefinition definition, ViewName name, Optional<String> checkpoint) {
+    StreamRef stream = new StreamRef(definition.tenant(), definition.sourceStream());
+    StreamInfo info = ledger.describe(stream);
+    PositionVector target;
+    long targetEvents;
+    PositionVector resumeFrom = PositionVector.EMPTY;
+    Optional<ViewMetadata> existing = views.metadata(name, definition.version());
+    if (checkpoint.isPresent() && existing.isPresent()) {
+      target = existing.get().backfillTarget();
+      targetEvents = existing.get().backfillTargetEvents();
+      resumeFrom = existing.get().position();
+    } else {
+      // The backfill target is recorded once, when the version starts.
+      target = info.latestPosition();
+      targetEvents = info.eventCount();
+      try (ViewWriter writer = views.writer(name, definition.version())) {
+        writer.commit(Map.of(), List.of(), new ViewWriter.Progress(ViewPhase.BACKFILLING, 0, PositionVector.EMPTY,
+            targetEvents, target), clock.millis());
+      }
+    }
+    ViewJobSpec spec = ViewJobSpec.builder(definition)
+        .stream(info.columns(), stream.topic(), info.partitions(), info.watermarkDelayMs())
+        .ledger(ledger.serviceUrl(), ledger.adminUrl())
+        .redisUri(options.redisUri())
+        .checkpoints(checkpoints.versionDir(definition), options.checkpointInterval())
+        .parallelism(options.parallelism())
+        .build();
+    return ViewJobBuilder.build(spec, target, targetEvents, resumeFrom);
+  }
+
+  /**
+   * The job of a version over several streams, read in the tenant clock's order: after the view's committed
+   * tick when restored, else from the first tick with the backfill target (the clock's last tick and the
+   * streams' event count) recorded now.
+   */
+  private JobGraph clockedGraph(TransformDefinition definition, ViewName name, Optional<String> checkpoint) {
+    Map<String, List<StreamColumn>> columns = new TreeMap<>();
+    long events = 0;
+    for (String stream : definition.streams()) {
+      StreamInfo info = ledger.describe(new StreamRef(definition.tenant(), stream));
+      columns.put(stream, info.columns());
+      events += info.eventCount();
+    }
+    ClockPosition target;
+    long targetEvents;
+    long resumeAfterTick = 0;
+    Optional<ViewMetadata> existing = views.metadata(name, definition.version());
+    if (checkpoint.isPresent() && existing.isPresent()) {
+      target = existing.get().backfillTargetClock();
+      targetEvents = existing.get().backfillTargetEvents();
+      resumeAfterTick = Math.max(0, existing.get().clockPosition().tick());
+    } else {
+      target = ledger.lastTick(definition.tenant()).map(t -> ClockPosition.at(t, definition.streams()))
+          .orElse(ClockPosition.START);
+      targetEvents = events;
+      try (ViewWriter writer = views.writer(name, definition.version())) {
+        writer.commit(Map.of(), List.of(), ViewWriter.Progress.clocked(ViewPhase.BACKFILLING, 0, ClockPosition.START,
+            targetEvents, target), clock.millis());
+      }
+    }
+    ViewJobSpec spec = ViewJobSpec.builder(definition)
+        .clockedStreams(columns)
+        .ledger(ledger.serviceUrl(), ledger.adminUrl())
+        .redisUri(options.redisUri())
+        .checkpoints(checkpoints.versionDir(definition), options.checkpointInterval())
+        .parallelism(options.parallelism())
+        .build();
+    return ViewJobBuilder.buildClocked(spec, target, targetEvents, resumeAfterTick);
   }
 
   /**

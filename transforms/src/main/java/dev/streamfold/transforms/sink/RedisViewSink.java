@@ -1,5 +1,6 @@
 package dev.streamfold.transforms.sink;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -50,6 +51,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
   private final String backfillTargetMessageId;
   private final long backfillTargetEvents;
   private final boolean bounded;
+  /** True for a view over several streams: positions and the target are {@link ClockPosition} texts. */
+  private boolean clocked;
 
   /**
    * Create the sink of one view version.
@@ -75,6 +78,47 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
     this.columns = columns.toArray(new String[0]);
     this.backfillTargetMessageId = backfillTargetMessageId;
     this.backfillTargetEvents = backfillTargetEvents;
+  }
+
+  /**
+   * Create the sink of one version of a view over several streams, whose commits are at ticks of the tenant
+   * clock: each commit's position is a {@link ClockPosition} text, and the version is LIVE once a commit's tick
+   * has reached the target's.
+   *
+   * @param redisUri Redis URI
+   * @param name the view
+   * @param version the version this job fills
+   * @param columns result column names in order
+   * @param backfillTarget the clock's last tick when the job started, with its vectors of the streams read
+   *     ({@link ClockPosition#START} when the clock had no tick)
+   * @param backfillTargetEvents events in the streams read when the job started
+   * @return the sink
+   */
+  public static RedisViewSink clocked(String redisUri, ViewName name, int version, List<String> columns,
+      ClockPosition backfillTarget, long backfillTargetEvents) {
+    RedisViewSink sink = new RedisViewSink(redisUri, name, version, columns, backfillTarget.toString(),
+        backfillTargetEvents, false);
+    sink.clocked = true;
+    return sink;
+  }
+
+  /** The progress a commit records, in the position form of this sink's view. */
+  private ViewWriter.Progress progress(ViewPhase phase, ViewCommit commit) {
+    if (clocked) {
+      return ViewWriter.Progress.clocked(phase, commit.eventsApplied(), ClockPosition.parse(commit.position()),
+          backfillTargetEvents, ClockPosition.parse(backfillTargetMessageId));
+    }
+    return new ViewWriter.Progress(phase, commit.eventsApplied(), PositionVector.parse(commit.position()),
+        backfillTargetEvents, PositionVector.parse(backfillTargetMessageId), commit.eventsBehindWatermark());
+  }
+
+  /** The phase after a commit at {@code position} of a view job (not a bounded one). */
+  private ViewPhase phase(String position) {
+    if (clocked) {
+      return ClockPosition.parse(position).tick() >= ClockPosition.parse(backfillTargetMessageId).tick()
+          ? ViewPhase.LIVE : ViewPhase.BACKFILLING;
+    }
+    return phase(position, backfillTargetMessageId);
   }
 
   @Override
@@ -107,10 +151,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
         store = ViewStore.connect(redisUri);
         writer = store.writer(new ViewName(tenant, view), version);
       }
-      writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(ViewPhase.BACKFILLING,
-          commit.eventsApplied(), PositionVector.parse(commit.position()), backfillTargetEvents,
-          PositionVector.parse(backfillTargetMessageId),
-          commit.eventsBehindWatermark()), System.currentTimeMillis());
+      writer.commit(commit.upserts(), commit.deletes(), progress(ViewPhase.BACKFILLING, commit),
+          System.currentTimeMillis());
     }
 
     @Override
@@ -260,11 +302,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
         try {
           open();
           ViewPhase phase = bounded ? ViewPhase.BACKFILLING
-              : live ? ViewPhase.LIVE : phase(commit.position(), backfillTargetMessageId);
-          boolean applied = writer.commit(commit.upserts(), commit.deletes(), new ViewWriter.Progress(phase,
-              commit.eventsApplied(), PositionVector.parse(commit.position()), backfillTargetEvents,
-              PositionVector.parse(backfillTargetMessageId),
-              commit.eventsBehindWatermark()),
+              : live ? ViewPhase.LIVE : phase(commit.position());
+          boolean applied = writer.commit(commit.upserts(), commit.deletes(), progress(phase, commit),
               System.currentTimeMillis());
           if (!applied) {
             request.signalAlreadyCommitted();

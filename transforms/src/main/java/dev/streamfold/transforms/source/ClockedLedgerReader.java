@@ -16,7 +16,8 @@ import org.apache.pulsar.client.api.PulsarClientException;
 
 /**
  * Reads a {@link ClockedLedgerSource}'s split: waits for the clock's next tick, then hands over every event of the
- * tick's slice of the streams read, all within one {@link #pollNext} call, so that a checkpoint (taken between
+ * tick's slice of the streams read and then the tick's end marker ({@link SourceEvent#endOfTick}), all within one
+ * {@link #pollNext} call, so that a checkpoint (taken between
  * calls) always falls on a tick boundary and its state is the last tick read. Blocks its task for at most
  * {@link ClockedLedgerSource.Setup#pollWait} while no tick comes, and for a tick's whole slice when one does.
  */
@@ -68,6 +69,7 @@ final class ClockedLedgerReader implements SourceReader<SourceEvent, ClockSplit>
       @Override
       public void close() {}
     }));
+    output.collect(SourceEvent.endOfTick(tick.number()));
     previous = tick;
     split = new ClockSplit(tick.number());
     return InputStatus.MORE_AVAILABLE;

@@ -44,6 +44,12 @@ public class SourceEvent {
    * ({@link ClockedLedgerSource}); 0 from a source of one stream.
    */
   public long tick;
+  /**
+   * True for the marker a {@link ClockedLedgerSource} emits after the last event of each tick it reads (also of a
+   * tick with no events of the streams read): not an event (no message ID, stream or payload), it tells the
+   * operators after the source that {@link #tick} was read whole.
+   */
+  public boolean endOfTick;
 
   /** {@link #partition} not set: {@link #partitionIndex()} reads it from the message ID text. */
   public static final int UNKNOWN_PARTITION = Integer.MIN_VALUE;
@@ -67,6 +73,19 @@ public class SourceEvent {
   public SourceEvent(String messageId, String key, long eventTimeMs, long sequenceId, String payload, String type) {
     this(messageId, key, eventTimeMs, sequenceId, payload);
     this.type = type == null ? "" : type;
+  }
+
+  /**
+   * The marker that tick {@code tick} was read whole ({@link #endOfTick}).
+   *
+   * @param tick the tick
+   * @return the marker
+   */
+  public static SourceEvent endOfTick(long tick) {
+    SourceEvent marker = new SourceEvent();
+    marker.tick = tick;
+    marker.endOfTick = true;
+    return marker;
   }
 
   /**

@@ -157,11 +157,30 @@ public final class SqlPlanner {
    * @throws TransformException.InvalidSql if it does not plan
    */
   public static PlannedQuery analyze(String sql, String stream, List<StreamColumn> columns, Rows rows) {
-    Map<String, List<StreamColumn>> streams = Map.of(stream, columns);
+    return analyze(sql, Map.of(stream, columns), rows);
+  }
+
+  /**
+   * Plan SQL over some streams the way its job will run it, with no rules: for building the job of a stored
+   * definition over several streams (checked when it was created).
+   *
+   * @param sql Flink SQL over some of {@code streams}
+   * @param streams stream name to its declared columns
+   * @param rows how the rows are presented, or null to choose as {@link #plan} does
+   * @return the facts of the plan ({@code streams} are those of {@code streams} the SQL reads; no key columns)
+   * @throws TransformException.InvalidSql if it does not plan
+   */
+  public static PlannedQuery analyze(String sql, Map<String, List<StreamColumn>> streams, Rows rows) {
     try {
       Planned planned = rows == null ? planned(sql, streams) : plannedAs(sql, streams, rows);
-      return new PlannedQuery(List.of(stream), columns(planned.table()), List.of(),
-          planned.plan().hasEventTimeWindows(), Map.of(stream, planned.plan().columnsRead().getOrDefault(stream, Set.of())));
+      Map<String, Set<String>> read = new LinkedHashMap<>();
+      for (String stream : planned.plan().scannedTables()) {
+        if (streams.containsKey(stream)) {
+          read.put(stream, planned.plan().columnsRead().getOrDefault(stream, Set.of()));
+        }
+      }
+      return new PlannedQuery(List.copyOf(read.keySet()), columns(planned.table()), List.of(),
+          planned.plan().hasEventTimeWindows(), read);
     } catch (StackOverflowError e) {
       throw tooDeep();
     } catch (RuntimeException e) {

@@ -188,6 +188,11 @@ public final class TrainingSetManager {
     for (int f = 0; f < n; f++) {
       FeatureSpec feature = spec.features().get(f);
       TransformDefinition view = served.get(spec.tenant(), feature.view());
+      if (view.readsSeveralStreams()) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' reads several streams " + view.streams() + "; features from views over several streams (cut at the"
+            + " tenant clock's ticks) are not supported yet, so features must read the label stream only");
+      }
       if (!view.sourceStream().equals(spec.labelStream())) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()

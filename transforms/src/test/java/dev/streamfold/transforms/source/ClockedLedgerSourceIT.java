@@ -65,13 +65,27 @@ class ClockedLedgerSourceIT {
     });
   }
 
-  private static List<Seen> run(ClockedLedgerSource source) throws Exception {
+  /**
+   * Run a bounded source to its end: the events it emits, after checking that each tick after {@code afterTick}
+   * through {@code stopAfterTick} ends with its marker, in order, and that every event is of the tick after the
+   * last marker.
+   */
+  private static List<Seen> run(ClockedLedgerSource source, long afterTick, long stopAfterTick) throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1);
     List<Seen> seen = new ArrayList<>();
+    long[] lastMarker = {afterTick};
     try (CloseableIterator<SourceEvent> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "clocked")
         .executeAndCollect("clocked source")) {
-      events.forEachRemaining(e -> seen.add(new Seen(e.tick, e.stream, e.position(), e.payloadText())));
+      events.forEachRemaining(e -> {
+        assertThat(e.tick).as("tick of %s", e.endOfTick ? "a marker" : e.messageId).isEqualTo(lastMarker[0] + 1);
+        if (e.endOfTick) {
+          lastMarker[0] = e.tick;
+        } else {
+          seen.add(new Seen(e.tick, e.stream, e.position(), e.payloadText()));
+        }
+      });
     }
+    assertThat(lastMarker[0]).as("the last tick's marker").isEqualTo(stopAfterTick);
     return seen;
   }
 
@@ -103,7 +117,7 @@ class ClockedLedgerSourceIT {
 
       String serviceUrl = Testkit.pulsar().serviceUrl();
       List<Seen> all = run(ClockedLedgerSource.builder(serviceUrl, tenant, Set.of("flights", "airports"))
-          .stopAfterTick(last).build());
+          .stopAfterTick(last).build(), 0, last);
       assertThat(all).hasSize(flightEvents.size() + airportEvents.size());
       assertThat(all).isSortedAccordingTo(CLOCK_ORDER);
       for (Seen s : all) {
@@ -115,16 +129,16 @@ class ClockedLedgerSourceIT {
 
       long middle = last / 2;
       List<Seen> before = run(ClockedLedgerSource.builder(serviceUrl, tenant, Set.of("flights", "airports"))
-          .stopAfterTick(middle).build());
+          .stopAfterTick(middle).build(), 0, middle);
       List<Seen> after = run(ClockedLedgerSource.builder(serviceUrl, tenant, Set.of("flights", "airports"))
-          .afterTick(middle).stopAfterTick(last).build());
+          .afterTick(middle).stopAfterTick(last).build(), middle, last);
       List<Seen> joined = new ArrayList<>(before);
       joined.addAll(after);
       assertThat(joined).isEqualTo(all);
       assertThat(before).allMatch(s -> s.tick() <= middle);
 
       List<Seen> airportsOnly = run(ClockedLedgerSource.builder(serviceUrl, tenant, Set.of("airports"))
-          .stopAfterTick(last).payloadBytes(true).build());
+          .stopAfterTick(last).payloadBytes(true).build(), 0, last);
       assertThat(airportsOnly).isEqualTo(all.stream().filter(s -> s.stream().equals("airports")).toList());
     }
   }

@@ -1,0 +1,250 @@
+package dev.streamfold.transforms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.streamfold.core.ClockPosition;
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
+import dev.streamfold.core.Tick;
+import dev.streamfold.ledger.Appended;
+import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.pulsar.PulsarLedger;
+import dev.streamfold.schema.EventEnvelope;
+import dev.streamfold.schema.StreamColumn;
+import dev.streamfold.testkit.Airports;
+import dev.streamfold.testkit.Flights;
+import dev.streamfold.testkit.SqlOracle;
+import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TransformsHarness;
+import dev.streamfold.transforms.fixtures.ViewAwaits;
+import dev.streamfold.transforms.manager.TransformManager;
+import dev.streamfold.views.ViewMetadata;
+import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A view over two streams, flights (2 partitions) joined with airports, on real Pulsar, Redis and Flink, with the
+ * tenant clock ticking every 50 ms: after the backfill, at snapshots taken while both streams receive events
+ * (airport corrections moving airports to another state among them), and after a restart, every row equals DuckDB's
+ * answer to the same SQL over exactly the events the view's committed tick covers (read from the view's own
+ * snapshot, atomically with its rows).
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class MultiStreamViewIT {
+  /** Delays by state: each side grouped by the join key, the airport's latest state taken within its stream. */
+  static final String DELAYS_BY_STATE = "SELECT a.state, SUM(f.n) AS flights, SUM(f.delay) AS delay"
+      + " FROM (SELECT origin, COUNT(*) AS n, SUM(CAST(delay AS BIGINT)) AS delay FROM flights GROUP BY origin) f"
+      + " JOIN (SELECT iata, LAST_VALUE(state) AS state FROM airports GROUP BY iata) a ON f.origin = a.iata"
+      + " GROUP BY a.state";
+  /** The same in DuckDB: the latest state is the one of the airport event with the highest ordinal. */
+  private static final String ORACLE = "SELECT a.state, SUM(f.n) AS flights, SUM(f.delay) AS delay"
+      + " FROM (SELECT origin, COUNT(*) AS n, SUM(CAST(delay AS BIGINT)) AS delay FROM flights GROUP BY origin) f"
+      + " JOIN (SELECT iata, arg_max(COALESCE(state, ''), seq) AS state FROM airports GROUP BY iata) a"
+      + " ON f.origin = a.iata GROUP BY a.state";
+
+  private static PulsarLedger ledger;
+  private static ViewStore views;
+
+  /** An appended event: its stream's message ID and what the oracle's table holds of it. */
+  private record Sent(MessageId id, List<Object> row) {}
+
+  @BeforeAll
+  static void start() {
+    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl())
+        .withClockInterval(Duration.ofMillis(50)));
+    views = ViewStore.connect(Testkit.redis().uri());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (views != null) {
+      views.close();
+    }
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  private static TransformManager manager(String tenant) {
+    TransformManager manager = new TransformManager(ledger, views, TransformsHarness.options("multi-stream-" + tenant)
+        .tenants(Set.of(tenant)).parallelism(2).taskSlots(8).build());
+    try {
+      manager.start();
+      return manager;
+    } catch (RuntimeException | Error e) {
+      manager.close();
+      throw e;
+    }
+  }
+
+  private static List<Sent> appendFlights(StreamRef stream, List<Flights.Flight> flights, int batch) {
+    List<Appended> ids = FlightEvents.append(ledger, stream, flights, batch);
+    List<Sent> sent = new ArrayList<>();
+    for (int i = 0; i < flights.size(); i++) {
+      sent.add(new Sent(ids.get(i).messageId(), Arrays.asList(flights.get(i).origin(), flights.get(i).delay())));
+    }
+    return sent;
+  }
+
+  /** Append airports one batch a call; {@code seq} orders them as their stream's ledger does (one partition). */
+  private static List<Sent> appendAirports(StreamRef stream, List<Airports.Airport> airports, long firstSeq, int batch) {
+    List<Sent> sent = new ArrayList<>();
+    for (int from = 0; from < airports.size(); from += batch) {
+      List<Airports.Airport> part = airports.subList(from, Math.min(airports.size(), from + batch));
+      List<Appended> ids = ledger.append(stream, part.stream()
+          .map(a -> new EventEnvelope(a.iata(), "airport", 1_000L, a.json(), "", Map.of())).toList()).join();
+      for (int i = 0; i < part.size(); i++) {
+        sent.add(new Sent(ids.get(i).messageId(), Arrays.asList(part.get(i).iata(), part.get(i).state(),
+            firstSeq + from + i)));
+      }
+    }
+    return sent;
+  }
+
+  /** DuckDB's rows over exactly the events {@code position} covers. */
+  private static Map<String, Map<String, Object>> oracle(ClockPosition position, List<Sent> flights, List<Sent> airports) {
+    try (SqlOracle duck = SqlOracle.open()) {
+      duck.table("flights", List.of("origin:STRING", "delay:INT"), covered(position, "flights", flights));
+      duck.table("airports", List.of("iata:STRING", "state:STRING", "seq:BIGINT"), covered(position, "airports", airports));
+      return duck.rows(ORACLE, "state");
+    }
+  }
+
+  private static List<List<?>> covered(ClockPosition position, String stream, List<Sent> sent) {
+    List<List<?>> rows = new ArrayList<>();
+    for (Sent s : sent) {
+      if (position.position(stream).reached(s.id())) {
+        rows.add(s.row());
+      }
+    }
+    return rows;
+  }
+
+  /** Every row of the snapshot equals the oracle's over the events of the snapshot's tick; the tick's events. */
+  private static long assertEqualsOracleAtItsTick(ViewName name, List<Sent> flights, List<Sent> airports) {
+    return assertEqualsOracleAtItsTick(name, views.snapshot(name, 1), flights, airports);
+  }
+
+  /**
+   * As {@link #assertEqualsOracleAtItsTick(ViewName, List, List)}, for a snapshot taken earlier: {@code flights} and
+   * {@code airports} must hold every event appended before it was taken.
+   */
+  private static long assertEqualsOracleAtItsTick(ViewName name, ViewStore.Snapshot snapshot, List<Sent> flights,
+      List<Sent> airports) {
+    ClockPosition at = snapshot.clockPosition();
+    assertThat(at.isNone()).as("a view over two streams commits at ticks").isFalse();
+    Map<String, Map<String, Object>> expected = oracle(at, flights, airports);
+    assertThat(snapshot.rows().keySet()).as("states at " + at).containsExactlyInAnyOrderElementsOf(expected.keySet());
+    expected.forEach((state, row) -> {
+      Map<String, String> actual = snapshot.rows().get(state);
+      assertThat(actual.get("flights")).as(state + " flights at tick " + at.tick()).isEqualTo(String.valueOf(row.get("flights")));
+      assertThat(actual.get("delay")).as(state + " delay at tick " + at.tick()).isEqualTo(String.valueOf(row.get("delay")));
+    });
+    long events = covered(at, "flights", flights).size() + covered(at, "airports", airports).size();
+    assertThat(snapshot.eventsApplied()).as("events applied at tick " + at.tick()).isEqualTo(events);
+    if (at.tick() > 0) {
+      Tick tick = ledger.ticks(name.tenant(), at.tick() - 1, 1).get(0);
+      assertThat(at).as("the committed position is the tick's own").isEqualTo(ClockPosition.at(tick,
+          List.of("airports", "flights")));
+    }
+    return events;
+  }
+
+  @Test
+  void aJoinOfTwoStreamsEqualsDuckDbAtEveryCommittedTickThroughCorrectionsAndARestart() throws Exception {
+    String tenant = Testkit.uniqueName("multi");
+    StreamRef flightStream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"), 2);
+    StreamRef airportStream = new StreamRef(tenant, "airports");
+    ledger.createStream(airportStream, Airports.COLUMNS.stream()
+        .map(c -> new StreamColumn(c.split(":")[0], c.split(":")[1])).toList(), 0, 0);
+    ledger.ensureTenant(tenant);
+    List<Flights.Flight> all = Flights.load(32_000);
+    List<Airports.Airport> airportList = Airports.load();
+    List<Sent> flights = Collections.synchronizedList(new ArrayList<>(appendFlights(flightStream, all.subList(0, 20_000),
+        1_000)));
+    List<Sent> airports = Collections.synchronizedList(new ArrayList<>(appendAirports(airportStream, airportList, 0, 500)));
+    ViewName name = new ViewName(tenant, "delays_by_state");
+
+    TransformManager manager = manager(tenant);
+    try {
+      TransformDefinition definition = manager.create(tenant, "delays_by_state", DELAYS_BY_STATE, List.of());
+      assertThat(definition.streams()).containsExactly("airports", "flights");
+      ViewMetadata live = ViewAwaits.awaitLive(views, name, 1, 20_000 + airportList.size());
+      assertThat(live.clockPosition().tick()).isGreaterThanOrEqualTo(live.backfillTargetClock().tick());
+      assertThat(live.position().isEmpty()).isTrue();
+      assertEqualsOracleAtItsTick(name, flights, airports);
+
+      // Move the airports of the three busiest origins to another state while flights keep arriving
+      Map<String, Long> byOrigin = new TreeMap<>();
+      all.subList(0, 20_000).forEach(f -> byOrigin.merge(f.origin(), 1L, Long::sum));
+      List<String> busiest = byOrigin.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+          .limit(3).map(Map.Entry::getKey).toList();
+      List<Airports.Airport> corrections = airportList.stream().filter(a -> busiest.contains(a.iata()))
+          .map(a -> a.inState("ZZ")).toList();
+      assertThat(corrections).hasSize(3);
+      CompletableFuture<Void> flightsArriving = CompletableFuture.runAsync(() -> {
+        for (int from = 20_000; from < 30_000; from += 500) { // 500 flights every ~100 ms, over several checkpoints
+          flights.addAll(appendFlights(flightStream, all.subList(from, from + 500), 100));
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+        }
+      });
+      Thread.sleep(300);
+      airports.addAll(appendAirports(airportStream, corrections, airportList.size(), 1));
+      // snapshots while both streams receive events, checked once every event appended is known with its ID
+      List<ViewStore.Snapshot> snapshots = new ArrayList<>();
+      while (!flightsArriving.isDone()) {
+        snapshots.add(views.snapshot(name, 1));
+        Thread.sleep(250);
+      }
+      flightsArriving.get(2, TimeUnit.MINUTES);
+      List<Long> checked = new ArrayList<>();
+      for (ViewStore.Snapshot snapshot : snapshots) {
+        checked.add(assertEqualsOracleAtItsTick(name, snapshot, flights, airports));
+      }
+      assertThat(checked.stream().distinct().count()).as("distinct ticks checked while events arrived: " + checked)
+          .isGreaterThan(2);
+      ViewAwaits.awaitLive(views, name, 1, 30_000 + airportList.size() + 3);
+      assertEqualsOracleAtItsTick(name, flights, airports);
+      assertThat(views.row(name, "ZZ")).as("the corrected airports' flights moved to their new state").isPresent();
+      System.out.println("[multi-stream] snapshots checked while both streams received events, events at each: " + checked);
+
+      assertThatThrownBy(() -> manager.replay(tenant, "delays_by_state", Optional.empty(), ReplayCursor.latest(),
+          Optional.of("before"))).isInstanceOf(TransformException.InvalidReplay.class)
+          .hasMessageContaining("reads several streams [airports, flights]");
+    } finally {
+      manager.close();
+    }
+
+    // Restart: the job resumes after the committed tick, from its retained checkpoint, with events appended while down
+    flights.addAll(appendFlights(flightStream, all.subList(30_000, 32_000), 500));
+    TransformManager restarted = manager(tenant);
+    try {
+      ViewAwaits.awaitLive(views, name, 1, 32_000 + airportList.size() + 3);
+      assertEqualsOracleAtItsTick(name, flights, airports);
+    } finally {
+      restarted.close();
+    }
+  }
+}
