@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -172,6 +173,9 @@ final class BackfillBench {
           ours.summary("events/s after first commit"), "raw Pulsar reader (I/O floor)", reader.summary("events/s"),
           null, null);
       report.row(what, "seconds", false, ours.summary("seconds"), null, null, null, null);
+      if (!env.get("airports", "").isEmpty()) {
+        multiStream(sf, target, oracle, ours.summary("events/s"), warmup, reps);
+      }
       rss.forEach((role, values) -> memory.row("peak RSS of " + role + String.format(" during the backfill of %,d events",
           target), "MiB", false, Stats.of(values), null, null, null, null));
       report.write();
@@ -183,6 +187,100 @@ final class BackfillBench {
         memoryVsEvents(sf, target);
       }
       memory.write();
+    }
+  }
+
+  /** The airports stream's columns (vega-datasets' {@code airports.csv}). */
+  static final List<String> AIRPORT_COLUMNS = List.of("iata:STRING", "name:STRING", "city:STRING", "state:STRING",
+      "country:STRING", "latitude:DOUBLE", "longitude:DOUBLE");
+  /** A view over two streams: delays by state, flights joined with each airport's latest state. */
+  static final String DELAYS_BY_STATE_SQL = "SELECT a.state, SUM(f.n) AS flights, SUM(f.delayed) AS delayed"
+      + " FROM (SELECT origin, COUNT(*) AS n, SUM(CASE WHEN delay >= 15 THEN 1 ELSE 0 END) AS delayed FROM flights"
+      + " GROUP BY origin) f JOIN (SELECT iata, LAST_VALUE(state) AS state FROM airports GROUP BY iata) a"
+      + " ON f.origin = a.iata GROUP BY a.state";
+
+  /**
+   * Benchmark 2, two streams: {@code delays_by_state} (flights joined with airports, read in the tenant clock's
+   * order) created until LIVE, as a ratio to {@code delays_by_origin}'s backfill of the same flights in this run. The
+   * airports stream is loaded from {@code --airports FILE} (CSV) once. Checked: the view's flights and delayed counts
+   * summed over its states equal the floor's over the flights whose origin is an airport of the file.
+   */
+  private void multiStream(Streamfold sf, long flights, Map<String, long[]> oracle, Stats.Summary single, int warmup,
+      int reps) throws Exception {
+    Path csv = Path.of(env.get("airports", ""));
+    sf.ensureStream("airports", AIRPORT_COLUMNS);
+    java.util.Set<String> iatas = new java.util.HashSet<>();
+    List<dev.streamfold.api.v1.Event> airports = new ArrayList<>();
+    Map<String, String> types = new LinkedHashMap<>();
+    AIRPORT_COLUMNS.forEach(c -> types.put(c.split(":")[0], c.split(":")[1]));
+    try (dev.streamfold.cli.ingest.RowReader reader = dev.streamfold.cli.ingest.RowReader.open(csv,
+        dev.streamfold.cli.ingest.FileFormat.CSV, types)) {
+      dev.streamfold.cli.ingest.EventMapper mapper = new dev.streamfold.cli.ingest.EventMapper("iata", null);
+      com.fasterxml.jackson.databind.node.ObjectNode row;
+      while ((row = reader.next()) != null) {
+        airports.add(mapper.toEvent(row, reader.rowNumber(), reader.where()));
+        iatas.add(row.get("iata").asText());
+      }
+    }
+    long have = sf.stream("airports").orElseThrow().getEventCount();
+    if (have == 0) {
+      for (int from = 0; from < airports.size(); from += 1_000) {
+        sf.ingestBlocking().append(dev.streamfold.api.v1.AppendRequest.newBuilder().setTenant(env.tenant)
+            .setStream("airports").addAllEvents(airports.subList(from, Math.min(airports.size(), from + 1_000))).build());
+      }
+      System.out.printf("[2-backfill] appended %,d airports from %s%n", airports.size(), csv);
+    }
+    long events = flights + sf.stream("airports").orElseThrow().getEventCount();
+    long[] expected = new long[2];
+    oracle.forEach((origin, g) -> {
+      if (iatas.contains(origin)) {
+        expected[0] += g[0];
+        expected[1] += g[2];
+      }
+    });
+    Stats.Series series = new Stats.Series();
+    for (int rep = 0; rep < warmup + reps; rep++) {
+      String name = "delays_by_state_b" + (rep + 1);
+      sf.deleteTransform(name);
+      Backfill b = backfill(sf, name, DELAYS_BY_STATE_SQL, List.of("state"));
+      long[] got = sums(name);
+      System.out.printf("[2-backfill] %s %s: %,d events in %.1f s = %,.0f events/s; flights %,d (expected %,d),"
+          + " delayed %,d (expected %,d)%n", name, rep >= warmup ? "rep " + (rep - warmup + 1) : "warm-up", b.events,
+          b.seconds, b.eventsPerSecond(), got[0], expected[0], got[1], expected[1]);
+      sf.deleteTransform(name);
+      if (b.events != events || got[0] != expected[0] || got[1] != expected[1]) {
+        throw new IllegalStateException("view " + name + " applied " + b.events + " of " + events + " events, sums "
+            + Arrays.toString(got) + ", expected " + Arrays.toString(expected));
+      }
+      if (rep >= warmup) {
+        series.add("events/s", b.eventsPerSecond());
+      }
+    }
+    Stats.Summary ours = series.summary("events/s");
+    report.row(String.format("delays_by_state: %,d flights joined with %,d airports (two streams, clock order),"
+        + " create -> LIVE", flights, events - flights), "events/s", true, ours,
+        "delays_by_origin over the same flights in this run (one stream)", single, "ratio >= 0.7",
+        ours.median() >= 0.7 * single.median());
+  }
+
+  /** The flights and delayed columns of every row of a view, summed (read over RESP with SCAN). */
+  private long[] sums(String view) {
+    RedisClient client = RedisClient.create(env.respUri());
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      long[] sums = new long[2];
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        KeyScanCursor<String> page = c.sync().scan(cursor, ScanArgs.Builder.matches(view + ":*").limit(1_000));
+        for (String key : page.getKeys()) {
+          Map<String, String> row = c.sync().hgetall(key);
+          sums[0] += Long.parseLong(row.getOrDefault("flights", "0"));
+          sums[1] += Long.parseLong(row.getOrDefault("delayed", "0"));
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+      return sums;
+    } finally {
+      client.shutdown();
     }
   }
 
