@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
     description = {"Replay a view's transformation from the earliest event (or --from) up to a position into a"
         + " virtual state: a read-only view, read over RESP as NAME:<key> (default name VIEW@<message ID>).",
         "Cursors: a message ID (ledgerId:entryId:partition:batchIndex, as Append returns it), an event time"
-            + " (2015-01-02T10:00:00Z; a date-time or date without zone is UTC; or epoch milliseconds) or latest."
+            + " (2015-01-02T10:00:00Z; a date-time or date without zone is UTC; or epoch milliseconds) or latest;"
+            + " for a view over several streams, a tick of the tenant clock (tick:N, as VIEW.INFO reports) or latest."
             + " --to includes the named event, --before excludes it; an event-time stop ends at the first event"
             + " later than the time, in ledger order."})
 final class ReplayCommand implements Callable<Integer> {
@@ -40,11 +41,11 @@ final class ReplayCommand implements Callable<Integer> {
   /** Exactly one of --to and --before. */
   static final class Stop {
     @Option(names = "--to", paramLabel = "CURSOR", required = true,
-        description = "Stop after this message ID, event time or latest (inclusive).")
+        description = "Stop after this message ID, event time, tick:N or latest (inclusive).")
     String to;
 
     @Option(names = "--before", paramLabel = "CURSOR", required = true,
-        description = "Stop before this message ID or event time (exclusive).")
+        description = "Stop before this message ID, event time or tick:N (exclusive).")
     String before;
   }
 

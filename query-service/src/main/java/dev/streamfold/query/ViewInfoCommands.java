@@ -138,6 +138,10 @@ final class ViewInfoCommands {
     add(fields, "phase", Replies.bulk(progress.map(m -> m.phase().name()).orElse(ViewPhase.STARTING.name())));
     add(fields, "position",
         Replies.bulkArray(progress.map(ViewMetadata::position).orElse(PositionVector.EMPTY).texts()));
+    boolean clocked = progress.map(ViewMetadata::clocked).orElse(false);
+    add(fields, "tick", clocked ? Replies.integer(progress.get().clockPosition().tick()) : replies.nil());
+    add(fields, "stream_positions", Replies.bulkArray(progress.map(m -> m.clockPosition().streams().entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue()).toList()).orElse(List.of())));
     add(fields, "events_applied", Replies.integer(progress.map(ViewMetadata::eventsApplied).orElse(0L)));
     add(fields, "target_events", Replies.integer(progress.map(ViewMetadata::backfillTargetEvents).orElse(0L)));
     add(fields, "rows", Replies.integer(progress.map(ViewMetadata::rows).orElse(0L)));

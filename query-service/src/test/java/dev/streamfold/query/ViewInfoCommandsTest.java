@@ -192,7 +192,7 @@ class ViewInfoCommandsTest {
   @Test
   void infoOnAVirtualStateShowsWhatItIs() {
     String reply = run(SourceEvents.UNKNOWN, 3, "VIEW.INFO", "totals@5:10:-1:-1");
-    assertThat(reply).startsWith("%16\r\n")
+    assertThat(reply).startsWith("%18\r\n")
         .contains("$4\r\nkind\r\n$7\r\nvirtual\r\n$11\r\nsource_view\r\n$6\r\ntotals\r\n"
             + "$17\r\ntransform_version\r\n:2\r\n$5\r\nstart\r\n$8\r\nearliest\r\n$4\r\nstop\r\n$13\r\nto 5:10:-1:-1\r\n"
             + "$12\r\nfull_history\r\n:1\r\n$5\r\nphase\r\n$8\r\nCOMPLETE\r\n$8\r\nposition\r\n*1\r\n$10\r\n5:10:-1:-1\r\n")

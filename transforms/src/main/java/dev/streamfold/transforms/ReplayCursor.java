@@ -32,6 +32,9 @@ import java.util.Optional;
  *       reports a view's position); a stop applies, in each listed partition, the events up to and
  *       including ({@code --to}) or before ({@code --before}) its message ID, and nothing of a partition it
  *       does not list.</li>
+ *   <li>a tick of the tenant clock ({@code tick:N}, as VIEW.INFO reports a view over several streams): a stop
+ *       applies every event the tick covers ({@code --to}) or the tick before it covers ({@code --before}); the
+ *       cursor of views over several streams, whose positions are ticks.</li>
  * </ul>
  *
  * @param kind what the cursor names
@@ -40,16 +43,20 @@ import java.util.Optional;
  * @param inclusive for a stop: whether the named event (or time) itself is included
  * @param position the message IDs of a {@link Kind#POSITION} cursor, at most one per partition; empty
  *     for the other kinds
+ * @param tick the tick number of a {@link Kind#TICK} cursor (>= 0); 0 for the other kinds
  */
 public record ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventTimeMs, boolean inclusive,
-    List<MessageId> position) {
+    List<MessageId> position, long tick) {
   /** What a cursor names. */
-  public enum Kind { MESSAGE, EVENT_TIME, LATEST, POSITION }
+  public enum Kind { MESSAGE, EVENT_TIME, LATEST, POSITION, TICK }
 
   public ReplayCursor {
     Objects.requireNonNull(kind, "kind");
     messageId = messageId == null ? Optional.empty() : messageId;
     position = position == null ? List.of() : List.copyOf(position);
+    if (tick < 0 || tick > 0 && kind != Kind.TICK) {
+      throw new IllegalArgumentException("a tick cursor needs a tick >= 0, and only a tick cursor has one");
+    }
     if (kind == Kind.MESSAGE && messageId.isEmpty()) {
       throw new IllegalArgumentException("a message cursor needs a message ID");
     }
@@ -72,9 +79,26 @@ public record ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventT
     }
   }
 
-  /** A cursor of one kind but a position vector. */
+  /** A cursor of one kind but a position vector or a tick. */
   public ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventTimeMs, boolean inclusive) {
-    this(kind, messageId, eventTimeMs, inclusive, List.of());
+    this(kind, messageId, eventTimeMs, inclusive, List.of(), 0);
+  }
+
+  /** A cursor of one kind but a tick. */
+  public ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventTimeMs, boolean inclusive,
+      List<MessageId> position) {
+    this(kind, messageId, eventTimeMs, inclusive, position, 0);
+  }
+
+  /**
+   * A tick of the tenant clock.
+   *
+   * @param tick the tick number, >= 0
+   * @param inclusive {@code --to} (the events the tick covers) or {@code --before} (those the tick before covers)
+   * @return the cursor
+   */
+  public static ReplayCursor tick(long tick, boolean inclusive) {
+    return new ReplayCursor(Kind.TICK, Optional.empty(), 0, inclusive, List.of(), tick);
   }
 
   private static String join(List<MessageId> ids) {
@@ -89,8 +113,8 @@ public record ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventT
   /**
    * Parse a cursor as a user writes it.
    *
-   * @param text {@code latest}; a message ID {@code ledgerId:entryId:partition:batchIndex} (as Append
-   *     returns it); an event time as an ISO-8601 instant ({@code 2015-01-02T10:00:00Z}), a date-time
+   * @param text {@code latest}; a tick {@code tick:N}; a message ID {@code ledgerId:entryId:partition:batchIndex}
+   *     (as Append returns it); an event time as an ISO-8601 instant ({@code 2015-01-02T10:00:00Z}), a date-time
    *     without zone or a date (both read as UTC), or epoch milliseconds (digits only)
    * @param inclusive whether the named event or time is included (stops: {@code --to} vs {@code --before})
    * @return the cursor
@@ -103,6 +127,18 @@ public record ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventT
         throw new IllegalArgumentException("'before latest' is not a position; use --to latest, or --before <message ID>");
       }
       return latest();
+    }
+    if (t.regionMatches(true, 0, "tick:", 0, 5)) {
+      try {
+        long tick = Long.parseLong(t.substring(5));
+        if (tick >= 0) {
+          return tick(tick, inclusive);
+        }
+      } catch (NumberFormatException notANumber) {
+        // refused below
+      }
+      throw new IllegalArgumentException("cannot read cursor '" + text + "': a tick is tick:N with N >= 0, as"
+          + " VIEW.INFO reports it for a view over several streams, e.g. tick:17");
     }
     if (t.matches("-?\\d+:-?\\d+:-?\\d+:-?\\d+(\\s*,\\s*-?\\d+:-?\\d+:-?\\d+:-?\\d+)+")) {
       List<MessageId> ids = new java.util.ArrayList<>();
@@ -131,7 +167,8 @@ public record ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventT
       throw new IllegalArgumentException("cannot read cursor '" + text + "': use a message ID"
           + " (ledgerId:entryId:partition:batchIndex, as Append returns it), a position vector of a partitioned"
           + " stream (message IDs joined by ',', as VIEW.INFO reports), an event time (ISO-8601 such as"
-          + " 2015-01-02T10:00:00Z, a date 2015-01-02 (UTC), or epoch milliseconds) or 'latest'");
+          + " 2015-01-02T10:00:00Z, a date 2015-01-02 (UTC), or epoch milliseconds), a tick of the tenant clock"
+          + " (tick:N, for a view over several streams) or 'latest'");
     }
   }
 
@@ -142,6 +179,7 @@ public record ReplayCursor(Kind kind, Optional<MessageId> messageId, long eventT
       case POSITION -> join(position);
       case EVENT_TIME -> Instant.ofEpochMilli(eventTimeMs).toString();
       case LATEST -> "latest";
+      case TICK -> "tick:" + tick;
     };
     return direction + " " + at;
   }

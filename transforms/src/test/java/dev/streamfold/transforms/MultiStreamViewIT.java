@@ -22,6 +22,7 @@ import dev.streamfold.transforms.fixtures.ViewAwaits;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
+import dev.streamfold.views.ViewPhase;
 import dev.streamfold.views.ViewStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +46,8 @@ import org.junit.jupiter.api.Timeout;
  * tenant clock ticking every 50 ms: after the backfill, at snapshots taken while both streams receive events
  * (airport corrections moving airports to another state among them), and after a restart, every row equals DuckDB's
  * answer to the same SQL over exactly the events the view's committed tick covers (read from the view's own
- * snapshot, atomically with its rows).
+ * snapshot, atomically with its rows); a replay to one of those ticks equals the live view's snapshot at it, and
+ * a rollback serves it.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MultiStreamViewIT {
@@ -230,9 +233,33 @@ class MultiStreamViewIT {
       assertThat(views.row(name, "ZZ")).as("the corrected airports' flights moved to their new state").isPresent();
       System.out.println("[multi-stream] snapshots checked while both streams received events, events at each: " + checked);
 
-      assertThatThrownBy(() -> manager.replay(tenant, "delays_by_state", Optional.empty(), ReplayCursor.latest(),
-          Optional.of("before"))).isInstanceOf(TransformException.InvalidReplay.class)
-          .hasMessageContaining("reads several streams [airports, flights]");
+      // A replay to a tick seen while events arrived equals the live view at that tick; a rollback serves it
+      ViewStore.Snapshot seen = snapshots.get(snapshots.size() / 2);
+      long tick = seen.clockPosition().tick();
+      manager.replay(tenant, "delays_by_state", Optional.empty(), ReplayCursor.parse("tick:" + tick, true),
+          Optional.of("at_tick"));
+      ViewName atTick = new ViewName(tenant, "at_tick");
+      Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> {
+        ViewPhase phase = manager.virtualState(tenant, "at_tick").progress().map(ViewMetadata::phase)
+            .orElse(ViewPhase.STARTING);
+        assertThat(phase).as(() -> String.valueOf(manager.virtualState(tenant, "at_tick").progress()))
+            .isNotEqualTo(ViewPhase.FAILED);
+        return phase == ViewPhase.COMPLETE;
+      });
+      ViewStore.Snapshot replayed = views.snapshot(atTick, 1);
+      assertThat(replayed.clockPosition()).isEqualTo(seen.clockPosition());
+      assertThat(replayed.eventsApplied()).isEqualTo(seen.eventsApplied());
+      assertThat(replayed.rows()).isEqualTo(seen.rows());
+      manager.rollback(tenant, "delays_by_state", "at_tick");
+      String someState = seen.rows().keySet().iterator().next();
+      assertThat(views.row(name, someState)).hasValue(seen.rows().get(someState));
+      manager.resume(tenant, "delays_by_state");
+      assertThatThrownBy(() -> manager.replay(tenant, "delays_by_state", Optional.empty(),
+          ReplayCursor.parse("2015-01-02", true), Optional.of("by_time"))).isInstanceOf(TransformException.InvalidReplay.class)
+          .hasMessageContaining("reads several streams [airports, flights], in the tenant clock's order: stop at a tick");
+      assertThatThrownBy(() -> manager.replay(tenant, "delays_by_state", Optional.empty(),
+          ReplayCursor.parse("tick:999999999", true), Optional.of("too_far"))).isInstanceOf(TransformException.InvalidReplay.class)
+          .hasMessageContaining("has no tick 999999999 yet");
     } finally {
       manager.close();
     }

@@ -43,4 +43,18 @@ class ReplayCursorTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unpartitioned stream")
         .hasMessageContaining("name one message ID instead").hasMessageNotContaining("twice");
   }
+
+  @Test
+  void ticksOfTheTenantClockAreCursorsOfViewsOverSeveralStreams() {
+    ReplayCursor tick = ReplayCursor.parse(" TICK:17 ", false);
+    assertThat(tick.kind()).isEqualTo(ReplayCursor.Kind.TICK);
+    assertThat(tick.tick()).isEqualTo(17);
+    assertThat(tick.inclusive()).isFalse();
+    assertThat(tick.describe("before")).isEqualTo("before tick:17");
+    assertThat(ReplayCursor.parse("tick:0", true).tick()).isZero();
+    for (String bad : new String[] {"tick:", "tick:-1", "tick:x", "tick:1.5"}) {
+      assertThatThrownBy(() -> ReplayCursor.parse(bad, true)).as(bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("a tick is tick:N with N >= 0");
+    }
+  }
 }

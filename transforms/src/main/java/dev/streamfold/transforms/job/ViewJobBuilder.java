@@ -147,26 +147,54 @@ public final class ViewJobBuilder {
   public static JobGraph buildClocked(ViewJobSpec spec, ClockPosition backfillTarget, long backfillTargetEvents,
       long resumeAfterTick) {
     TransformDefinition definition = spec.definition();
+    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), true);
+    conf.setString("restart-strategy.type", "none"); // as build(): the supervisor restarts from the committed tick
+    conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
+    return assembleClocked(conf, spec, ClockedLedgerSource.builder(spec.serviceUrl(), definition.tenant(),
+            spec.clockedStreams().keySet()).afterTick(resumeAfterTick).payloadBytes(true).build(),
+        backfillTarget.tick(), RedisViewSink.clocked(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
+            definition.version(), new ArrayList<>(definition.columns().keySet()), backfillTarget, backfillTargetEvents));
+  }
+
+  /**
+   * Build the bounded job of a replay of a view over several streams: its SQL, exactly as its view job runs it,
+   * over the events of the clock's ticks 1 to {@code stop}'s, into version 1 of a virtual state. As
+   * {@link #buildReplay}: no restarts, checkpoints deleted at the end, the sink applies each commit itself.
+   *
+   * @param spec the job; its {@link ViewJobSpec#clockedStreams} are the streams the SQL reads
+   * @param target the virtual state the rows go to (version 1)
+   * @param stop the tick to stop after (its number > 0) and its vectors of the streams read
+   * @param targetEvents events the replay may apply at most (progress)
+   * @return the job graph, not yet submitted
+   */
+  public static JobGraph buildClockedReplay(ViewJobSpec spec, ViewName target, ClockPosition stop, long targetEvents) {
+    TransformDefinition definition = spec.definition();
+    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), false);
+    conf.setString("restart-strategy.type", "none");
+    conf.setString("execution.checkpointing.checkpoints-after-tasks-finish", "false");
+    conf.setString("pipeline.name", "replay " + target + " of " + definition.name() + " v" + definition.version()
+        + " to tick " + stop.tick());
+    return assembleClocked(conf, spec, ClockedLedgerSource.builder(spec.serviceUrl(), definition.tenant(),
+            spec.clockedStreams().keySet()).stopAfterTick(stop.tick()).payloadBytes(true).build(),
+        -1, RedisViewSink.clockedReplay(spec.redisUri(), target, new ArrayList<>(definition.columns().keySet()), stop,
+            targetEvents));
+  }
+
+  private static JobGraph assembleClocked(Configuration conf, ViewJobSpec spec, Source<SourceEvent, ?, ?> source,
+      long signalAtTick, RedisViewSink sink) {
+    TransformDefinition definition = spec.definition();
     if (spec.clockedStreams().isEmpty() || definition.isFold()) {
       throw new IllegalArgumentException("a clocked view job runs SQL over the streams of its spec; got "
           + spec.clockedStreams().keySet() + (definition.isFold() ? " and a Java transformation" : ""));
     }
-    Configuration conf = checkpointing(spec.checkpointDir(), spec.checkpointInterval(), true);
-    conf.setString("restart-strategy.type", "none"); // as build(): the supervisor restarts from the committed tick
-    conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
     StreamExecutionEnvironment env = environment(conf, spec.parallelism());
     StreamTableEnvironment tableEnv = tableEnvironment(env, spec.checkpointInterval());
-    Source<SourceEvent, ?, ?> source = ClockedLedgerSource.builder(spec.serviceUrl(), definition.tenant(),
-            spec.clockedStreams().keySet())
-        .afterTick(resumeAfterTick)
-        .payloadBytes(true)
-        .build();
     SingleOutputStreamOperator<SourceEvent> events = env.fromSource(source, WatermarkStrategy.noWatermarks(),
             "clock of " + definition.tenant() + " " + spec.clockedStreams().keySet(), TypeInformation.of(SourceEvent.class))
         .setParallelism(1)
         .uid("clocked-source-" + UUID.randomUUID())
         .transform("position", TypeInformation.of(SourceEvent.class),
-            new TickTracker().signalBackfillTargetAt(backfillTarget.tick()))
+            new TickTracker().signalBackfillTargetAt(signalAtTick))
         .setParallelism(1)
         .uid("position");
     SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(definition.sql(), spec.clockedStreams(), SqlPlanner.Rows.EVENTS);
@@ -179,10 +207,8 @@ public final class ViewJobBuilder {
           .uid("rows-" + stream);
       tableEnv.createTemporaryView(TableEnvironments.quote(stream), rows, parser.schema());
     }
-    List<String> columns = new ArrayList<>(definition.columns().keySet());
     sink(tableEnv.toChangelogStream(tableEnv.sqlQuery(definition.sql())), events.getSideOutput(PositionTracker.PROGRESS),
-        definition, RedisViewSink.clocked(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
-            definition.version(), columns, backfillTarget, backfillTargetEvents));
+        definition, sink);
     return env.getStreamGraph().getJobGraph();
   }
 

@@ -1,12 +1,15 @@
 package dev.streamfold.transforms.replay;
 
 import dev.streamfold.core.ClientText;
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.Ledger;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.ServedTransforms;
 import dev.streamfold.transforms.TransformDefinition;
@@ -156,8 +159,12 @@ public final class ReplayManager {
     long t0 = System.nanoTime();
     TransformDefinition definition = served.get(tenant, view);
     if (definition.readsSeveralStreams()) {
-      throw new TransformException.InvalidReplay("view '" + view + "' reads several streams " + definition.streams()
-          + ": replaying a view over several streams to a tick of the tenant clock is not supported yet");
+      return replayClocked(definition, from, to, as);
+    }
+    if (to.kind() == ReplayCursor.Kind.TICK || from.map(c -> c.kind() == ReplayCursor.Kind.TICK).orElse(false)) {
+      throw new TransformException.InvalidReplay("view '" + view + "' reads one stream, positioned by message IDs: a"
+          + " tick of the tenant clock is the cursor of views over several streams; give a message ID, an event time or"
+          + " latest");
     }
     StreamRef stream = new StreamRef(tenant, definition.sourceStream());
     StreamInfo info = ledger.describe(stream);
@@ -176,6 +183,81 @@ public final class ReplayManager {
       return replayPartitioned(definition, stream, info, from, to, as);
     }
     return replayUnpartitioned(definition, stream, info, from, to, as, t0, described);
+  }
+
+  /**
+   * A replay of a view over several streams, read in the tenant clock's order: the full history up to a tick
+   * ({@code tick:N}, {@code --before tick:N} is up to tick N - 1, or latest: the clock's last tick when the replay
+   * starts). The virtual state equals the view at that tick: the SQL over exactly the events the tick covers. A
+   * completed replay is checked: its committed position must be the tick's own, else it is FAILED.
+   */
+  private VirtualStateStatus replayClocked(TransformDefinition definition, Optional<ReplayCursor> from, ReplayCursor to,
+      Optional<String> as) {
+    String tenant = definition.tenant();
+    String view = definition.name();
+    String streams = "view '" + view + "' reads several streams " + definition.streams();
+    if (from.isPresent()) {
+      throw new TransformException.InvalidReplay(streams + ": its replays start at the earliest event (--from is not"
+          + " supported for views over several streams yet)");
+    }
+    Optional<Tick> last = ledger.lastTick(tenant);
+    long lastTick = last.map(Tick::number).orElse(0L);
+    long stop = switch (to.kind()) {
+      case LATEST -> lastTick;
+      case TICK -> to.inclusive() ? to.tick() : Math.max(0, to.tick() - 1);
+      default -> throw new TransformException.InvalidReplay(streams + ", in the tenant clock's order: stop at a tick"
+          + " (tick:N, as VIEW.INFO reports the view's position; the clock's last tick is " + lastTick + ") or at"
+          + " latest, not " + to.describe(to.inclusive() ? "to" : "before"));
+    };
+    if (stop > lastTick) {
+      throw new TransformException.InvalidReplay("the tenant clock of '" + tenant + "' has no tick " + stop
+          + " yet (its last tick is " + lastTick + ")");
+    }
+    String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
+        "name the virtual state with --as: " + streams + ", and its replay stops at a tick, which has no"
+        + " <view>@<message ID> name"));
+    ViewName target = new ViewName(tenant, name);
+    if (target.isPositionForm()) {
+      throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
+          + " which names replays of views over one unpartitioned stream only; choose a plain name with --as");
+    }
+    checkNameFree(target);
+    ClockPosition position = stop == 0 ? ClockPosition.START
+        : ClockPosition.at(stop == lastTick ? last.get() : ledger.ticks(tenant, stop - 1, 1).get(0), definition.streams());
+    Map<String, List<StreamColumn>> columns = new java.util.TreeMap<>();
+    long eventsNow = 0;
+    for (String stream : definition.streams()) {
+      StreamInfo info = ledger.describe(new StreamRef(tenant, stream));
+      columns.put(stream, info.columns());
+      eventsNow += info.eventCount();
+    }
+    long targetEvents = eventsNow; // an upper bound: the events in the streams now
+    VirtualState state = new VirtualState(target, view, definition.version(), definition.logic(), "",
+        ReplayCursor.tick(stop, true).describe("to"), clock.millis());
+    views.defineVirtualState(state, schema(definition));
+    try (ViewWriter writer = views.writer(target, 1)) {
+      writer.commit(Map.of(), List.of(), ViewWriter.Progress.clocked(ViewPhase.BACKFILLING, 0, ClockPosition.START,
+          targetEvents, position), clock.millis());
+    }
+    if (stop == 0) {
+      views.completeVirtualState(target); // tick 0 covers nothing: the empty state is exact
+      return virtualState(tenant, name);
+    }
+    Path scratch = replaysDir.resolve(UUID.randomUUID().toString());
+    ViewJobSpec spec = ViewJobSpec.builder(definition)
+        .clockedStreams(columns)
+        .ledger(ledger.serviceUrl(), ledger.adminUrl())
+        .redisUri(options.redisUri())
+        .checkpoints(scratch.toUri().toString(), options.checkpointInterval())
+        .parallelism(options.parallelism())
+        .build();
+    JobGraph graph = plannedReplay(target, definition, new StreamRef(tenant, definition.sourceStream()),
+        () -> ViewJobBuilder.buildClockedReplay(spec, target, position, targetEvents));
+    VirtualStateStatus status = runReplay(tenant, name, target, definition, graph, null, null, scratch,
+        applied -> applied.clockPosition().equals(position) ? null : "the replay ended at position "
+            + applied.clockPosition() + ", not at tick " + stop + "'s " + position);
+    LOG.info("replay {} of view {} to tick {} started ({} events in its streams now)", target, view, stop, targetEvents);
+    return status;
   }
 
   /**
@@ -298,6 +380,8 @@ public final class ReplayManager {
   /**
    * Submit a replay job and follow it to COMPLETE or FAILED.
    *
+   * @param stream the stream whose replay subscription is deleted at the end (null with {@code subscription})
+   * @param subscription the replay's Pulsar subscription, or null when it reads without one (several streams)
    * @param check the completed replay's metadata to the reason it is wrong, or null when it is right
    */
   private VirtualStateStatus runReplay(String tenant, String name, ViewName target, TransformDefinition definition,
@@ -339,7 +423,9 @@ public final class ReplayManager {
         ended.complete(null); // recorded: wake the progress streams before the cleanup below
         CheckpointStore.deleteLocalDir(scratch);
         try {
-          ledger.deleteSubscription(stream, subscription);
+          if (subscription != null) {
+            ledger.deleteSubscription(stream, subscription);
+          }
         } catch (RuntimeException e) {
           LOG.warn("cannot delete replay subscription {}", subscription, e);
         }

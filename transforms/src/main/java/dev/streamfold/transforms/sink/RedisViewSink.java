@@ -102,6 +102,24 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
     return sink;
   }
 
+  /**
+   * Create the sink of a replay of a view over several streams into a virtual state (bounded: phase BACKFILLING,
+   * never served by the sink; see the bounded constructor argument).
+   *
+   * @param redisUri Redis URI
+   * @param target the virtual state (version 1)
+   * @param columns result column names in order
+   * @param stop the tick the replay stops after, with its vectors of the streams read
+   * @param targetEvents events the replay may apply at most
+   * @return the sink
+   */
+  public static RedisViewSink clockedReplay(String redisUri, ViewName target, List<String> columns, ClockPosition stop,
+      long targetEvents) {
+    RedisViewSink sink = new RedisViewSink(redisUri, target, 1, columns, stop.toString(), targetEvents, true);
+    sink.clocked = true;
+    return sink;
+  }
+
   /** The progress a commit records, in the position form of this sink's view. */
   private ViewWriter.Progress progress(ViewPhase phase, ViewCommit commit) {
     if (clocked) {
