@@ -13,13 +13,16 @@ import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.JavaTransformation;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.core.Tick;
 import dev.streamfold.e2e.folds.PacedFlightsByOrigin;
 import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.schema.EventEnvelope;
 import dev.streamfold.schema.StreamColumn;
+import dev.streamfold.testkit.Airports;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.views.ViewMetadata;
@@ -44,7 +47,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Exactly-once views across crashes (issue 3): the Streamfold server is a real process killed with
  * SIGKILL; every check compares the view with a plain fold of exactly the events up to the position the
- * view reports.
+ * view reports (for the view over two streams: the events its committed tick covers).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class CrashRecoveryIT {
@@ -159,6 +162,71 @@ class CrashRecoveryIT {
     return rows;
   }
 
+  /** A view over two streams: delays by state, each flight's origin airport's latest state (issue 26). */
+  static final String DELAYS_BY_STATE = "SELECT a.state, SUM(f.n) AS flights, SUM(f.delay) AS delay"
+      + " FROM (SELECT origin, COUNT(*) AS n, SUM(CAST(delay AS BIGINT)) AS delay FROM flights GROUP BY origin) f"
+      + " JOIN (SELECT iata, LAST_VALUE(state) AS state FROM airports GROUP BY iata) a ON f.origin = a.iata"
+      + " GROUP BY a.state";
+
+  /** Append every airport to a new stream {@code airports} of the tenant; the message IDs in order. */
+  static List<MessageId> airports(String tenant, List<Airports.Airport> airports) {
+    StreamRef stream = new StreamRef(tenant, "airports");
+    ledger.createStream(stream, Airports.COLUMNS.stream().map(c -> new StreamColumn(c.split(":")[0], c.split(":")[1]))
+        .toList());
+    List<MessageId> ids = new ArrayList<>();
+    for (int from = 0; from < airports.size(); from += 500) {
+      ledger.append(stream, airports.subList(from, Math.min(airports.size(), from + 500)).stream()
+          .map(a -> new EventEnvelope(a.iata(), "airport", 1_000L, a.json(), "", Map.of())).toList()).join()
+          .forEach(a -> ids.add(a.messageId()));
+    }
+    return ids;
+  }
+
+  /**
+   * Check that the newest version of the two-stream view is the plain join and group-by of exactly the events its
+   * committed tick covers, and that its position is that tick's own.
+   *
+   * @return the events applied
+   */
+  static long assertTwoStreamViewAtItsTick(ViewName name, List<Flights.Flight> flights, List<MessageId> flightIds,
+      List<Airports.Airport> airports, List<MessageId> airportIds) {
+    int version = views.latestVersion(name);
+    ViewMetadata meta = views.metadata(name, version).orElseThrow();
+    ClockPosition at = meta.clockPosition();
+    assertThat(at.tick()).as("the two-stream view's committed tick").isPositive();
+    Tick tick = ledger.ticks(name.tenant(), at.tick() - 1, 1).get(0);
+    assertThat(at).as("the committed position is the tick's own").isEqualTo(ClockPosition.at(tick,
+        List.of("airports", "flights")));
+    Map<String, String> stateOf = new HashMap<>();
+    long applied = 0;
+    for (int i = 0; i < airports.size(); i++) {
+      if (at.position("airports").reached(airportIds.get(i))) {
+        stateOf.put(airports.get(i).iata(), airports.get(i).state());
+        applied++;
+      }
+    }
+    Map<String, long[]> expected = new HashMap<>();
+    for (int i = 0; i < flightIds.size(); i++) {
+      if (at.position("flights").reached(flightIds.get(i))) {
+        applied++;
+        String state = stateOf.get(flights.get(i).origin());
+        if (state != null) {
+          long[] row = expected.computeIfAbsent(state, s -> new long[2]);
+          row[0]++;
+          row[1] += flights.get(i).delay();
+        }
+      }
+    }
+    assertThat(meta.eventsApplied()).as("events applied at tick " + at.tick()).isEqualTo(applied);
+    assertThat(meta.rows()).as("rows at tick " + at.tick()).isEqualTo(expected.size());
+    expected.forEach((state, row) -> {
+      Map<String, String> actual = views.row(name, version, state).orElseThrow(() -> new AssertionError("no row " + state));
+      assertThat(actual.get("flights")).as(state + " flights at tick " + at.tick()).isEqualTo(Long.toString(row[0]));
+      assertThat(actual.get("delay")).as(state + " delay at tick " + at.tick()).isEqualTo(Long.toString(row[1]));
+    });
+    return applied;
+  }
+
   /**
    * A SQL view and a paced Java fold over the same stream. The first kill waits on the paced fold, whose backfill
    * of 180,000 events lasts at least 4.5 s, so it falls inside that backfill on any machine (the SQL view, at
@@ -170,6 +238,9 @@ class CrashRecoveryIT {
     StreamRef stream = flights(tenant);
     List<Flights.Flight> all = Flights.load(Flights.FIXTURE_ROWS);
     List<MessageId> ids = new ArrayList<>(append(stream, all.subList(0, 180_000), 5_000));
+    List<Airports.Airport> airportList = Airports.load();
+    List<MessageId> airportIds = airports(tenant, airportList);
+    ViewName byState = new ViewName(tenant, "delays_by_state");
     ViewName name = new ViewName(tenant, "delays_by_origin");
     ViewName paced = new ViewName(tenant, "paced_by_origin");
     try (ServerProcess server = server(tenant, "crash-server").start()) {
@@ -178,8 +249,11 @@ class CrashRecoveryIT {
           .setTenant(tenant).setName("paced_by_origin").setFold(JavaTransformation.newBuilder()
               .setJar(ByteString.copyFrom(PacedFlightsByOrigin.jar())).setClassName(PacedFlightsByOrigin.class.getName())
               .setStream("flights")).build());
+      createView(server, tenant, "delays_by_state", DELAYS_BY_STATE);
       awaitStatus(server, tenant, "paced_by_origin", s -> s.getEventsApplied() > 0);
+      awaitStatus(server, tenant, "delays_by_state", s -> s.getEventsApplied() > 0);
       server.kill9();
+      assertTwoStreamViewAtItsTick(byState, all, ids, airportList, airportIds);
       assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
       long atCrash = assertFoldUpToPosition(paced, all, ids, CrashRecoveryIT::flightsAndTotalDelay);
       assertThat(atCrash).as("the paced fold's events applied at the kill").isLessThan(180_000);
@@ -187,8 +261,11 @@ class CrashRecoveryIT {
       server.start();
       awaitStatus(server, tenant, "delays_by_origin", s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 180_000);
       awaitStatus(server, tenant, "paced_by_origin", s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 180_000);
+      awaitStatus(server, tenant, "delays_by_state", s -> s.getPhase().equals("LIVE")
+          && s.getEventsApplied() == 180_000 + airportList.size());
       assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
       assertFoldUpToPosition(paced, all, ids, CrashRecoveryIT::flightsAndTotalDelay);
+      assertTwoStreamViewAtItsTick(byState, all, ids, airportList, airportIds);
 
       // kill during the tail, while events keep arriving
       CompletableFuture<List<MessageId>> tail = CompletableFuture.supplyAsync(() -> {
@@ -206,6 +283,8 @@ class CrashRecoveryIT {
       awaitStatus(server, tenant, "delays_by_origin", s -> s.getEventsApplied() >= 185_000);
       server.kill9();
       ids.addAll(tail.get(2, TimeUnit.MINUTES));
+      assertThat(assertTwoStreamViewAtItsTick(byState, all, ids, airportList, airportIds) - airportList.size())
+          .isBetween(180_000L, 200_000L);
       long atSecondCrash = assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
       assertThat(atSecondCrash).isBetween(180_000L, 200_000L);
       assertThat(assertFoldUpToPosition(paced, all, ids, CrashRecoveryIT::flightsAndTotalDelay)).isBetween(180_000L, 200_000L);
@@ -215,6 +294,9 @@ class CrashRecoveryIT {
       awaitStatus(server, tenant, "paced_by_origin", s -> s.getEventsApplied() == 200_000);
       assertThat(assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays)).isEqualTo(200_000);
       assertThat(assertFoldUpToPosition(paced, all, ids, CrashRecoveryIT::flightsAndTotalDelay)).isEqualTo(200_000);
+      awaitStatus(server, tenant, "delays_by_state", s -> s.getEventsApplied() == 200_000 + airportList.size());
+      assertThat(assertTwoStreamViewAtItsTick(byState, all, ids, airportList, airportIds))
+          .isEqualTo(200_000 + airportList.size());
     }
   }
 
