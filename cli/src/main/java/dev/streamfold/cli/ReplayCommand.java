@@ -190,7 +190,8 @@ final class ReplayCommand implements Callable<Integer> {
    */
   static String describeDone(VirtualState s, Duration elapsed) {
     return String.format("Virtual state %s %s at position %s: %,d events applied, %,d rows, %.1f s%s (read rows as %s:<key>)",
-        s.getName(), s.getPhase(), s.getPositionCount() == 0 ? "none (empty)" : String.join(",", s.getPositionList()),
+        s.getName(), s.getPhase(), !s.getClockPosition().isEmpty() ? "tick " + s.getClockPosition()
+            : s.getPositionCount() == 0 ? "none (empty)" : String.join(",", s.getPositionList()),
         s.getEventsApplied(), s.getRows(), elapsed.toMillis() / 1000.0,
         s.getFullHistory() ? "" : ", not full history (starts " + s.getStart() + ")", s.getName());
   }

@@ -358,6 +358,9 @@ final class TransformCommand {
     if (s.getPositionCount() > 0) {
       text.append(", position ").append(String.join(",", s.getPositionList()));
     }
+    if (!s.getClockPosition().isEmpty()) {
+      text.append(", position tick ").append(s.getClockPosition());
+    }
     if (s.getUpdatedAtMs() > 0) {
       text.append(", last commit ").append(Instant.ofEpochMilli(s.getUpdatedAtMs()));
     }

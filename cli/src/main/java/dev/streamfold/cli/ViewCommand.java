@@ -134,7 +134,7 @@ final class ViewCommand {
       if (!s.getRolledBackTo().isEmpty()) {
         notes += "; ROLLED BACK to " + s.getRolledBackTo();
       }
-      return new String[] {s.getView(), "view", s.getPhase(), position(s.getPositionList()),
+      return new String[] {s.getView(), "view", s.getPhase(), position(s.getPositionList(), s.getClockPosition()),
           events(s.getEventsApplied(), s.getBackfillTargetEvents(), !s.getPhase().equals("BACKFILLING")),
           String.format("%,d", s.getRows()), notes};
     }
@@ -145,12 +145,16 @@ final class ViewCommand {
           + (v.getFullHistory() ? "" : " (not full history)")
           + (v.getRolledBackViewsCount() > 0 ? "; serves " + String.join(",", v.getRolledBackViewsList()) : "")
           + (v.getError().isEmpty() ? "" : "; error: " + v.getError());
-      return new String[] {v.getName(), "virtual", v.getPhase(), position(v.getPositionList()),
+      return new String[] {v.getName(), "virtual", v.getPhase(), position(v.getPositionList(), v.getClockPosition()),
           events(v.getEventsApplied(), v.getTargetEvents(), v.getPhase().equals("COMPLETE")),
           String.format("%,d", v.getRows()), notes};
     }
 
-    private static String position(List<String> position) {
+    /** A view's message-ID position, or a view over several streams' tick ({@code tick:17}). */
+    private static String position(List<String> position, String clockPosition) {
+      if (!clockPosition.isEmpty()) {
+        return "tick:" + clockPosition.split(" ", 2)[0];
+      }
       return position.isEmpty() ? "-" : String.join(",", position);
     }
 

@@ -235,4 +235,14 @@ class ReplayCommandsTest {
         + " no version of it is served (none finished its first backfill)");
     servedBefore = 1;
   }
+
+  @Test
+  void aReplayOfAViewOverSeveralStreamsEndsAtItsTick() {
+    dev.streamfold.api.v1.VirtualState state = dev.streamfold.api.v1.VirtualState.newBuilder().setName("at_17")
+        .setPhase("COMPLETE").setClockPosition("17 airports=10:3:-1:-1 flights=11:40:0:-1").setEventsApplied(5_000)
+        .setRows(12).setFullHistory(true).build();
+    assertThat(ReplayCommand.describeDone(state, java.time.Duration.ofMillis(1_500))).isEqualTo("Virtual state at_17"
+        + " COMPLETE at position tick 17 airports=10:3:-1:-1 flights=11:40:0:-1: 5,000 events applied, 12 rows, 1.5 s"
+        + " (read rows as at_17:<key>)");
+  }
 }

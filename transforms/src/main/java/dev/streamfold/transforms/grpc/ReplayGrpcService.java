@@ -333,7 +333,8 @@ public final class ReplayGrpcService extends ReplayServiceGrpc.ReplayServiceImpl
         .addAllRolledBackViews(s.rolledBackViews()).setStalled(s.stalled())
         .setPhase(s.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING).name());
     s.progress().ifPresent(m -> b.setEventsApplied(m.eventsApplied()).setTargetEvents(m.backfillTargetEvents())
-        .addAllPosition(m.position().texts()).setRows(m.rows()).setUpdatedAtMs(m.updatedAtMs()).setError(m.error()));
+        .addAllPosition(m.position().texts()).setClockPosition(m.clockPosition().toString()).setRows(m.rows())
+        .setUpdatedAtMs(m.updatedAtMs()).setError(m.error()));
     return b.build();
   }
 }

@@ -139,6 +139,7 @@ public final class TransformGrpcService extends TransformServiceGrpc.TransformSe
         .setBackfillTargetEvents(m.backfillTargetEvents())
         .setBackfillTargetMessageId(m.backfillTarget().toString())
         .addAllPosition(m.position().texts())
+        .setClockPosition(m.clockPosition().toString())
         .setRows(m.rows())
         .setUpdatedAtMs(m.updatedAtMs())
         .build();
