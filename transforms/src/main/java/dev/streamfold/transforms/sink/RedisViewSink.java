@@ -52,7 +52,7 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
   private final long backfillTargetEvents;
   private final boolean bounded;
   /** True for a view over several streams: positions and the target are {@link ClockPosition} texts. */
-  private boolean clocked;
+  private final boolean clocked;
 
   /**
    * Create the sink of one view version.
@@ -70,13 +70,19 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
    */
   public RedisViewSink(String redisUri, ViewName name, int version, List<String> columns,
       String backfillTargetMessageId, long backfillTargetEvents, boolean bounded) {
+    this(redisUri, name, version, columns, backfillTargetMessageId, backfillTargetEvents, bounded, false);
+  }
+
+  private RedisViewSink(String redisUri, ViewName name, int version, List<String> columns, String backfillTarget,
+      long backfillTargetEvents, boolean bounded, boolean clocked) {
+    this.clocked = clocked;
     this.bounded = bounded;
     this.redisUri = redisUri;
     this.tenant = name.tenant();
     this.view = name.view();
     this.version = version;
     this.columns = columns.toArray(new String[0]);
-    this.backfillTargetMessageId = backfillTargetMessageId;
+    this.backfillTargetMessageId = backfillTarget;
     this.backfillTargetEvents = backfillTargetEvents;
   }
 
@@ -96,10 +102,8 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
    */
   public static RedisViewSink clocked(String redisUri, ViewName name, int version, List<String> columns,
       ClockPosition backfillTarget, long backfillTargetEvents) {
-    RedisViewSink sink = new RedisViewSink(redisUri, name, version, columns, backfillTarget.toString(),
-        backfillTargetEvents, false);
-    sink.clocked = true;
-    return sink;
+    return new RedisViewSink(redisUri, name, version, columns, backfillTarget.toString(), backfillTargetEvents, false,
+        true);
   }
 
   /**
@@ -115,9 +119,7 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
    */
   public static RedisViewSink clockedReplay(String redisUri, ViewName target, List<String> columns, ClockPosition stop,
       long targetEvents) {
-    RedisViewSink sink = new RedisViewSink(redisUri, target, 1, columns, stop.toString(), targetEvents, true);
-    sink.clocked = true;
-    return sink;
+    return new RedisViewSink(redisUri, target, 1, columns, stop.toString(), targetEvents, true, true);
   }
 
   /** The progress a commit records, in the position form of this sink's view. */
