@@ -170,6 +170,16 @@ class MultiStreamViewIT {
     return events;
   }
 
+  private static void awaitComplete(TransformManager manager, ViewName state) {
+    Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> {
+      ViewPhase phase = manager.virtualState(state.tenant(), state.view()).progress().map(ViewMetadata::phase)
+          .orElse(ViewPhase.STARTING);
+      assertThat(phase).as(() -> String.valueOf(manager.virtualState(state.tenant(), state.view()).progress()))
+          .isNotEqualTo(ViewPhase.FAILED);
+      return phase == ViewPhase.COMPLETE;
+    });
+  }
+
   @Test
   void aJoinOfTwoStreamsEqualsDuckDbAtEveryCommittedTickThroughCorrectionsAndARestart() throws Exception {
     String tenant = Testkit.uniqueName("multi");
@@ -239,13 +249,7 @@ class MultiStreamViewIT {
       manager.replay(tenant, "delays_by_state", Optional.empty(), ReplayCursor.parse("tick:" + tick, true),
           Optional.of("at_tick"));
       ViewName atTick = new ViewName(tenant, "at_tick");
-      Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> {
-        ViewPhase phase = manager.virtualState(tenant, "at_tick").progress().map(ViewMetadata::phase)
-            .orElse(ViewPhase.STARTING);
-        assertThat(phase).as(() -> String.valueOf(manager.virtualState(tenant, "at_tick").progress()))
-            .isNotEqualTo(ViewPhase.FAILED);
-        return phase == ViewPhase.COMPLETE;
-      });
+      awaitComplete(manager, atTick);
       ViewStore.Snapshot replayed = views.snapshot(atTick, 1);
       assertThat(replayed.clockPosition()).isEqualTo(seen.clockPosition());
       assertThat(replayed.eventsApplied()).isEqualTo(seen.eventsApplied());
@@ -254,6 +258,21 @@ class MultiStreamViewIT {
       String someState = seen.rows().keySet().iterator().next();
       assertThat(views.row(name, someState)).hasValue(seen.rows().get(someState));
       manager.resume(tenant, "delays_by_state");
+
+      // One instant across views: a view over flights alone, replayed to the same tick, counts the flights it covers
+      manager.create(tenant, "flights_by_origin", "SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin", List.of());
+      ViewAwaits.awaitLive(views, new ViewName(tenant, "flights_by_origin"), 1, 30_000);
+      manager.replay(tenant, "flights_by_origin", Optional.empty(), ReplayCursor.parse("tick:" + tick, true),
+          Optional.of("origins_at_tick"));
+      ViewName originsAtTick = new ViewName(tenant, "origins_at_tick");
+      awaitComplete(manager, originsAtTick);
+      Map<String, String> expectedCounts = new TreeMap<>();
+      for (List<?> flight : covered(seen.clockPosition(), "flights", flights)) {
+        expectedCounts.merge((String) flight.get(0), "1", (a, b) -> Long.toString(Long.parseLong(a) + 1));
+      }
+      Map<String, String> counts = new TreeMap<>();
+      views.snapshot(originsAtTick, 1).rows().forEach((origin, row) -> counts.put(origin, row.get("n")));
+      assertThat(counts).as("flights by origin at tick " + tick).isEqualTo(expectedCounts);
       assertThatThrownBy(() -> manager.replay(tenant, "delays_by_state", Optional.empty(),
           ReplayCursor.parse("2015-01-02", true), Optional.of("by_time"))).isInstanceOf(TransformException.InvalidReplay.class)
           .hasMessageContaining("reads several streams [airports, flights], in the tenant clock's order: stop at a tick");

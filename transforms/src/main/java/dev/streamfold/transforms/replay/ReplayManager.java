@@ -161,13 +161,14 @@ public final class ReplayManager {
     if (definition.readsSeveralStreams()) {
       return replayClocked(definition, from, to, as);
     }
-    if (to.kind() == ReplayCursor.Kind.TICK || from.map(c -> c.kind() == ReplayCursor.Kind.TICK).orElse(false)) {
-      throw new TransformException.InvalidReplay("view '" + view + "' reads one stream, positioned by message IDs: a"
-          + " tick of the tenant clock is the cursor of views over several streams; give a message ID, an event time or"
-          + " latest");
+    if (from.map(c -> c.kind() == ReplayCursor.Kind.TICK).orElse(false)) {
+      throw new TransformException.InvalidReplay("--from takes a message ID or an event time, not a tick");
     }
     StreamRef stream = new StreamRef(tenant, definition.sourceStream());
     StreamInfo info = ledger.describe(stream);
+    if (to.kind() == ReplayCursor.Kind.TICK) {
+      to = atTick(stream, info, to);
+    }
     long described = System.nanoTime();
     if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.LATEST) {
       throw new TransformException.InvalidReplay("--from takes a message ID or an event time, not 'latest'");
@@ -183,6 +184,30 @@ public final class ReplayManager {
       return replayPartitioned(definition, stream, info, from, to, as);
     }
     return replayUnpartitioned(definition, stream, info, from, to, as, t0, described);
+  }
+
+  /**
+   * The stop of a view over one stream at a tick of the tenant clock: the stream's position at that tick (its
+   * message ID, or its position vector when partitioned), so that views over one stream and over several can be
+   * replayed to one instant of the tenant.
+   *
+   * @throws TransformException.InvalidReplay if the clock has no such tick yet, or the stream held no events at it
+   */
+  private ReplayCursor atTick(StreamRef stream, StreamInfo info, ReplayCursor to) {
+    long stop = to.inclusive() ? to.tick() : to.tick() - 1;
+    long last = ledger.lastTick(stream.tenant()).map(Tick::number).orElse(0L);
+    if (stop > last) {
+      throw new TransformException.InvalidReplay("the tenant clock of '" + stream.tenant() + "' has no tick " + stop
+          + " yet (its last tick is " + last + ")");
+    }
+    PositionVector at = stop <= 0 ? PositionVector.EMPTY : ledger.ticks(stream.tenant(), stop - 1, 1).get(0)
+        .position(stream.stream());
+    if (at.isEmpty()) {
+      throw new TransformException.InvalidReplay("stream " + stream + " held no events at tick " + stop + ": the view"
+          + " was empty there (nothing to replay)");
+    }
+    return info.partitioned() ? new ReplayCursor(ReplayCursor.Kind.POSITION, Optional.empty(), 0, true, at.messageIds())
+        : new ReplayCursor(ReplayCursor.Kind.MESSAGE, Optional.of(at.messageIds().get(0)), 0, true);
   }
 
   /**
