@@ -74,8 +74,8 @@ final class RollbackCommand implements Callable<Integer> {
     String to = target.to.trim();
     if (as == null && !MESSAGE_ID.matcher(to).matches() && !to.equalsIgnoreCase("latest")) {
       throw new CliException("--to " + to + " is not a single message ID (ledgerId:entryId:partition:batchIndex), so it"
-          + " has no <view>@<message ID> name: name the virtual state for this position (an event time, or a"
-          + " partitioned stream's position vector) with --as NAME");
+          + " has no <view>@<message ID> name: name the virtual state for this position (an event time, a"
+          + " partitioned stream's position vector, or a tick tick:N of a view over several streams) with --as NAME");
     }
     return as == null && MESSAGE_ID.matcher(to).matches() ? Optional.of(view + "@" + to) : Optional.empty();
   }
@@ -109,7 +109,8 @@ final class RollbackCommand implements Callable<Integer> {
         System.out.println("Reused virtual state " + stateName + ".");
       }
       System.out.printf("View %s rolled back to %s: reads return its state at position %s (%,d events, %,d rows).%n",
-          view, served.getName(), served.getPositionCount() == 0 ? "none (empty)" : String.join(",", served.getPositionList()),
+          view, served.getName(), !served.getClockPosition().isEmpty() ? "tick " + served.getClockPosition()
+              : served.getPositionCount() == 0 ? "none (empty)" : String.join(",", served.getPositionList()),
           served.getEventsApplied(), served.getRows());
       System.out.println("The view's job keeps its live state current underneath; `streamfold resume " + view
           + "` serves it again at once.");
@@ -164,7 +165,8 @@ final class RollbackCommand implements Callable<Integer> {
         boolean resumed = client.replays().resume(ResumeRequest.newBuilder().setTenant(server.tenant).setView(view)
             .build()).getResumed();
         var status = client.transforms().status(TransformCommand.request(server.tenant, view));
-        String position = status.getPositionCount() == 0 ? "none" : String.join(",", status.getPositionList());
+        String position = !status.getClockPosition().isEmpty() ? "tick " + status.getClockPosition()
+            : status.getPositionCount() == 0 ? "none" : String.join(",", status.getPositionList());
         System.out.println(resumed ? "View " + view + " serves its live state again (" + status.getPhase()
             + ", position " + position + ")."
             : "View " + view + " was not rolled back; it serves its live state (position " + position + ").");

@@ -655,7 +655,8 @@ public final class ReplayManager {
       throw new TransformException.Conflict("virtual state '" + state + "' was replayed with another transformation"
           + " (version " + status.state().transformVersion() + ": other SQL or Java fold) than view '" + view
           + "' serves now (version " + definition.version() + "); replay it with the current one under another name"
-          + " (streamfold replay " + view + " --to <message ID> --as NAME) and roll back to that");
+          + " (streamfold replay " + view + " --to " + (definition.readsSeveralStreams() ? "tick:N" : "<message ID>")
+          + " --as NAME) and roll back to that");
     }
     ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);
     if (phase != ViewPhase.COMPLETE) {

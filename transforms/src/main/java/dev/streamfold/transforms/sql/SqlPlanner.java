@@ -119,6 +119,13 @@ public final class SqlPlanner {
       return checked(sql, planned(sql, streams), streams, keyColumns);
     } catch (StackOverflowError e) {
       throw tooDeep();
+    } catch (TransformException.InvalidSql e) {
+      if (e.getMessage().contains("Object '") && e.getMessage().contains("' not found")) {
+        // a table that is not a stream of the tenant: say which ones are
+        throw new TransformException.InvalidSql(e.getMessage() + " (streams of the tenant: "
+            + new java.util.TreeSet<>(streams.keySet()) + ")", e.getCause());
+      }
+      throw e;
     }
   }
 

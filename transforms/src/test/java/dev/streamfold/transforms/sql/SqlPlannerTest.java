@@ -52,7 +52,8 @@ class SqlPlannerTest {
   void unknownStreamIsNamed() {
     assertThatThrownBy(() -> SqlPlanner.plan("SELECT a FROM missing", STREAMS, List.of()))
         .isInstanceOf(TransformException.InvalidSql.class)
-        .hasMessageContaining("missing");
+        .hasMessageContaining("missing")
+        .hasMessageEndingWith("(streams of the tenant: [flights, other])");
   }
 
   @Test
