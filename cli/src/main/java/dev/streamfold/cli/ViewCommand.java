@@ -6,6 +6,7 @@ import dev.streamfold.api.v1.Transform;
 import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.api.v1.VirtualState;
 import dev.streamfold.api.v1.VirtualStateRequest;
+import dev.streamfold.core.ClockPosition;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
@@ -153,7 +154,7 @@ final class ViewCommand {
     /** A view's message-ID position, or a view over several streams' tick ({@code tick:17}). */
     private static String position(List<String> position, String clockPosition) {
       if (!clockPosition.isEmpty()) {
-        return "tick:" + clockPosition.split(" ", 2)[0];
+        return "tick:" + ClockPosition.parse(clockPosition).tick();
       }
       return position.isEmpty() ? "-" : String.join(",", position);
     }

@@ -1,5 +1,6 @@
 package dev.streamfold.query;
 
+import dev.streamfold.core.ClockPosition;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.views.ViewMetadata;
@@ -110,8 +111,7 @@ final class ViewInfoCommands {
     add(fields, "events_behind_watermark", Replies.integer(m.eventsBehindWatermark()));
     // A view over several streams commits at ticks of the tenant clock: the tick and its vector of each stream read
     add(fields, "tick", m.clocked() ? Replies.integer(m.clockPosition().tick()) : replies.nil());
-    add(fields, "stream_positions", Replies.bulkArray(m.clockPosition().streams().entrySet().stream()
-        .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+    add(fields, "stream_positions", streamPositions(m.clockPosition()));
     add(fields, "backfill_target_tick", m.clocked() ? Replies.integer(m.backfillTargetClock().tick()) : replies.nil());
     add(fields, "rolled_back_to", replies.bulkOrNil(rolledBackTo.map(ViewName::view).orElse(null)));
     add(fields, "live_version", live == null ? replies.nil() : Replies.integer(live.version()));
@@ -119,6 +119,11 @@ final class ViewInfoCommands {
     add(fields, "live_position", live == null ? replies.nil() : Replies.bulkArray(live.position().texts()));
     add(fields, "live_events_applied", live == null ? replies.nil() : Replies.integer(live.eventsApplied()));
     return replies.map(fields);
+  }
+
+  /** A clock position's vectors, one {@code stream=vector} per stream read (none for a view over one stream). */
+  private static RedisMessage streamPositions(ClockPosition position) {
+    return Replies.bulkArray(position.streams().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
   }
 
   private RedisMessage virtualStateInfo(Session session, VirtualState state) {
@@ -140,8 +145,7 @@ final class ViewInfoCommands {
         Replies.bulkArray(progress.map(ViewMetadata::position).orElse(PositionVector.EMPTY).texts()));
     boolean clocked = progress.map(ViewMetadata::clocked).orElse(false);
     add(fields, "tick", clocked ? Replies.integer(progress.get().clockPosition().tick()) : replies.nil());
-    add(fields, "stream_positions", Replies.bulkArray(progress.map(m -> m.clockPosition().streams().entrySet().stream()
-        .map(e -> e.getKey() + "=" + e.getValue()).toList()).orElse(List.of())));
+    add(fields, "stream_positions", streamPositions(progress.map(ViewMetadata::clockPosition).orElse(ClockPosition.NONE)));
     add(fields, "events_applied", Replies.integer(progress.map(ViewMetadata::eventsApplied).orElse(0L)));
     add(fields, "target_events", Replies.integer(progress.map(ViewMetadata::backfillTargetEvents).orElse(0L)));
     add(fields, "rows", Replies.integer(progress.map(ViewMetadata::rows).orElse(0L)));

@@ -194,20 +194,38 @@ public final class ReplayManager {
    * @throws TransformException.InvalidReplay if the clock has no such tick yet, or the stream held no events at it
    */
   private ReplayCursor atTick(StreamRef stream, StreamInfo info, ReplayCursor to) {
-    long stop = to.inclusive() ? to.tick() : to.tick() - 1;
-    long last = ledger.lastTick(stream.tenant()).map(Tick::number).orElse(0L);
-    if (stop > last) {
-      throw new TransformException.InvalidReplay("the tenant clock of '" + stream.tenant() + "' has no tick " + stop
-          + " yet (its last tick is " + last + ")");
-    }
-    PositionVector at = stop <= 0 ? PositionVector.EMPTY : ledger.ticks(stream.tenant(), stop - 1, 1).get(0)
-        .position(stream.stream());
+    long stop = stopTick(to);
+    PositionVector at = recordedTick(stream.tenant(), stop, ledger.lastTick(stream.tenant())).position(stream.stream());
     if (at.isEmpty()) {
       throw new TransformException.InvalidReplay("stream " + stream + " held no events at tick " + stop + ": the view"
           + " was empty there (nothing to replay)");
     }
     return info.partitioned() ? new ReplayCursor(ReplayCursor.Kind.POSITION, Optional.empty(), 0, true, at.messageIds())
         : new ReplayCursor(ReplayCursor.Kind.MESSAGE, Optional.of(at.messageIds().get(0)), 0, true);
+  }
+
+  /** The tick a tick cursor stops after: N for {@code --to tick:N}, N - 1 (not below 0) for {@code --before}. */
+  private static long stopTick(ReplayCursor to) {
+    return to.inclusive() ? to.tick() : Math.max(0, to.tick() - 1);
+  }
+
+  /**
+   * A recorded tick of a tenant's clock.
+   *
+   * @param number the tick's number; 0 for {@link Tick#ZERO}
+   * @param last the clock's last tick, as just read (returned when it is the one asked for)
+   * @throws TransformException.InvalidReplay if the clock has not recorded that tick yet (the message gives its last)
+   */
+  private Tick recordedTick(String tenant, long number, Optional<Tick> last) {
+    long lastNumber = last.map(Tick::number).orElse(0L);
+    if (number > lastNumber) {
+      throw new TransformException.InvalidReplay("the tenant clock of '" + tenant + "' has no tick " + number
+          + " yet (its last tick is " + lastNumber + ")");
+    }
+    if (number <= 0) {
+      return Tick.ZERO;
+    }
+    return number == lastNumber ? last.get() : ledger.ticks(tenant, number - 1, 1).get(0);
   }
 
   /**
@@ -229,15 +247,12 @@ public final class ReplayManager {
     long lastTick = last.map(Tick::number).orElse(0L);
     long stop = switch (to.kind()) {
       case LATEST -> lastTick;
-      case TICK -> to.inclusive() ? to.tick() : Math.max(0, to.tick() - 1);
+      case TICK -> stopTick(to);
       default -> throw new TransformException.InvalidReplay(streams + ", in the tenant clock's order: stop at a tick"
           + " (tick:N, as VIEW.INFO reports the view's position; the clock's last tick is " + lastTick + ") or at"
           + " latest, not " + to.describe(to.inclusive() ? "to" : "before"));
     };
-    if (stop > lastTick) {
-      throw new TransformException.InvalidReplay("the tenant clock of '" + tenant + "' has no tick " + stop
-          + " yet (its last tick is " + lastTick + ")");
-    }
+    Tick tick = recordedTick(tenant, stop, last);
     String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
         "name the virtual state with --as: " + streams + ", and its replay stops at a tick, which has no"
         + " <view>@<message ID> name"));
@@ -247,8 +262,7 @@ public final class ReplayManager {
           + " which names replays of views over one unpartitioned stream only; choose a plain name with --as");
     }
     checkNameFree(target);
-    ClockPosition position = stop == 0 ? ClockPosition.START
-        : ClockPosition.at(stop == lastTick ? last.get() : ledger.ticks(tenant, stop - 1, 1).get(0), definition.streams());
+    ClockPosition position = ClockPosition.at(tick, definition.streams());
     Map<String, List<StreamColumn>> columns = new java.util.TreeMap<>();
     long eventsNow = 0;
     for (String stream : definition.streams()) {
