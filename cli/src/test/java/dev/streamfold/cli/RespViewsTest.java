@@ -7,7 +7,7 @@ import dev.streamfold.core.PositionVector;
 import dev.streamfold.deploy.process.FreePorts;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
-import dev.streamfold.query.SourceEvents;
+import dev.streamfold.query.ViewSources;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -45,7 +45,7 @@ class RespViewsTest {
     READER.rows.put("delays:k\\|ü", Map.of("origin", "k|ü"));
     // more than one SCAN page (COUNT 1000)
     IntStream.range(0, 1500).forEach(i -> READER.rows.put(String.format("many:%04d", i), Map.of("n", "1")));
-    server = new RespServer(READER, RespServerOptions.defaults(), SourceEvents.UNKNOWN,
+    server = new RespServer(READER, RespServerOptions.defaults(), ViewSources.UNKNOWN,
         (user, token) -> user.equals(TENANT) && token.equals(TOKEN) ? Optional.of(TENANT) : Optional.empty()).start();
   }
 

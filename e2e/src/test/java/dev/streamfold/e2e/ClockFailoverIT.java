@@ -1,19 +1,36 @@
 package dev.streamfold.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.api.v1.GetRowRequest;
+import dev.streamfold.api.v1.GetRowResponse;
+import dev.streamfold.api.v1.ViewServiceGrpc;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.clock.TickIndex;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,7 +41,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A tenant's clock across two server processes that ingest into the tenant, each into its own stream: the server
  * that writes the clock is killed with SIGKILL while both streams receive events, the other takes over, and the
- * recorded ticks stay one sequence that covers every acknowledged event once and nothing else.
+ * recorded ticks stay one sequence that covers every acknowledged event once and nothing else; then a view over both
+ * streams is exact, and waits for either stream's message IDs (issue 26).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ClockFailoverIT {
@@ -94,6 +112,81 @@ class ClockFailoverIT {
       reader.read(new StreamRef(tenant, "west"), Optional.empty(), 100_000, 30_000).forEach(e -> westStored.add(e.messageId()));
       assertThat(last.position("west").messageIds()).containsExactly(westStored.get(westStored.size() - 1));
       assertThat(westStored).containsAll(westIds);
+
+      assertAViewOverBothStreamsIsExactAndWaitsForEitherStreamsMessageIds(second, tenant, reader,
+          westStored.get(westStored.size() - 1), lastEast, flights);
     }
+  }
+
+  /**
+   * A view over both streams, created on the server that survived: {@code VIEW.WAIT} and gRPC {@code GetRow} wait
+   * for the last message ID of either stream (the first tick covering it), refuse one of a stream the view does not
+   * read, and the view then equals a plain group-by of every event the ledger holds in both streams.
+   */
+  private static void assertAViewOverBothStreamsIsExactAndWaitsForEitherStreamsMessageIds(ServerProcess server,
+      String tenant, PulsarLedger ledger, MessageId lastWest, MessageId lastEast, List<Flights.Flight> flights)
+      throws Exception {
+    CrashRecoveryIT.createView(server, tenant, "by_origin", "SELECT origin, COUNT(*) AS flights, SUM(delay) AS delay"
+        + " FROM (SELECT origin, delay FROM west UNION ALL SELECT origin, delay FROM east) GROUP BY origin");
+    GrpcClients grpc = new GrpcClients(server::channel, tenant);
+    grpc.createFlights("north");
+    MessageId north = MessageId.parse(grpc.appendFlights("north", flights.subList(0, 1)).get(0));
+    RedisClient redis = RedisClient.create(server.respUri());
+    try (StatefulRedisConnection<String, String> resp = redis.connect()) {
+      // VIEW.WAIT for east's last event (the job starts and backfills first: the wait may time out once)
+      Awaitility.await().atMost(Duration.ofMinutes(3)).until(() -> viewWait(resp, "by_origin", lastEast, 60_000) == 1);
+      assertThat(viewWait(resp, "by_origin", lastWest, 0)).as("west's last event, covered by an earlier tick")
+          .isEqualTo(1);
+      assertThatThrownBy(() -> viewWait(resp, "by_origin", north, 1_000)).isInstanceOf(RedisCommandExecutionException.class)
+          .hasMessageContaining("message ID " + north + " is in none of the streams view 'by_origin' reads");
+      GetRowResponse row = ViewServiceGrpc.newBlockingStub(server.channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+          .getRow(GetRowRequest.newBuilder().setTenant(tenant).setView("by_origin").setKey(flights.get(0).origin())
+              .setWaitForMessageId(lastEast.toString()).setWaitTimeoutMs(10_000).build());
+      assertThat(row.getFound()).isTrue();
+      assertThat(row.getClockPosition()).as("a view over several streams reflects a tick").matches("[0-9]+ east=.* west=.*");
+
+      Map<String, long[]> expected = new TreeMap<>(); // origin -> flights, delay: a plain group-by of the ledger
+      ObjectMapper json = new ObjectMapper();
+      for (String stream : List.of("west", "east")) {
+        Optional<MessageId> after = Optional.empty();
+        for (List<StoredEvent> page; !(page = ledger.read(new StreamRef(tenant, stream), after, 10_000, 30_000)).isEmpty(); ) {
+          for (StoredEvent event : page) {
+            JsonNode flight = json.readTree(event.event().payloadJson());
+            long[] sums = expected.computeIfAbsent(flight.get("origin").asText(), o -> new long[2]);
+            sums[0]++;
+            sums[1] += flight.get("delay").asLong();
+          }
+          after = Optional.of(page.get(page.size() - 1).messageId());
+        }
+      }
+      Map<String, Map<String, String>> rows = new TreeMap<>();
+      for (String origin : expected.keySet()) {
+        rows.put(origin, resp.sync().hgetall("by_origin:" + origin));
+      }
+      expected.forEach((origin, sums) -> {
+        assertThat(rows.get(origin)).as(origin).containsEntry("flights", Long.toString(sums[0]))
+            .containsEntry("delay", Long.toString(sums[1]));
+      });
+      assertThat(grpc.status("by_origin").getRows()).as("rows").isEqualTo(expected.size());
+    } finally {
+      redis.shutdown();
+    }
+  }
+
+  /** VIEW.WAIT over RESP: 1 when reached, 0 on timeout. */
+  private static long viewWait(StatefulRedisConnection<String, String> resp, String view, MessageId id, long timeoutMs) {
+    ProtocolKeyword keyword = new ProtocolKeyword() {
+      @Override
+      public byte[] getBytes() {
+        return name().getBytes(StandardCharsets.US_ASCII);
+      }
+
+      @Override
+      public String name() {
+        return "VIEW.WAIT";
+      }
+    };
+    return resp.sync().dispatch(keyword, new IntegerOutput<>(StringCodec.UTF8),
+        new CommandArgs<>(StringCodec.UTF8).add(view).add(id.toString()).add(timeoutMs));
   }
 }

@@ -6,6 +6,7 @@ import dev.streamfold.api.v1.CreateTransformRequest;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
+import dev.streamfold.server.TransformViewSources;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.testkit.resp.RawRespClient;
@@ -55,7 +56,7 @@ class QueryReplicasIT {
     ViewStore views = ViewStore.connect(Testkit.redis().uri());
     byte[] admin = SERVER.server().adminToken().getBytes(StandardCharsets.UTF_8);
     RespServer resp = new RespServer(views, RespServerOptions.defaults().withPort(0),
-        view -> SERVER.server().transforms().sourceEvents(view.tenant(), view.view()),
+        new TransformViewSources(SERVER.server().transforms()),
         (user, token) -> user.equals(TENANT) && MessageDigest.isEqual(admin, token.getBytes(StandardCharsets.UTF_8))
             ? Optional.of(TENANT) : Optional.empty());
     resp.start();

@@ -42,7 +42,7 @@ final class CommandDispatcher {
    * @param server server identity and counters
    */
   CommandDispatcher(ViewReader reader, ServerState server) {
-    this(reader, server, SourceEvents.UNKNOWN, java.time.Clock.systemUTC());
+    this(reader, server, ViewSources.UNKNOWN, java.time.Clock.systemUTC());
   }
 
   /**
@@ -50,16 +50,17 @@ final class CommandDispatcher {
    *
    * @param reader where rows are read
    * @param server server identity and counters
-   * @param sourceEvents events in each view's source stream, for VIEW.INFO's lag
+   * @param sources what the server knows of the views' source streams (VIEW.INFO's lag, VIEW.WAIT on views over
+   *     several streams)
    * @param clock time source of VIEW.INFO and VIEW.WAIT
    */
-  CommandDispatcher(ViewReader reader, ServerState server, SourceEvents sourceEvents, java.time.Clock clock) {
+  CommandDispatcher(ViewReader reader, ServerState server, ViewSources sources, java.time.Clock clock) {
     this.authenticator = server.authenticator();
     this.reader = reader;
     ViewCommands views = new ViewCommands(reader);
     table.addAll(new ConnectionCommands(server.authenticator()).commands());
     table.addAll(views.commands());
-    table.addAll(new ViewInfoCommands(reader, sourceEvents, clock).commands());
+    table.addAll(new ViewInfoCommands(reader, sources, clock).commands());
     table.addAll(new IntrospectionCommands(table, server, views::keyCount).commands());
   }
 

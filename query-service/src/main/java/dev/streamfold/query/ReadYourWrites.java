@@ -48,34 +48,35 @@ public final class ReadYourWrites {
   }
 
   /**
-   * Tell whether reads of a view reflect a message ID now.
+   * Tell whether reads of a view reflect a message ID now. For a view over several streams (it commits at ticks of
+   * the tenant clock), the message ID is one of any stream the view reads, and it is reached once the committed
+   * tick's vector of that stream has it.
    *
    * @param reader the views
+   * @param sources which stream of a view's a message ID belongs to (views over several streams only)
    * @param name a view or virtual state
    * @param target the message ID, as {@link #parseMessageId} returns it
    * @return true when reached, false when not yet (waiting may help)
    * @throws NoSuchView if there is no such view or virtual state
-   * @throws Unreachable if waiting cannot help (rolled-back view, complete or failed virtual state)
+   * @throws Unreachable if waiting cannot help (rolled-back view, complete or failed virtual state, a message ID
+   *     of no stream the view reads)
    */
-  public static boolean check(ViewReader reader, ViewName name, MessageId target) {
+  public static boolean check(ViewReader reader, ViewSources sources, ViewName name, MessageId target) {
     Optional<ViewMetadata> served = reader.metadata(name);
-    if (served.isPresent() && served.get().clocked()) {
-      throw new Unreachable("view '" + name.view() + "' reads several streams and commits at ticks of the tenant clock"
-          + " (now tick " + served.get().clockPosition().tick() + "); waiting for a message ID of one of its streams is"
-          + " not supported yet: poll VIEW.INFO's tick and stream_positions instead");
-    }
+    Optional<PositionVector> position = served.map(m -> m.clocked()
+        ? m.clockPosition().position(streamOf(reader, sources, name, m, target)) : m.position());
     reader.virtualState(name).ifPresent(state -> checkWithinStart(state, target));
-    if (served.isPresent() && served.get().position().reached(target)) {
+    if (position.isPresent() && position.get().reached(target)) {
       return true;
     }
-    if (served.isPresent()) {
-      checkSameKindOfStream(name, served.get().position(), target);
+    if (position.isPresent()) {
+      checkSameKindOfStream(name, position.get(), target);
     }
+    String at = served.map(ReadYourWrites::describePosition).orElse("position none");
     Optional<ViewName> rolledBack = reader.rollbackTarget(name);
     if (rolledBack.isPresent()) {
       throw new Unreachable("view '" + name.view() + "' is rolled back to virtual state '" + rolledBack.get().view()
-          + "' (position " + served.map(m -> m.position().toString()).orElse("none")
-          + "): its reads return that fixed state, which never reaches message ID " + target
+          + "' (" + at + "): its reads return that fixed state, which never reaches message ID " + target
           + "; resume the view first (streamfold resume " + name.view() + ")");
     }
     if (served.isEmpty()) {
@@ -91,11 +92,40 @@ public final class ReadYourWrites {
     }
     ViewPhase phase = served.get().phase();
     if (phase == ViewPhase.COMPLETE || phase == ViewPhase.FAILED && reader.virtualState(name).isPresent()) {
-      throw new Unreachable("virtual state '" + name.view() + "' is " + phase + " at position "
-          + (served.get().position().isEmpty() ? "none (empty)" : served.get().position())
+      throw new Unreachable("virtual state '" + name.view() + "' is " + phase + " at " + at
           + ": it never applies message ID " + target);
     }
     return false;
+  }
+
+  /** "position 5:20:-1:3", "position none (empty)", or "tick 17 (airports=10:3:-1:-1 flights=...)". */
+  private static String describePosition(ViewMetadata metadata) {
+    if (metadata.clocked()) {
+      String vectors = metadata.clockPosition().toString();
+      int space = vectors.indexOf(' ');
+      return "tick " + metadata.clockPosition().tick() + (space < 0 ? "" : " (" + vectors.substring(space + 1) + ")");
+    }
+    return "position " + (metadata.position().isEmpty() ? "none (empty)" : metadata.position());
+  }
+
+  /**
+   * The stream of a view over several streams (or of a virtual state replaying one) that holds a message ID.
+   *
+   * @throws Unreachable if none of its streams holds it, or the service cannot tell
+   */
+  private static String streamOf(ViewReader reader, ViewSources sources, ViewName name, ViewMetadata served,
+      MessageId target) {
+    ViewName view = reader.virtualState(name).map(state -> new ViewName(name.tenant(), state.sourceView())).orElse(name);
+    Optional<String> stream;
+    try {
+      stream = sources.streamOf(view, target);
+    } catch (UnsupportedOperationException e) {
+      throw new Unreachable("view '" + name.view() + "' reads several streams and commits at ticks of the tenant clock"
+          + " (now " + describePosition(served) + "); " + e.getMessage() + ": poll VIEW.INFO's tick and"
+          + " stream_positions instead");
+    }
+    return stream.orElseThrow(() -> new Unreachable("message ID " + target + " is in none of the streams view '"
+        + view.view() + "' reads (now " + describePosition(served) + "): it never applies that message ID"));
   }
 
   /**

@@ -86,7 +86,7 @@ public final class RespServer implements AutoCloseable {
    * @throws NullPointerException if an argument is null
    */
   public RespServer(ViewReader reader, RespServerOptions options) {
-    this(reader, options, SourceEvents.UNKNOWN, Clock.systemUTC());
+    this(reader, options, ViewSources.UNKNOWN, Clock.systemUTC());
   }
 
   /**
@@ -96,11 +96,11 @@ public final class RespServer implements AutoCloseable {
    *
    * @param reader where rows are read; the caller keeps ownership
    * @param options bind address, port, tenant and thread counts
-   * @param sourceEvents events in a view's source stream
+   * @param sources what the server knows of the views' source streams (events held, the stream of a message ID)
    * @throws NullPointerException if an argument is null
    */
-  public RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents) {
-    this(reader, options, sourceEvents, Clock.systemUTC());
+  public RespServer(ViewReader reader, RespServerOptions options, ViewSources sources) {
+    this(reader, options, sources, Clock.systemUTC());
   }
 
   /**
@@ -109,29 +109,29 @@ public final class RespServer implements AutoCloseable {
    *
    * @param reader where rows are read; the caller keeps ownership
    * @param options bind address, port and thread counts ({@code defaultTenant} is not used)
-   * @param sourceEvents events in a view's source stream
+   * @param sources what the server knows of the views' source streams (events held, the stream of a message ID)
    * @param authenticator maps AUTH credentials to tenants
    * @throws NullPointerException if an argument is null
    */
-  public RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents,
+  public RespServer(ViewReader reader, RespServerOptions options, ViewSources sources,
       RespAuthenticator authenticator) {
-    this(reader, options, sourceEvents, Clock.systemUTC(), Objects.requireNonNull(authenticator, "authenticator"));
+    this(reader, options, sources, Clock.systemUTC(), Objects.requireNonNull(authenticator, "authenticator"));
   }
 
   RespServer(ViewReader reader, RespServerOptions options, Clock clock) {
-    this(reader, options, SourceEvents.UNKNOWN, clock);
+    this(reader, options, ViewSources.UNKNOWN, clock);
   }
 
-  RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents, Clock clock) {
-    this(reader, options, sourceEvents, clock, null);
+  RespServer(ViewReader reader, RespServerOptions options, ViewSources sources, Clock clock) {
+    this(reader, options, sources, clock, null);
   }
 
-  RespServer(ViewReader reader, RespServerOptions options, SourceEvents sourceEvents, Clock clock,
+  RespServer(ViewReader reader, RespServerOptions options, ViewSources sources, Clock clock,
       RespAuthenticator authenticator) {
     this.reader = Objects.requireNonNull(reader, "reader");
     this.options = Objects.requireNonNull(options, "options");
     this.state = new ServerState(clock, options.defaultTenant(), authenticator);
-    this.dispatcher = new CommandDispatcher(reader, state, Objects.requireNonNull(sourceEvents, "sourceEvents"), clock);
+    this.dispatcher = new CommandDispatcher(reader, state, Objects.requireNonNull(sources, "sources"), clock);
   }
 
   /**

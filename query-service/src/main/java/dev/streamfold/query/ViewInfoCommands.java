@@ -32,10 +32,11 @@ import java.util.OptionalLong;
  *       phase, position, rows, events applied; views add their version and {@code rolled_back_to},
  *       virtual states their source view and full-history flag. A view's entry describes its own state.</li>
  *   <li>{@code VIEW.WAIT name messageId timeoutMs}: block until reads of the view reflect {@code messageId}
- *       (read-your-writes after an append) or the timeout passes; replies 1 when reached, 0 on timeout.
+ *       (read-your-writes after an append) or the timeout passes; replies 1 when reached, 0 on timeout. On a view
+ *       over several streams the message ID is one of any stream it reads, reached at the first tick covering it.
  *       Refused at once with an error when waiting cannot help: a rolled-back view (reads return a fixed
  *       earlier state; resume it first), a complete or failed virtual state before the message ID, a virtual
- *       state that starts after the message ID (or at an event time). See
+ *       state that starts after the message ID (or at an event time), a message ID of no stream the view reads. See
  *       {@link ReadYourWrites}. Polls the view metadata every {@value #WAIT_POLL_MS} ms.</li>
  * </ul>
  */
@@ -45,12 +46,12 @@ final class ViewInfoCommands {
   private static final List<String> READ = List.of("readonly");
 
   private final ViewReader reader;
-  private final SourceEvents sourceEvents;
+  private final ViewSources sources;
   private final Clock clock;
 
-  ViewInfoCommands(ViewReader reader, SourceEvents sourceEvents, Clock clock) {
+  ViewInfoCommands(ViewReader reader, ViewSources sources, Clock clock) {
     this.reader = reader;
-    this.sourceEvents = sourceEvents;
+    this.sources = sources;
     this.clock = clock;
   }
 
@@ -87,7 +88,7 @@ final class ViewInfoCommands {
     Optional<ViewName> rolledBackTo = reader.rollbackTarget(name);
     ViewMetadata live = rolledBackTo.isEmpty() ? m : reader.liveMetadata(name).orElse(null);
     long now = clock.millis();
-    OptionalLong inSource = sourceEvents.eventsInSource(name);
+    OptionalLong inSource = sources.eventsInSource(name);
     long lag = Math.max(0, (inSource.isPresent() ? inSource.getAsLong() : m.backfillTargetEvents()) - m.eventsApplied());
     Replies replies = session.replies();
     List<RedisMessage> fields = new ArrayList<>();
@@ -207,7 +208,7 @@ final class ViewInfoCommands {
     long deadline = clock.millis() + timeoutMs;
     while (true) {
       try {
-        if (ReadYourWrites.check(reader, name, target)) {
+        if (ReadYourWrites.check(reader, sources, name, target)) {
           return Replies.integer(1);
         }
       } catch (ReadYourWrites.Unreachable | ReadYourWrites.NoSuchView e) {

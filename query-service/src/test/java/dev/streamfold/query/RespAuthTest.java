@@ -33,7 +33,7 @@ class RespAuthTest {
       return tenant != null && (user.equals("default") || user.equals(tenant)) ? Optional.of(tenant) : Optional.empty();
     };
     server = new RespServer(reader, RespServerOptions.defaults().withWorkerThreads(1).withCommandThreads(2),
-        SourceEvents.UNKNOWN, Clock.systemUTC(), auth).start();
+        ViewSources.UNKNOWN, Clock.systemUTC(), auth).start();
   }
 
   @AfterEach
@@ -124,7 +124,7 @@ class RespAuthTest {
       }
     };
     try (RespServer versionedServer = new RespServer(reader, RespServerOptions.defaults().withWorkerThreads(1)
-        .withCommandThreads(2), SourceEvents.UNKNOWN, Clock.systemUTC(), versioned).start();
+        .withCommandThreads(2), ViewSources.UNKNOWN, Clock.systemUTC(), versioned).start();
         RawRespClient c = new RawRespClient(versionedServer.port())) {
       assertThat(c.call("AUTH", TOKEN_A)).isEqualTo("+OK\r\n");
       for (int i = 0; i < 5; i++) {

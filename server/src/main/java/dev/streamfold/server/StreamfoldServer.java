@@ -16,6 +16,7 @@ import dev.streamfold.ledger.tenant.TenantRegistry;
 import dev.streamfold.query.RespAuthenticator;
 import dev.streamfold.query.RespServer;
 import dev.streamfold.query.RespServerOptions;
+import dev.streamfold.query.ViewSources;
 import dev.streamfold.query.grpc.ViewGrpcService;
 import dev.streamfold.server.metrics.ServerMetrics;
 import dev.streamfold.transforms.TransformOptions;
@@ -115,7 +116,8 @@ public final class StreamfoldServer implements AutoCloseable {
         : NettyServerBuilder.forAddress(new InetSocketAddress(options.bindHost(), options.grpcPort()));
     HealthStatusManager health = new HealthStatusManager();
     replays = new ReplayGrpcService(transforms);
-    viewReads = new ViewGrpcService(views);
+    ViewSources sources = new TransformViewSources(transforms);
+    viewReads = new ViewGrpcService(views, sources);
     builder.maxInboundMessageSize(IngestGrpcService.MAX_REQUEST_BYTES);
     AuthInterceptor auth = new AuthInterceptor(this::verify, this::adminActsFor);
     grpc = builder
@@ -140,7 +142,7 @@ public final class StreamfoldServer implements AutoCloseable {
     }
     resp = new RespServer(views, RespServerOptions.defaults().withHost(options.bindHost())
         .withPort(options.respPort()).withDefaultTenant(options.defaultTenant()),
-        view -> transforms.sourceEvents(view.tenant(), view.view()), respAuthenticator()).listener(metrics.resp());
+        sources, respAuthenticator()).listener(metrics.resp());
     resp.start();
     if (options.metricsPort() != ServerOptions.METRICS_DISABLED) {
       metrics.serve(options.bindHost(), options.metricsPort());

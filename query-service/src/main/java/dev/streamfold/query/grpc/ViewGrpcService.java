@@ -5,6 +5,7 @@ import dev.streamfold.api.v1.GetRowResponse;
 import dev.streamfold.api.v1.ViewServiceGrpc;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.query.ReadYourWrites;
+import dev.streamfold.query.ViewSources;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewReader;
@@ -38,6 +39,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
   static final int CONSISTENT_READ_ATTEMPTS = 5;
 
   private final ViewReader reader;
+  private final ViewSources sources;
   private final Clock clock;
   private final Duration pollInterval;
   private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -52,19 +54,31 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
    * @param reader where rows are read; the caller keeps ownership
    */
   public ViewGrpcService(ViewReader reader) {
-    this(reader, Clock.systemUTC(), DEFAULT_WAIT_POLL_INTERVAL);
+    this(reader, ViewSources.UNKNOWN);
+  }
+
+  /**
+   * Create the service.
+   *
+   * @param reader where rows are read
+   * @param sources which stream of a view's a message ID to wait for belongs to (views over several streams)
+   */
+  public ViewGrpcService(ViewReader reader, ViewSources sources) {
+    this(reader, sources, Clock.systemUTC(), DEFAULT_WAIT_POLL_INTERVAL);
   }
 
   /**
    * Create the service with a clock and poll interval (tests).
    *
    * @param reader where rows are read
+   * @param sources which stream of a view's a message ID to wait for belongs to (views over several streams)
    * @param clock time source of waits
    * @param pollInterval interval between two checks of a waiting read, positive
    * @throws IllegalArgumentException if the interval is not positive
    */
-  public ViewGrpcService(ViewReader reader, Clock clock, Duration pollInterval) {
+  public ViewGrpcService(ViewReader reader, ViewSources sources, Clock clock, Duration pollInterval) {
     this.reader = Objects.requireNonNull(reader, "reader");
+    this.sources = Objects.requireNonNull(sources, "sources");
     this.clock = Objects.requireNonNull(clock, "clock");
     if (pollInterval.isNegative() || pollInterval.isZero()) {
       throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
@@ -127,7 +141,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
       }
       boolean reached;
       try {
-        reached = ReadYourWrites.check(reader, name, target);
+        reached = ReadYourWrites.check(reader, sources, name, target);
       } catch (RuntimeException e) {
         response.onError(toStatus(e));
         return;
@@ -182,7 +196,8 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
       boolean same = rolledBack.equals(rolledBackAfter) && after.isPresent()
           && before.get().version() == after.get().version()
           && before.get().eventsApplied() == after.get().eventsApplied()
-          && before.get().position().equals(after.get().position());
+          && before.get().position().equals(after.get().position())
+          && before.get().clockPosition().equals(after.get().clockPosition());
       if (same || attempt >= CONSISTENT_READ_ATTEMPTS) {
         ViewMetadata m = same ? before.get() : after.orElse(before.get());
         Optional<ViewName> target = same ? rolledBack : rolledBackAfter;
@@ -191,7 +206,8 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase i
         int version = target.flatMap(reader::virtualState).map(dev.streamfold.views.VirtualState::transformVersion)
             .orElse(m.version());
         GetRowResponse.Builder b = GetRowResponse.newBuilder().setFound(row.isPresent())
-            .addAllPosition(m.position().texts()).setVersion(version).setPhase(m.phase().name())
+            .addAllPosition(m.position().texts()).setClockPosition(m.clockPosition().toString())
+            .setVersion(version).setPhase(m.phase().name())
             .setReadFrom(target.orElse(name).view()).setRolledBackTo(target.map(ViewName::view).orElse(""));
         row.ifPresent(b::putAllRow);
         return b.build();

@@ -7,6 +7,7 @@ import dev.streamfold.api.v1.GetRowRequest;
 import dev.streamfold.api.v1.GetRowResponse;
 import dev.streamfold.api.v1.ViewServiceGrpc;
 import dev.streamfold.core.PositionVector;
+import dev.streamfold.query.ViewSources;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
 import dev.streamfold.views.ViewPhase;
@@ -107,7 +108,7 @@ class ViewGrpcServiceTest {
   @BeforeEach
   void start() throws Exception {
     String name = InProcessServerBuilder.generateName();
-    service = new ViewGrpcService(views, Clock.systemUTC(), Duration.ofMillis(5));
+    service = new ViewGrpcService(views, ViewSources.UNKNOWN, Clock.systemUTC(), Duration.ofMillis(5));
     server = InProcessServerBuilder.forName(name).addService(service).build().start();
     channel = InProcessChannelBuilder.forName(name).build();
     stub = ViewServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);

@@ -1,7 +1,9 @@
 package dev.streamfold.transforms.manager;
 
+import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Ledger;
+import dev.streamfold.ledger.MessageIdLocator;
 import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.ServedTransforms;
@@ -63,6 +65,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   private final StallDetector stalls;
   private final FoldJarStore jars;
   private final EventLocator locator;
+  private final MessageIdLocator streams;
   private final TransformPlanner planner;
   private final Clock clock;
   private final Supplier<FlinkCluster> clusters;
@@ -110,6 +113,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
         new TransformCatalog(ledger, TransformCatalog.UPDATES_TABLE), checkpoints);
     this.stalls = new StallDetector(ledger, options.stallAfter(), clock);
     this.locator = new EventLocator(ledger);
+    this.streams = new MessageIdLocator(ledger);
     this.planner = new TransformPlanner(ledger);
     this.jars = new FoldJarStore(ledger, options.dataDir().resolve("jars"));
   }
@@ -285,6 +289,21 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   @Override
   public TransformDefinition get(String tenant, String name) {
     return versions.current(tenant, name).served();
+  }
+
+  /**
+   * The stream of those a view reads (as served) that holds a message ID: for waits on a view over several
+   * streams, which commits at ticks of the tenant clock.
+   *
+   * @param tenant tenant name
+   * @param view view (transformation) name
+   * @param id the message ID
+   * @return the stream's name, or empty when none of the view's streams holds it
+   * @throws TransformException.NotFound if the view does not exist
+   * @throws dev.streamfold.ledger.LedgerException.Unavailable if Pulsar fails
+   */
+  public Optional<String> streamOf(String tenant, String view, MessageId id) {
+    return streams.streamOf(tenant, get(tenant, view).streams(), id);
   }
 
   /**
