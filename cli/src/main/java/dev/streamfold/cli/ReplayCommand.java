@@ -25,7 +25,8 @@ import picocli.CommandLine.Parameters;
         + " virtual state: a read-only view, read over RESP as NAME:<key> (default name VIEW@<message ID>).",
         "Cursors: a message ID (ledgerId:entryId:partition:batchIndex, as Append returns it), an event time"
             + " (2015-01-02T10:00:00Z; a date-time or date without zone is UTC; or epoch milliseconds) or latest;"
-            + " for a view over several streams, a tick of the tenant clock (tick:N, as VIEW.INFO reports) or latest."
+            + " for a view over several streams, a tick of the tenant clock (tick:N, as VIEW.INFO reports), a message ID"
+            + " of any of its streams (the first tick covering it), a time (the last tick recorded by then) or latest."
             + " --to includes the named event, --before excludes it; an event-time stop ends at the first event"
             + " later than the time, in ledger order."})
 final class ReplayCommand implements Callable<Integer> {

@@ -39,4 +39,18 @@ public interface TenantClock {
    * @throws LedgerException.Unavailable if the clock cannot be read
    */
   List<Tick> ticks(String tenant, long afterTick, int maxTicks);
+
+  /**
+   * The first recorded tick of a tenant's clock that passes a test, in tick order; for tests that, once passed,
+   * stay passed (a tick covers all its predecessors cover, and is recorded no earlier), such as "covers this
+   * event" or "recorded after this time". Reads the clock from its first tick: time grows with the ticks before
+   * the answer.
+   *
+   * @param tenant a tenant name
+   * @param test the test
+   * @return the tick, or empty when no recorded tick passes it
+   * @throws IllegalArgumentException if the tenant name is malformed
+   * @throws LedgerException.Unavailable if the clock cannot be read
+   */
+  Optional<Tick> firstTick(String tenant, java.util.function.Predicate<Tick> test);
 }

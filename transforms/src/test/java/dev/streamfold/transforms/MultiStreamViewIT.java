@@ -9,6 +9,7 @@ import dev.streamfold.core.StreamRef;
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.LedgerOptions;
+import dev.streamfold.ledger.clock.TickIndex;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.schema.EventEnvelope;
 import dev.streamfold.schema.StreamColumn;
@@ -273,9 +274,29 @@ class MultiStreamViewIT {
       Map<String, String> counts = new TreeMap<>();
       views.snapshot(originsAtTick, 1).rows().forEach((origin, row) -> counts.put(origin, row.get("n")));
       assertThat(counts).as("flights by origin at tick " + tick).isEqualTo(expectedCounts);
+
+      // A replay to a message ID of either stream stops at the first tick covering it (--before: the tick before);
+      // to a time, at the last tick recorded at or before it
+      TickIndex clock = new TickIndex(ledger.ticks(tenant, 0, 1_000_000));
+      MessageId correction = airports.get(airports.size() - 1).id();
+      long covering = clock.firstCovering("airports", correction).orElseThrow();
+      manager.replay(tenant, "delays_by_state", Optional.empty(), ReplayCursor.parse(correction.toString(), true),
+          Optional.of("at_correction"));
+      ViewName atCorrection = new ViewName(tenant, "at_correction");
+      awaitComplete(manager, atCorrection);
+      assertThat(views.snapshot(atCorrection, 1).clockPosition().tick()).isEqualTo(covering);
+      assertEqualsOracleAtItsTick(atCorrection, flights, airports);
+      MessageId aFlight = flights.get(flights.size() / 2).id();
+      assertThat(manager.replay(tenant, "delays_by_state", Optional.empty(), ReplayCursor.parse(aFlight.toString(), false),
+          Optional.of("before_flight")).state().stop()).isEqualTo("to tick:" + (clock.firstCovering("flights", aFlight)
+          .orElseThrow() - 1));
+      Tick seenTick = clock.ticks().stream().filter(t -> t.number() == tick).findFirst().orElseThrow();
+      assertThat(manager.replay(tenant, "delays_by_state", Optional.empty(),
+          ReplayCursor.parse(java.time.Instant.ofEpochMilli(seenTick.timeMs()).toString(), true), Optional.of("by_time"))
+          .state().stop()).isEqualTo("to tick:" + tick);
       assertThatThrownBy(() -> manager.replay(tenant, "delays_by_state", Optional.empty(),
-          ReplayCursor.parse("2015-01-02", true), Optional.of("by_time"))).isInstanceOf(TransformException.InvalidReplay.class)
-          .hasMessageContaining("reads several streams [airports, flights], in the tenant clock's order: stop at a tick");
+          ReplayCursor.parse("999999:0:-1:-1", true), Optional.of("elsewhere"))).isInstanceOf(TransformException.InvalidReplay.class)
+          .hasMessageContaining("message ID 999999:0:-1:-1 is in none of the streams view 'delays_by_state' reads");
       assertThatThrownBy(() -> manager.replay(tenant, "delays_by_state", Optional.empty(),
           ReplayCursor.parse("tick:999999999", true), Optional.of("too_far"))).isInstanceOf(TransformException.InvalidReplay.class)
           .hasMessageContaining("has no tick 999999999 yet");

@@ -186,6 +186,11 @@ public final class PulsarLedger implements Ledger {
   }
 
   @Override
+  public Optional<Tick> firstTick(String tenant, java.util.function.Predicate<Tick> test) {
+    return clockReader.first(tenant, test);
+  }
+
+  @Override
   public void ensureTenant(String tenant) {
     tenants.ensureTenant(tenant);
   }

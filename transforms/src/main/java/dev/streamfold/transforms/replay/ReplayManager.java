@@ -7,6 +7,7 @@ import dev.streamfold.core.PositionVector;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.Ledger;
+import dev.streamfold.ledger.MessageIdLocator;
 import dev.streamfold.ledger.StoredEvent;
 import dev.streamfold.ledger.StreamInfo;
 import dev.streamfold.schema.StreamColumn;
@@ -70,6 +71,7 @@ public final class ReplayManager {
   private final ServedTransforms served;
   private final FoldJarStore jars;
   private final EventLocator locator;
+  private final MessageIdLocator streamsOfIds;
   private final StallDetector stalls;
   private final Executor callbacks;
   private final Clock clock;
@@ -95,6 +97,7 @@ public final class ReplayManager {
       ServedTransforms served, FoldJarStore jars, EventLocator locator, StallDetector stalls, Executor callbacks,
       Clock clock) {
     this.ledger = ledger;
+    this.streamsOfIds = new MessageIdLocator(ledger);
     this.views = views;
     this.options = options;
     this.cluster = cluster;
@@ -230,7 +233,8 @@ public final class ReplayManager {
 
   /**
    * A replay of a view over several streams, read in the tenant clock's order: the full history up to a tick
-   * ({@code tick:N}, {@code --before tick:N} is up to tick N - 1, or latest: the clock's last tick when the replay
+   * ({@code tick:N}, {@code --before tick:N} is up to tick N - 1; a message ID of one of its streams: the first tick
+   * covering it; a time: the last tick recorded at or before it; or latest: the clock's last tick when the replay
    * starts). The virtual state equals the view at that tick: the SQL over exactly the events the tick covers. A
    * completed replay is checked: its committed position must be the tick's own, else it is FAILED.
    */
@@ -248,9 +252,11 @@ public final class ReplayManager {
     long stop = switch (to.kind()) {
       case LATEST -> lastTick;
       case TICK -> stopTick(to);
+      case MESSAGE -> tickCovering(definition, to, lastTick);
+      case EVENT_TIME -> tickAtTime(tenant, to, lastTick);
       default -> throw new TransformException.InvalidReplay(streams + ", in the tenant clock's order: stop at a tick"
-          + " (tick:N, as VIEW.INFO reports the view's position; the clock's last tick is " + lastTick + ") or at"
-          + " latest, not " + to.describe(to.inclusive() ? "to" : "before"));
+          + " (tick:N, as VIEW.INFO reports the view's position; the clock's last tick is " + lastTick + "), a message"
+          + " ID of one of its streams, a time, or latest, not " + to.describe(to.inclusive() ? "to" : "before"));
     };
     Tick tick = recordedTick(tenant, stop, last);
     String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
@@ -297,6 +303,37 @@ public final class ReplayManager {
             + applied.clockPosition() + ", not at tick " + stop + "'s " + position);
     LOG.info("replay {} of view {} to tick {} started ({} events in its streams now)", target, view, stop, targetEvents);
     return status;
+  }
+
+  /**
+   * The stop of a replay of a view over several streams at a message ID of one of its streams: the first tick
+   * covering it ({@code --to}), or the tick before that one ({@code --before}).
+   *
+   * @throws TransformException.InvalidReplay if the message ID is in none of the view's streams, or no tick covers
+   *     it yet
+   */
+  private long tickCovering(TransformDefinition definition, ReplayCursor to, long lastTick) {
+    MessageId id = to.messageId().orElseThrow();
+    String tenant = definition.tenant();
+    String stream = streamsOfIds.streamOf(tenant, definition.streams(), id).orElseThrow(() ->
+        new TransformException.InvalidReplay("message ID " + id + " is in none of the streams view '" + definition.name()
+            + "' reads " + definition.streams()));
+    Tick covering = ledger.firstTick(tenant, tick -> tick.covers(stream, id)).orElseThrow(() ->
+        new TransformException.InvalidReplay("no tick of the tenant clock covers message ID " + id + " of stream '"
+            + stream + "' (the clock's last tick is " + lastTick + "): the stream holds no such event yet, or it was"
+            + " appended within the last tick interval; retry in a moment"));
+    return to.inclusive() ? covering.number() : covering.number() - 1;
+  }
+
+  /**
+   * The stop of a replay of a view over several streams at a time: the last tick recorded at or before it
+   * ({@code --to}) or before it ({@code --before}). Event times are each stream's own and order nothing across
+   * streams, so the time is the clock's: when the tick was recorded, i.e. when its events had been appended.
+   */
+  private long tickAtTime(String tenant, ReplayCursor to, long lastTick) {
+    long at = to.eventTimeMs();
+    return ledger.firstTick(tenant, tick -> to.inclusive() ? tick.timeMs() > at : tick.timeMs() >= at)
+        .map(after -> after.number() - 1).orElse(lastTick);
   }
 
   /**

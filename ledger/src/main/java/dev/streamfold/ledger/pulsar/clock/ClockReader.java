@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClient;
@@ -80,6 +81,32 @@ public final class ClockReader {
         }
       }
       return ticks;
+    } catch (IOException | IllegalStateException e) {
+      throw new LedgerException.Unavailable("cannot read the clock of tenant '" + tenant + "' (" + topic + ")", e);
+    }
+  }
+
+  /**
+   * The first recorded tick of a tenant's clock that passes a test, reading from the clock's first tick.
+   *
+   * @return the tick, or empty when none passes
+   * @throws LedgerException.Unavailable if Pulsar fails or a stored tick does not decode
+   */
+  public Optional<Tick> first(String tenant, Predicate<Tick> test) {
+    String topic = ClockTopic.of(tenant);
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(MessageId.earliest)
+        .create()) {
+      while (reader.hasMessageAvailable()) {
+        Message<byte[]> message = reader.readNext((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (message == null) {
+          break;
+        }
+        Tick tick = decode(topic, message);
+        if (test.test(tick)) {
+          return Optional.of(tick);
+        }
+      }
+      return Optional.empty();
     } catch (IOException | IllegalStateException e) {
       throw new LedgerException.Unavailable("cannot read the clock of tenant '" + tenant + "' (" + topic + ")", e);
     }
