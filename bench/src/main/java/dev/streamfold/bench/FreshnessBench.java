@@ -31,11 +31,22 @@ import java.util.concurrent.atomic.AtomicReference;
  * and max; reported as median and range over the windows. Runs for every rate of {@code --rates}
  * (default 2000,20000 events/s) and every checkpoint interval of {@code --intervals} (default 1000,200 ms;
  * the server is restarted with {@code --checkpoint-interval-ms} when needed, see {@link ServerControl}).
+ *
+ * <p>A view over two streams too (issue 26): {@value #TWO_STREAM_VIEW} keeps the same columns over the
+ * {@code UNION ALL} of {@value #STREAM_A} and {@value #STREAM_B}, and the sender's batches (probes included)
+ * alternate between them; it commits only at ticks of the tenant clock, so its bound adds the clock's tick
+ * interval: checkpoint interval + tick interval + 250 ms. Measured at every rate of {@code --two-stream-rates}
+ * (default 2000 events/s; empty skips it), after the single-stream view, whose streams it does not read.
  */
 final class FreshnessBench {
   static final String STREAM = "bench_fresh";
   static final String VIEW = "fresh_view";
   static final String SQL = "SELECT k, MAX(seq) AS seq, COUNT(*) AS n FROM " + STREAM + " GROUP BY k";
+  static final String STREAM_A = "bench_fresh_a";
+  static final String STREAM_B = "bench_fresh_b";
+  static final String TWO_STREAM_VIEW = "fresh_two";
+  static final String TWO_STREAM_SQL = "SELECT k, MAX(seq) AS seq, COUNT(*) AS n FROM (SELECT k, seq FROM " + STREAM_A
+      + " UNION ALL SELECT k, seq FROM " + STREAM_B + ") GROUP BY k";
   static final long TICK_MS = 10;
   static final int PROBE_EVERY_TICKS = 5;
   static final int KEYS = 100;
@@ -57,13 +68,21 @@ final class FreshnessBench {
     for (String s : env.get("rates", "2000,20000").split(",")) {
       rates.add(Integer.parseInt(s.trim()));
     }
+    List<Integer> twoStreamRates = new ArrayList<>();
+    for (String s : env.get("two-stream-rates", "2000").split(",")) {
+      if (!s.isBlank()) {
+        twoStreamRates.add(Integer.parseInt(s.trim()));
+      }
+    }
     int warmupS = env.getInt("warmup-s", 5);
     int windowS = env.getInt("window-s", 10);
     int windows = env.getInt("windows", 3);
     long pollMs = env.getLong("poll-ms", 2);
-    report.detail("parameters", Map.of("rates", rates, "intervalsMs", intervals, "warmupS", warmupS, "windowS", windowS,
-        "windows", windows, "pollMs", pollMs, "tickMs", TICK_MS, "probeEveryMs", TICK_MS * PROBE_EVERY_TICKS));
     ServerControl server = new ServerControl(env);
+    long clockTickMs = Long.parseLong(server.current(ServerControl.CLOCK_FLAG).orElse("100"));
+    report.detail("parameters", Map.of("rates", rates, "intervalsMs", intervals, "warmupS", warmupS, "windowS", windowS,
+        "windows", windows, "pollMs", pollMs, "tickMs", TICK_MS, "probeEveryMs", TICK_MS * PROBE_EVERY_TICKS,
+        "twoStreamRates", twoStreamRates, "clockTickMs", clockTickMs));
     long original = server.currentIntervalMs();
     long current = original;
     List<Map<String, Object>> runs = new ArrayList<>();
@@ -81,8 +100,22 @@ final class FreshnessBench {
           sf.awaitLive(VIEW, Duration.ofMinutes(10), 200, s -> {});
           for (int rate : rates) {
             env.jfrStart("freshness-" + rate + "-" + interval);
-            runs.add(measure(sf, rate, interval, warmupS, windowS, windows, pollMs));
+            runs.add(measure(sf, VIEW, List.of(STREAM), 0, rate, interval, warmupS, windowS, windows, pollMs));
             env.jfrStop("freshness-" + rate + "-" + interval);
+          }
+          if (!twoStreamRates.isEmpty()) {
+            sf.ensureStream(STREAM_A, List.of("k:STRING", "seq:BIGINT"));
+            sf.ensureStream(STREAM_B, List.of("k:STRING", "seq:BIGINT"));
+            if (sf.status(TWO_STREAM_VIEW).isEmpty()) {
+              sf.createTransform(TWO_STREAM_VIEW, TWO_STREAM_SQL, List.of("k"));
+            }
+            sf.awaitLive(TWO_STREAM_VIEW, Duration.ofMinutes(10), 200, s -> {});
+          }
+          for (int rate : twoStreamRates) {
+            env.jfrStart("freshness-two-streams-" + rate + "-" + interval);
+            runs.add(measure(sf, TWO_STREAM_VIEW, List.of(STREAM_A, STREAM_B), clockTickMs, rate, interval, warmupS,
+                windowS, windows, pollMs));
+            env.jfrStop("freshness-two-streams-" + rate + "-" + interval);
           }
         }
       }
@@ -95,8 +128,16 @@ final class FreshnessBench {
     report.write();
   }
 
-  private Map<String, Object> measure(Streamfold sf, int rate, long intervalMs, int warmupS, int windowS, int windows,
-      long pollMs) throws Exception {
+  /**
+   * Measure the freshness of one view.
+   *
+   * @param view the view, keeping {@code MAX(seq)} per key {@code k}
+   * @param streams the streams it reads; the sender's batches go to each in turn
+   * @param clockTickMs the tenant clock's tick interval when the view reads several streams (it commits at ticks),
+   *     else 0; added to the bound
+   */
+  private Map<String, Object> measure(Streamfold sf, String view, List<String> streams, long clockTickMs, int rate,
+      long intervalMs, int warmupS, int windowS, int windows, long pollMs) throws Exception {
     int perTick = (int) Math.max(1, rate * TICK_MS / 1000);
     long probeBase = System.currentTimeMillis() * 1000; // probes increase across runs and restarts
     Map<Long, Long> ackNanos = new ConcurrentHashMap<>();
@@ -112,7 +153,8 @@ final class FreshnessBench {
     ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
     long[] tick = {0};
     sender.scheduleAtFixedRate(() -> {
-      AppendRequest.Builder b = AppendRequest.newBuilder().setTenant(env.tenant).setStream(STREAM);
+      String stream = streams.get((int) (tick[0] % streams.size()));
+      AppendRequest.Builder b = AppendRequest.newBuilder().setTenant(env.tenant).setStream(stream);
       Long probe = null;
       if (tick[0]++ % PROBE_EVERY_TICKS == 0) {
         probe = probeBase + probes.incrementAndGet();
@@ -168,7 +210,7 @@ final class FreshnessBench {
         if (failure.get() != null) {
           throw new IllegalStateException("Append failed: " + failure.get(), failure.get());
         }
-        String v = c.sync().hget(VIEW + ":probe", "seq");
+        String v = c.sync().hget(view + ":probe", "seq");
         long t = System.nanoTime();
         long value = v == null ? 0 : (long) Double.parseDouble(v);
         if (value > seen) {
@@ -217,8 +259,9 @@ final class FreshnessBench {
       s.add("p99", w.percentileMs(99));
       s.add("max", w.maxMs());
     }
-    String caseName = String.format("%,d events/s, checkpoint interval %d ms", rate, intervalMs);
-    double limit = intervalMs + 250;
+    String caseName = String.format("%s%,d events/s, checkpoint interval %d ms", streams.size() > 1
+        ? "view over " + streams.size() + " streams, " : "", rate, intervalMs);
+    double limit = intervalMs + clockTickMs + 250;
     report.row(caseName, "append-ack -> visible p50 (ms)", false, s.summary("p50"), null, null, null, null);
     report.row(caseName, "append-ack -> visible p99 (ms)", false, s.summary("p99"), null, null,
         String.format("p99 <= %.0f ms", limit), s.summary("p99").median() <= limit);
@@ -227,6 +270,8 @@ final class FreshnessBench {
         + " Append ack p50 %.1f ms p99 %.1f ms%n", caseName, actualRate, pooled.count(), pooled.percentileMs(50),
         pooled.percentileMs(99), pooled.maxMs(), appendLatency.percentileMs(50), appendLatency.percentileMs(99));
     Map<String, Object> run = new LinkedHashMap<>();
+    run.put("view", view);
+    run.put("streams", streams);
     run.put("rateEventsPerS", rate);
     run.put("achievedEventsPerS", actualRate);
     run.put("checkpointIntervalMs", intervalMs);
