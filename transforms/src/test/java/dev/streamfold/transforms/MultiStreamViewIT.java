@@ -314,4 +314,73 @@ class MultiStreamViewIT {
       restarted.close();
     }
   }
+
+  /** Clicks per section and minute: a window over the clicks alone, joined with each page's latest section. */
+  static final String CLICKS_PER_SECTION = "SELECT c.window_start, p.section, SUM(c.n) AS n FROM (SELECT page,"
+      + " window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(_event_time),"
+      + " INTERVAL '1' MINUTE)) GROUP BY page, window_start, window_end) c JOIN (SELECT page, LAST_VALUE(section) AS"
+      + " section FROM pages GROUP BY page) p ON c.page = p.page GROUP BY c.window_start, p.section";
+
+  private static MessageId append(StreamRef stream, String key, String time, String payload) {
+    return ledger.append(stream, List.of(new EventEnvelope(key, "e", java.time.Instant.parse(time).toEpochMilli(), payload,
+        "", Map.of()))).join().get(0).messageId();
+  }
+
+  private static MessageId click(StreamRef clicks, String page, String time) {
+    return append(clicks, page, "2015-01-01T" + time + "Z", "{\"page\":\"" + page + "\"}");
+  }
+
+  private static Map<String, String> counts(ViewName name) {
+    Map<String, String> counts = new TreeMap<>();
+    views.snapshot(name, 1).rows().forEach((key, row) -> counts.put(row.get("window_start").substring(11, 16) + " "
+        + row.get("section"), row.get("n")));
+    return counts;
+  }
+
+  /**
+   * Event-time windows over one stream of a view over several streams close on that stream's own watermark (its
+   * events in ledger order, less its watermark delay), whatever the other stream holds: the pages' events lie in
+   * 2026, and a watermark over both streams would have closed every minute of 2015 at once. A late click is dropped;
+   * a page moving to another section moves its closed windows' counts; a replay to the view's tick closes the same
+   * windows. Expected counts are worked out by hand from the events.
+   */
+  @Test
+  void windowsOverOneStreamCloseOnThatStreamsOwnWatermarkWhateverTheOtherStreamHolds() throws Exception {
+    String tenant = Testkit.uniqueName("mwin");
+    StreamRef clicks = new StreamRef(tenant, "clicks");
+    ledger.createStream(clicks, List.of(new StreamColumn("page", "STRING")), 10_000);
+    StreamRef pages = new StreamRef(tenant, "pages");
+    ledger.createStream(pages, List.of(new StreamColumn("page", "STRING"), new StreamColumn("section", "STRING")), 0);
+    ledger.ensureTenant(tenant);
+    append(pages, "a", "2026-01-01T00:00:00Z", "{\"page\":\"a\",\"section\":\"news\"}");
+    append(pages, "b", "2026-01-01T00:00:00Z", "{\"page\":\"b\",\"section\":\"sports\"}");
+    click(clicks, "a", "00:00:05");
+    click(clicks, "a", "00:00:30");
+    click(clicks, "b", "00:00:40");
+    click(clicks, "a", "00:01:05"); // the clicks' watermark is 00:00:55: the first minute is still open
+    ViewName name = new ViewName(tenant, "clicks_per_section");
+    TransformManager manager = manager(tenant);
+    try {
+      manager.create(tenant, "clicks_per_section", CLICKS_PER_SECTION, List.of("window_start", "section"));
+      ViewAwaits.awaitLive(views, name, 1, 6);
+      assertThat(counts(name)).as("no minute of the clicks closed yet").isEmpty();
+      click(clicks, "a", "00:01:15"); // watermark 00:01:05 closes the first minute
+      click(clicks, "a", "00:00:50"); // behind the watermark: its window closed, dropped
+      click(clicks, "a", "00:02:20"); // watermark 00:02:10 closes the second minute
+      ViewAwaits.awaitLive(views, name, 1, 9);
+      assertThat(counts(name)).isEqualTo(Map.of("00:00 news", "2", "00:00 sports", "1", "00:01 news", "2"));
+      append(pages, "b", "2026-01-02T00:00:00Z", "{\"page\":\"b\",\"section\":\"news\"}");
+      ViewAwaits.awaitLive(views, name, 1, 10);
+      assertThat(counts(name)).as("page b moved to news").isEqualTo(Map.of("00:00 news", "3", "00:01 news", "2"));
+
+      ViewStore.Snapshot live = views.snapshot(name, 1);
+      manager.replay(tenant, "clicks_per_section", Optional.empty(), ReplayCursor.parse("tick:"
+          + live.clockPosition().tick(), true), Optional.of("replayed"));
+      ViewName replayed = new ViewName(tenant, "replayed");
+      awaitComplete(manager, replayed);
+      assertThat(views.snapshot(replayed, 1).rows()).as("the replay closes the same windows").isEqualTo(live.rows());
+    } finally {
+      manager.close();
+    }
+  }
 }

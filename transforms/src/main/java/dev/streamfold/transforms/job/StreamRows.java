@@ -2,35 +2,101 @@ package dev.streamfold.transforms.job;
 
 import dev.streamfold.transforms.source.EventConverter;
 import dev.streamfold.transforms.source.SourceEvent;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.util.Collector;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * One stream's rows of a job that reads several streams from one source: the events of {@code stream}, each
  * converted to a SQL row, in the order they come (the clock's order, so the stream's own ledger order).
  *
+ * <p>For event-time windows it also owns the stream's event-time clock, as {@link PositionTracker} does for a view
+ * over one stream: each row carries its event time as its Flink timestamp, and after each event whose event time
+ * raises the stream's maximum, a watermark of that maximum minus the stream's watermark delay follows, in the
+ * stream's own order. So a window over this stream's rows closes at the same event whenever the ledger is read
+ * (backfill, tail, replay), whatever the other streams hold; upstream watermarks are not forwarded (the final
+ * one of a bounded replay must not close the windows still open at its stop). The maximum and the watermark are
+ * checkpointed.
+ *
  * @param <OUT> the row type
  */
-final class StreamRows<OUT> implements FlatMapFunction<SourceEvent, OUT> {
+final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneInputStreamOperator<SourceEvent, OUT> {
   private static final long serialVersionUID = 1L;
 
   private final String stream;
   private final EventConverter<OUT> converter;
+  private final long watermarkDelayMs;
+  private transient ListState<Long> eventTimeState;
+  private transient long maxEventTimeMs;
+  private transient long watermarkMs;
+  private transient StreamRecord<OUT> reuse;
 
   /**
    * @param stream the stream whose events become rows
    * @param converter turns one of its events into a row
+   * @param watermarkDelayMs for event-time windows, the stream's bounded out-of-orderness in ms; -1 for none (rows
+   *     without timestamps, upstream watermarks forwarded)
    */
-  StreamRows(String stream, EventConverter<OUT> converter) {
+  StreamRows(String stream, EventConverter<OUT> converter, long watermarkDelayMs) {
     this.stream = Objects.requireNonNull(stream, "stream");
     this.converter = Objects.requireNonNull(converter, "converter");
+    this.watermarkDelayMs = watermarkDelayMs;
+    setChainingStrategy(ChainingStrategy.ALWAYS); // in the source's task, as the tracker before it
   }
 
   @Override
-  public void flatMap(SourceEvent event, Collector<OUT> out) {
-    if (stream.equals(event.stream)) {
-      out.collect(converter.convert(event, false));
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    eventTimeState = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("event-time", Types.LONG));
+    List<Long> restored = new ArrayList<>();
+    eventTimeState.get().forEach(restored::add);
+    maxEventTimeMs = restored.size() == 2 ? restored.get(0) : Long.MIN_VALUE;
+    watermarkMs = restored.size() == 2 ? restored.get(1) : Long.MIN_VALUE;
+    reuse = new StreamRecord<>(null);
+  }
+
+  @Override
+  public void processElement(StreamRecord<SourceEvent> element) {
+    SourceEvent event = element.getValue();
+    if (!stream.equals(event.stream)) {
+      return;
     }
+    if (watermarkDelayMs < 0) {
+      output.collect(reuse.replace(converter.convert(event, false)));
+      return;
+    }
+    output.collect(reuse.replace(converter.convert(event, false), event.eventTimeMs));
+    if (event.eventTimeMs > maxEventTimeMs) {
+      maxEventTimeMs = event.eventTimeMs;
+      long next = maxEventTimeMs - watermarkDelayMs;
+      if (next > watermarkMs) {
+        watermarkMs = next;
+        output.emitWatermark(new Watermark(next));
+      }
+    }
+  }
+
+  @Override
+  public void processWatermark(Watermark mark) throws Exception {
+    if (watermarkDelayMs >= 0) {
+      return; // this operator owns the stream's event-time clock
+    }
+    super.processWatermark(mark);
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    eventTimeState.update(List.of(maxEventTimeMs, watermarkMs));
   }
 }

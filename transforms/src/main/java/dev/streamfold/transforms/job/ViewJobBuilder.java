@@ -197,15 +197,18 @@ public final class ViewJobBuilder {
             new TickTracker().signalBackfillTargetAt(signalAtTick))
         .setParallelism(1)
         .uid("position");
-    SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(definition.sql(), spec.clockedStreams(), SqlPlanner.Rows.EVENTS);
+    // as planned when created: rows with _event_time as rowtime attribute when the SQL computes event-time windows
+    SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(definition.sql(), spec.clockedStreams(), null);
+    boolean eventTime = planned.eventTimeWindows();
     for (String stream : planned.streams()) {
       PayloadParser parser = new PayloadParser(spec.clockedStreams().get(stream), planned.columnsRead(stream));
-      DataStream<RowData> rows = events.flatMap(new StreamRows<>(stream, parser.rowDataConverter()))
-          .returns(parser.rowDataType())
+      DataStream<RowData> rows = events.transform("rows of " + stream, parser.rowDataType(),
+              new StreamRows<>(stream, parser.rowDataConverter(),
+                  eventTime ? spec.clockedWatermarkDelays().get(stream) : -1))
           .setParallelism(1)
-          .name("rows of " + stream)
           .uid("rows-" + stream);
-      tableEnv.createTemporaryView(TableEnvironments.quote(stream), rows, parser.schema());
+      tableEnv.createTemporaryView(TableEnvironments.quote(stream), rows,
+          eventTime ? parser.eventTimeSchema() : parser.schema());
     }
     sink(tableEnv.toChangelogStream(tableEnv.sqlQuery(definition.sql())), events.getSideOutput(PositionTracker.PROGRESS),
         definition, sink);

@@ -31,14 +31,22 @@ import java.util.TreeMap;
  * @param clockedStreams for a job over several streams, read in the tenant clock's order: each stream's declared
  *     columns, by name ({@code streamColumns}, {@code topic} and {@code partitions} are then unused: empty, "" and
  *     0); empty for a job over one stream
+ * @param clockedWatermarkDelays for a job over several streams: each stream's watermark delay, ms, by name (used by
+ *     event-time windows over that stream); empty for a job over one stream
  */
 public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> streamColumns, String topic,
     int partitions, long watermarkDelayMs, String serviceUrl, String adminUrl, String redisUri, String checkpointDir,
-    Duration checkpointInterval, int parallelism, SortedMap<String, List<StreamColumn>> clockedStreams) {
+    Duration checkpointInterval, int parallelism, SortedMap<String, List<StreamColumn>> clockedStreams,
+    SortedMap<String, Long> clockedWatermarkDelays) {
 
   public ViewJobSpec {
     Objects.requireNonNull(definition, "definition");
     clockedStreams = Collections.unmodifiableSortedMap(new TreeMap<>(clockedStreams));
+    clockedWatermarkDelays = Collections.unmodifiableSortedMap(new TreeMap<>(clockedWatermarkDelays));
+    if (!clockedWatermarkDelays.keySet().equals(clockedStreams.keySet())) {
+      throw new IllegalArgumentException("watermark delays of streams " + clockedWatermarkDelays.keySet()
+          + " for a job over streams " + clockedStreams.keySet());
+    }
     if (clockedStreams.isEmpty()) {
       Objects.requireNonNull(streamColumns, "streamColumns");
       Objects.requireNonNull(topic, "topic");
@@ -76,6 +84,7 @@ public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> str
     private Duration checkpointInterval = TransformOptions.DEFAULT_CHECKPOINT_INTERVAL;
     private int parallelism = TransformOptions.DEFAULT_PARALLELISM;
     private SortedMap<String, List<StreamColumn>> clockedStreams = new TreeMap<>();
+    private SortedMap<String, Long> clockedWatermarkDelays = new TreeMap<>();
 
     private Builder(TransformDefinition definition) {
       this.definition = definition;
@@ -101,9 +110,11 @@ public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> str
      * The streams of a job over several streams, read in the tenant clock's order (instead of {@link #stream}).
      *
      * @param columns each stream's declared columns, by stream name
+     * @param watermarkDelaysMs each stream's watermark delay, ms, by stream name (the same streams)
      */
-    public Builder clockedStreams(Map<String, List<StreamColumn>> columns) {
+    public Builder clockedStreams(Map<String, List<StreamColumn>> columns, Map<String, Long> watermarkDelaysMs) {
       this.clockedStreams = new TreeMap<>(columns);
+      this.clockedWatermarkDelays = new TreeMap<>(watermarkDelaysMs);
       return this;
     }
 
@@ -139,7 +150,7 @@ public record ViewJobSpec(TransformDefinition definition, List<StreamColumn> str
      */
     public ViewJobSpec build() {
       return new ViewJobSpec(definition, streamColumns, topic, partitions, watermarkDelayMs, serviceUrl, adminUrl,
-          redisUri, checkpointDir, checkpointInterval, parallelism, clockedStreams);
+          redisUri, checkpointDir, checkpointInterval, parallelism, clockedStreams, clockedWatermarkDelays);
     }
   }
 }

@@ -65,13 +65,14 @@ final class TransformPlanner {
    * has no such order across partitions: its partitions are read interleaved in any way, so a watermark over
    * all of them runs ahead of the slower partitions and their events become late (dropped, and live and replay
    * disagree). Per-partition watermarks are future work; until then such SQL is refused before anything is
-   * stored or started.
+   * stored or started. SQL over several streams is not: its job reads every stream, partitions included, in the
+   * tenant clock's one order, and each stream's watermark follows that order.
    *
    * @throws TransformException.InvalidSql naming the stream and its partitions
    */
   private void checkWindowsUnpartitioned(String tenant, SqlPlanner.PlannedQuery plan) {
-    if (!plan.eventTimeWindows()) {
-      return;
+    if (!plan.eventTimeWindows() || plan.streams().size() > 1) {
+      return; // SQL over several streams reads them in the tenant clock's order, partitions included
     }
     StreamInfo info = ledger.describe(new StreamRef(tenant, plan.sourceStream()));
     if (info.partitioned()) {

@@ -270,10 +270,12 @@ public final class ReplayManager {
     checkNameFree(target);
     ClockPosition position = ClockPosition.at(tick, definition.streams());
     Map<String, List<StreamColumn>> columns = new java.util.TreeMap<>();
+    Map<String, Long> delays = new java.util.TreeMap<>();
     long eventsNow = 0;
     for (String stream : definition.streams()) {
       StreamInfo info = ledger.describe(new StreamRef(tenant, stream));
       columns.put(stream, info.columns());
+      delays.put(stream, info.watermarkDelayMs());
       eventsNow += info.eventCount();
     }
     long targetEvents = eventsNow; // an upper bound: the events in the streams now
@@ -290,7 +292,7 @@ public final class ReplayManager {
     }
     Path scratch = replaysDir.resolve(UUID.randomUUID().toString());
     ViewJobSpec spec = ViewJobSpec.builder(definition)
-        .clockedStreams(columns)
+        .clockedStreams(columns, delays)
         .ledger(ledger.serviceUrl(), ledger.adminUrl())
         .redisUri(options.redisUri())
         .checkpoints(scratch.toUri().toString(), options.checkpointInterval())

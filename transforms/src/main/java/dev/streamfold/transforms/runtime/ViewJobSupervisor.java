@@ -211,10 +211,12 @@ public final class ViewJobSupervisor {
    */
   private JobGraph clockedGraph(TransformDefinition definition, ViewName name, Optional<String> checkpoint) {
     Map<String, List<StreamColumn>> columns = new TreeMap<>();
+    Map<String, Long> delays = new TreeMap<>();
     long events = 0;
     for (String stream : definition.streams()) {
       StreamInfo info = ledger.describe(new StreamRef(definition.tenant(), stream));
       columns.put(stream, info.columns());
+      delays.put(stream, info.watermarkDelayMs());
       events += info.eventCount();
     }
     ClockPosition target;
@@ -235,7 +237,7 @@ public final class ViewJobSupervisor {
       }
     }
     ViewJobSpec spec = ViewJobSpec.builder(definition)
-        .clockedStreams(columns)
+        .clockedStreams(columns, delays)
         .ledger(ledger.serviceUrl(), ledger.adminUrl())
         .redisUri(options.redisUri())
         .checkpoints(checkpoints.versionDir(definition), options.checkpointInterval())

@@ -344,6 +344,13 @@ public final class SqlPlanner {
     checkOneRowPerKey(plan, keys, keyGiven);
     checkKeyIdentifiesOneRow(planned, columns, keys);
     checkJoinState(plan);
+    Optional<String> window = plan.windowOverMergedRows();
+    if (window.isPresent()) {
+      throw new TransformException.InvalidSql(window.get() + " is applied to the rows of a join or UNION ALL: Flink"
+          + " plans such a window over the union's first input only and drops the others without a word, so it is"
+          + " refused; window one input at a time (TABLE stream, or a subquery over one stream), then join or union"
+          + " the windowed results", null);
+    }
     if (plan.hasEventTimeWindows() && keys.stream().noneMatch(k -> k.equals("window_start") || k.equals("window_end"))) {
       throw new TransformException.InvalidSql("a windowed view keeps one row per key and window, so its key must"
           + " include window_start (or window_end), e.g. --key " + keys.get(0) + ",window_start; key now: " + keys, null);
@@ -381,7 +388,8 @@ public final class SqlPlanner {
    * its inputs over separate channels, in an interleaving that differs between runs. At every tick the view must
    * equal the SQL over exactly the events the tick covers, whatever that interleaving: so nothing may depend on
    * the order of rows that come out of a join or union ({@link OptimizedPlan#orderDependentOverMergedInputs}).
-   * Event-time windows over several streams wait for a watermark derived from the clock (not built yet).
+   * Event-time windows are allowed over one stream's rows (each stream's rows carry that stream's own watermarks,
+   * in its ledger order), not over a join's or union's output ({@link OptimizedPlan#orderDependentOverMergedInputs}).
    *
    * @throws TransformException.InvalidSql naming what depends on the order, and what to do instead
    */
@@ -394,11 +402,6 @@ public final class SqlPlanner {
           + " from run to run, so replaying the ledger could give other rows; apply it to one stream's own events"
           + " (in a subquery, before the join: there the ledger's order holds), or use an order-independent"
           + " aggregate (COUNT, SUM or AVG of an integer or DECIMAL, MIN, MAX)", null);
-    }
-    if (plan.hasEventTimeWindows()) {
-      throw new TransformException.InvalidSql("this SQL reads several streams " + streams + " and computes"
-          + " event-time windows: a watermark over several streams, derived from the tenant clock, is not built yet;"
-          + " window each stream on its own in a view of its own", null);
     }
   }
 

@@ -27,7 +27,8 @@ class ViewJobSpecTest {
 
     assertThat(spec).isEqualTo(new ViewJobSpec(DEFINITION, columns, "persistent://t/streams/s", 4, 250,
         "pulsar://127.0.0.1:6650", "http://127.0.0.1:8080", "redis://127.0.0.1:6379", "file:///tmp/c",
-        Duration.ofSeconds(1), TransformOptions.DEFAULT_PARALLELISM, new java.util.TreeMap<>()));
+        Duration.ofSeconds(1), TransformOptions.DEFAULT_PARALLELISM, new java.util.TreeMap<>(),
+        new java.util.TreeMap<>()));
     assertThat(ViewJobSpec.builder(DEFINITION).stream(columns, "x", 0, 0).ledger("a", "b").redisUri("r")
         .checkpoints("c", Duration.ofMillis(200)).parallelism(3).build())
         .extracting(ViewJobSpec::checkpointInterval, ViewJobSpec::parallelism)

@@ -107,6 +107,31 @@ class SqlPlannerTest {
   }
 
   @Test
+  void windowsOverOneStreamOfSeveralArePlannedAndWindowsOverAUnionAreRefused() {
+    // a window over flights alone, joined with airports: each stream's rows carry that stream's own watermarks
+    SqlPlanner.PlannedQuery plan = SqlPlanner.plan("SELECT w.window_start, a.state, SUM(w.n) AS n FROM (SELECT origin,"
+        + " window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE flights, DESCRIPTOR(_event_time),"
+        + " INTERVAL '1' DAY)) GROUP BY origin, window_start, window_end) w JOIN (SELECT iata, LAST_VALUE(state) AS"
+        + " state FROM airports GROUP BY iata) a ON w.origin = a.iata GROUP BY w.window_start, a.state",
+        TWO_STREAMS, List.of("window_start", "state"));
+    assertThat(plan.eventTimeWindows()).isTrue();
+    assertThat(plan.streams()).containsExactly("airports", "flights");
+    // a window over the rows of both: whether an event is late would depend on how the inputs interleave
+    assertThatThrownBy(() -> SqlPlanner.plan("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE both_streams,"
+        .replace("TABLE both_streams", "(SELECT origin AS k, _event_time FROM flights UNION ALL SELECT iata AS k,"
+            + " _event_time FROM airports)") + " DESCRIPTOR(_event_time), INTERVAL '1' DAY)) GROUP BY window_start,"
+        + " window_end", TWO_STREAMS, List.of("window_start")))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("TUMBLE is applied to the rows of a join or UNION ALL");
+    // the same over one stream's own rows: Flink would drop the second input of the union without a word
+    assertThatThrownBy(() -> SqlPlanner.plan("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE((SELECT origin,"
+        + " _event_time FROM flights WHERE delay > 0 UNION ALL SELECT destination, _event_time FROM flights),"
+        + " DESCRIPTOR(_event_time), INTERVAL '1' DAY)) GROUP BY window_start, window_end", STREAMS, List.of("window_start")))
+        .isInstanceOf(TransformException.InvalidSql.class)
+        .hasMessageContaining("TUMBLE is applied to the rows of a join or UNION ALL");
+  }
+
+  @Test
   void aUnionAllOfTwoStreamsAggregatedOrderIndependentlyIsPlanned() {
     SqlPlanner.PlannedQuery plan = SqlPlanner.plan("SELECT k, COUNT(*) AS n, SUM(x) AS x FROM (SELECT origin AS k,"
         + " CAST(delay AS BIGINT) AS x FROM flights UNION ALL SELECT iata AS k, 1 AS x FROM airports) GROUP BY k",
