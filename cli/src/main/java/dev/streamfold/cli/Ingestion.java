@@ -132,8 +132,7 @@ final class Ingestion {
       String fromRowOption) {
     String appended = result.events() == 0 ? "nothing was appended"
         : "the " + String.format("%,d", result.events()) + " events before it were appended to " + tenant + "/" + stream
-            + " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + "), nothing from that"
-            + " row on";
+            + " (" + appendedIds(result) + "), nothing from that row on";
     String from = fromRowOption + " " + feed.stoppedRow;
     String goOn = fromRowOption == null ? ""
         : result.events() == 0 && feed.stoppedRow <= 1 ? (feed.stoppedAt instanceof InputException
@@ -149,6 +148,15 @@ final class Ingestion {
         feed.stoppedAt);
   }
 
+  /**
+   * The message IDs an ingestion was given: their range on an unpartitioned stream, else the last of each partition
+   * (a range from one partition's first to another's last would say nothing).
+   */
+  static String appendedIds(StreamIngester.Result result) {
+    return result.lastPosition().contains(",") ? "last message ID of each partition: position " + result.lastPosition()
+        : "message IDs " + result.firstMessageId() + " .. " + result.lastMessageId();
+  }
+
   /** Print the skipped rows, the events/s line and the time held back by the tenant's rate limit. */
   private static void printSummary(PrintStream out, RowFeed feed, StreamIngester.Result result, String tenant,
       String stream) {
@@ -159,7 +167,7 @@ final class Ingestion {
     }
     out.printf("Appended %,d events to %s/%s in %.1f s: %,.0f events/s%s%n", result.events(), tenant, stream,
         result.elapsedNanos() / 1e9, result.eventsPerSecond(),
-        result.events() == 0 ? "" : " (message IDs " + result.firstMessageId() + " .. " + result.lastMessageId() + ")");
+        result.events() == 0 ? "" : " (" + appendedIds(result) + ")");
     if (result.rateWaits() > 0) {
       out.printf("Held back by tenant %s's ingest rate limit: %,d request%s refused and sent again, after %.1f s of"
           + " waiting in all%n", tenant, result.rateWaits(), result.rateWaits() == 1 ? "" : "s",

@@ -150,4 +150,12 @@ class IngestionFailureTest {
       server.shutdownNow();
     }
   }
+
+  @Test
+  void anIngestionIntoAPartitionedStreamNamesTheLastMessageIdOfEachPartitionNotARangeAcrossThem() {
+    assertThat(Ingestion.appendedIds(new dev.streamfold.cli.ingest.StreamIngester.Result(3, 3, "5:0:-1:-1", "5:2:-1:-1",
+        "5:2:-1:-1", 1, 0, 0))).isEqualTo("message IDs 5:0:-1:-1 .. 5:2:-1:-1");
+    assertThat(Ingestion.appendedIds(new dev.streamfold.cli.ingest.StreamIngester.Result(3, 3, "7:0:1:-1", "6:0:0:-1",
+        "6:1:0:-1,7:0:1:-1", 1, 0, 0))).isEqualTo("last message ID of each partition: position 6:1:0:-1,7:0:1:-1");
+  }
 }

@@ -65,12 +65,14 @@ public final class StreamIngester {
    * @param messageIds message IDs received, one per event
    * @param firstMessageId message ID of the first event, "" when none
    * @param lastMessageId message ID of the last event, "" when none
+   * @param lastPosition the last message ID of each partition written to, as a position (e.g.
+   *     {@code 11:40:0:-1,12:38:1:-1}; one message ID for an unpartitioned stream), "" when none
    * @param elapsedNanos time from the first request to the last acknowledgement
    * @param rateWaits how many times the tenant's ingest rate refused a request, which was sent again after the
    *     wait the server asked for
    * @param rateWaitedMs those waits in all, ms
    */
-  public record Result(long events, long messageIds, String firstMessageId, String lastMessageId,
+  public record Result(long events, long messageIds, String firstMessageId, String lastMessageId, String lastPosition,
       long elapsedNanos, int rateWaits, long rateWaitedMs) {
     /** Events per second over the whole call, 0 when nothing was sent. */
     public double eventsPerSecond() {
@@ -189,7 +191,8 @@ public final class StreamIngester {
       throw Status.INTERNAL.withDescription("the server completed the call with " + unacked
           + " requests not acknowledged").asRuntimeException();
     }
-    return new Result(run.acked.get(), run.ids.get(), run.first.get(), run.last.get(), System.nanoTime() - run.start,
+    return new Result(run.acked.get(), run.ids.get(), run.first.get(), run.last.get(),
+        dev.streamfold.core.PositionVector.of(run.lastByPartition.values()).toString(), System.nanoTime() - run.start,
         run.rateWaits, run.rateWaitedMs);
   }
 
@@ -210,6 +213,8 @@ public final class StreamIngester {
     final AtomicLong ids = new AtomicLong();
     final AtomicReference<String> first = new AtomicReference<>("");
     final AtomicReference<String> last = new AtomicReference<>("");
+    final java.util.concurrent.ConcurrentSkipListMap<Integer, dev.streamfold.core.MessageId> lastByPartition =
+        new java.util.concurrent.ConcurrentSkipListMap<>();
     /** Oldest first; guarded by itself. */
     final ArrayDeque<Sent> pending = new ArrayDeque<>();
     final long start = System.nanoTime();
@@ -333,6 +338,10 @@ public final class StreamIngester {
       if (response.getMessageIdsCount() > 0) {
         run.first.compareAndSet("", response.getMessageIds(0));
         run.last.set(response.getMessageIds(response.getMessageIdsCount() - 1));
+        for (String id : response.getMessageIdsList()) {
+          dev.streamfold.core.MessageId parsed = dev.streamfold.core.MessageId.parse(id);
+          run.lastByPartition.merge(parsed.partition(), parsed, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        }
       }
       run.ids.addAndGet(response.getMessageIdsCount());
       run.onAcked.accept(run.acked.addAndGet(expected.request().getEventsCount()));
