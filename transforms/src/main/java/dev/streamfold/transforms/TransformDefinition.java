@@ -24,13 +24,17 @@ import java.util.TreeSet;
  *     (see {@code Ledger.putArtifact}); null for SQL
  * @param streams every stream the transformation reads, sorted by name: {@code [sourceStream]} for one stream
  *     (also when a catalog entry stored before views over several streams has none)
+ * @param clockOrdered whether its job reads its streams in the tenant clock's order, and its view commits at ticks:
+ *     always for several streams; for one partitioned stream when the SQL computes event-time windows (the clock
+ *     gives its partitions one order for the watermark); false in catalog entries stored before it existed
  */
 public record TransformDefinition(String tenant, String name, String sql, String sourceStream,
     List<String> keyColumns, LinkedHashMap<String, String> columns, int version, long createdAtMs,
-    String foldClass, String jarSha256, List<String> streams) {
+    String foldClass, String jarSha256, List<String> streams, boolean clockOrdered) {
 
   public TransformDefinition {
     streams = streams == null || streams.isEmpty() ? List.of(sourceStream) : List.copyOf(new TreeSet<>(streams));
+    clockOrdered = clockOrdered || streams.size() > 1;
     if (!streams.contains(sourceStream)) {
       throw new IllegalArgumentException("source stream '" + sourceStream + "' is not one of the streams read " + streams);
     }
@@ -39,25 +43,36 @@ public record TransformDefinition(String tenant, String name, String sql, String
   /** A transformation over one stream. */
   public TransformDefinition(String tenant, String name, String sql, String sourceStream, List<String> keyColumns,
       LinkedHashMap<String, String> columns, int version, long createdAtMs, String foldClass, String jarSha256) {
-    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, foldClass, jarSha256, null);
+    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, foldClass, jarSha256, null, false);
   }
 
   /** A SQL transformation over one stream. */
   public TransformDefinition(String tenant, String name, String sql, String sourceStream, List<String> keyColumns,
       LinkedHashMap<String, String> columns, int version, long createdAtMs) {
-    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, null, null, null);
+    this(tenant, name, sql, sourceStream, keyColumns, columns, version, createdAtMs, null, null, null, false);
   }
 
   /**
    * A SQL transformation over the streams a plan reads (one or several).
    *
    * @param streams the streams read (at least one)
+   * @param clockOrdered whether its job reads in the tenant clock's order (implied by several streams)
    * @return the definition, its {@code sourceStream} the first of {@code streams} by name
    */
   public static TransformDefinition sql(String tenant, String name, String sql, List<String> streams,
-      List<String> keyColumns, LinkedHashMap<String, String> columns, int version, long createdAtMs) {
+      List<String> keyColumns, LinkedHashMap<String, String> columns, int version, long createdAtMs,
+      boolean clockOrdered) {
     return new TransformDefinition(tenant, name, sql, new TreeSet<>(streams).first(), keyColumns, columns, version,
-        createdAtMs, null, null, streams);
+        createdAtMs, null, null, streams, clockOrdered);
+  }
+
+  /**
+   * Whether its job reads in the tenant clock's order ({@link #clockOrdered}): its view's position is a tick and
+   * its replays stop at ticks, also when it reads one stream.
+   */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean readsInClockOrder() {
+    return clockOrdered;
   }
 
   /** Whether the transformation reads several streams (in the tenant clock's order; its view commits at ticks). */
@@ -74,7 +89,7 @@ public record TransformDefinition(String tenant, String name, String sql, String
    */
   public TransformDefinition withVersion(int newVersion) {
     return new TransformDefinition(tenant, name, sql, sourceStream, keyColumns, columns, newVersion, createdAtMs,
-        foldClass, jarSha256, streams);
+        foldClass, jarSha256, streams, clockOrdered);
   }
 
   /** Whether this is a Java transformation (a fold from a jar) rather than SQL. */

@@ -172,7 +172,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, streams, keyColumns);
     long planned = System.nanoTime();
     TransformDefinition created = versions.startNew(TransformDefinition.sql(tenant, name, sql.trim(), plan.streams(),
-        plan.keyColumns(), plan.columns(), 1, clock.millis()));
+        plan.keyColumns(), plan.columns(), 1, clock.millis(), planner.clockOrdered(tenant, plan)));
     LOG.info("view {}/{} v1 created in {} ms: columns of {} streams {} ms, SQL validated and planned {} ms, job built"
         + " and submitted {} ms", tenant, name, (System.nanoTime() - start) / 1_000_000, streams.size(),
         (described - start) / 1_000_000, (planned - described) / 1_000_000, (System.nanoTime() - planned) / 1_000_000);
@@ -266,7 +266,8 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     get(tenant, name);
     SqlPlanner.PlannedQuery plan = planner.plan(tenant, sql, planner.streamColumns(tenant), keyColumns);
     return versions.startUpdate(TransformDefinition.sql(tenant, name, sql.trim(), plan.streams(),
-        plan.keyColumns(), plan.columns(), versions.nextVersion(tenant, name), clock.millis()));
+        plan.keyColumns(), plan.columns(), versions.nextVersion(tenant, name), clock.millis(),
+        planner.clockOrdered(tenant, plan)));
   }
 
   private void retireSafely() {

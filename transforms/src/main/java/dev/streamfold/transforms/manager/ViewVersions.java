@@ -166,7 +166,7 @@ final class ViewVersions {
     views.dropVersion(viewName(version), version.version());
     jobs.forget(viewName(version), version.version());
     checkpoints.deleteVersion(version);
-    if (version.readsSeveralStreams()) {
+    if (version.readsInClockOrder()) {
       return; // its job reads the streams with readers, on no subscription
     }
     try {

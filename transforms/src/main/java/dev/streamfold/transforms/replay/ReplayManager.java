@@ -161,7 +161,7 @@ public final class ReplayManager {
       ReplayCursor to, Optional<String> as) {
     long t0 = System.nanoTime();
     TransformDefinition definition = served.get(tenant, view);
-    if (definition.readsSeveralStreams()) {
+    if (definition.readsInClockOrder()) {
       return replayClocked(definition, from, to, as);
     }
     if (from.map(c -> c.kind() == ReplayCursor.Kind.TICK).orElse(false)) {
@@ -242,7 +242,8 @@ public final class ReplayManager {
       Optional<String> as) {
     String tenant = definition.tenant();
     String view = definition.name();
-    String streams = "view '" + view + "' reads several streams " + definition.streams();
+    String streams = "view '" + view + "' reads " + (definition.readsSeveralStreams() ? "several streams "
+        + definition.streams() : "stream '" + definition.sourceStream() + "' (its windows span partitions)");
     if (from.isPresent()) {
       throw new TransformException.InvalidReplay(streams + ": its replays start at the earliest event (--from is not"
           + " supported for views over several streams yet)");
@@ -708,7 +709,7 @@ public final class ReplayManager {
       throw new TransformException.Conflict("virtual state '" + state + "' was replayed with another transformation"
           + " (version " + status.state().transformVersion() + ": other SQL or Java fold) than view '" + view
           + "' serves now (version " + definition.version() + "); replay it with the current one under another name"
-          + " (streamfold replay " + view + " --to " + (definition.readsSeveralStreams() ? "tick:N" : "<message ID>")
+          + " (streamfold replay " + view + " --to " + (definition.readsInClockOrder() ? "tick:N" : "<message ID>")
           + " --as NAME) and roll back to that");
     }
     ViewPhase phase = status.progress().map(ViewMetadata::phase).orElse(ViewPhase.STARTING);

@@ -127,7 +127,7 @@ public final class ViewJobSupervisor {
     ViewName name = viewName(definition);
     JobKey key = new JobKey(name, definition.version());
     views.defineVersion(name, definition.version(), schema(definition));
-    JobGraph graph = definition.readsSeveralStreams() ? clockedGraph(definition, name, checkpoint)
+    JobGraph graph = definition.readsInClockOrder() ? clockedGraph(definition, name, checkpoint)
         : graph(definition, name, checkpoint);
     jars.attach(graph, List.of(definition));
     checkpoint.ifPresent(path -> graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(path, true)));
