@@ -47,8 +47,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   private final boolean ledgerClock;
   private final long watermarkDelayMs;
   private transient ListState<Long> eventTimeState;
-  private transient long maxEventTimeMs;
-  private transient long watermarkMs;
+  private transient EventTimeWatermark watermark;
   private transient long eventsBehindWatermark;
   private transient java.util.Set<Integer> started;
   private transient java.util.Set<Integer> stopped;
@@ -156,8 +155,8 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
         new ListStateDescriptor<>("event-time", Types.LONG));
     List<Long> clock = new ArrayList<>();
     eventTimeState.get().forEach(clock::add);
-    maxEventTimeMs = clock.size() == 3 ? clock.get(0) : Long.MIN_VALUE;
-    watermarkMs = clock.size() == 3 ? clock.get(1) : Long.MIN_VALUE;
+    watermark = new EventTimeWatermark(watermarkDelayMs, clock.size() == 3 ? clock.get(0) : Long.MIN_VALUE,
+        clock.size() == 3 ? clock.get(1) : Long.MIN_VALUE);
     eventsBehindWatermark = clock.size() == 3 ? clock.get(2) : 0;
     reuse = new StreamRecord<>(null);
     started = new java.util.HashSet<>(lastByPartition.keySet()); // something applied: the start was reached
@@ -179,17 +178,13 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
       output.collect(reuse.replace(parser.convert(event, true), event.sequenceId));
       output.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(event.sequenceId));
     } else if (watermarkDelayMs >= 0) {
-      if (event.eventTimeMs < watermarkMs) {
+      if (watermark.behind(event.eventTimeMs)) {
         eventsBehindWatermark++;
       }
       output.collect(reuse.replace(parser.convert(event, false), event.eventTimeMs));
-      if (event.eventTimeMs > maxEventTimeMs) {
-        maxEventTimeMs = event.eventTimeMs;
-        long next = maxEventTimeMs - watermarkDelayMs;
-        if (next > watermarkMs) {
-          watermarkMs = next;
-          output.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(next));
-        }
+      long next = watermark.advance(event.eventTimeMs);
+      if (next != EventTimeWatermark.NONE) {
+        output.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(next));
       }
     } else {
       output.collect(reuse.replace(parser.convert(event, false)));
@@ -264,6 +259,6 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     super.snapshotState(context);
     positionState.update(new ArrayList<>(lastByPartition.values()));
     countState.update(List.of(eventsApplied));
-    eventTimeState.update(List.of(maxEventTimeMs, watermarkMs, eventsBehindWatermark));
+    eventTimeState.update(List.of(watermark.maxEventTimeMs(), watermark.watermarkMs(), eventsBehindWatermark));
   }
 }

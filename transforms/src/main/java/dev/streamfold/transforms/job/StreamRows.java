@@ -20,11 +20,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * One stream's rows of a job that reads several streams from one source: the events of {@code stream}, each
  * converted to a SQL row, in the order they come (the clock's order, so the stream's own ledger order).
  *
- * <p>For event-time windows it also owns the stream's event-time clock, as {@link PositionTracker} does for a view
- * over one stream: each row carries its event time as its Flink timestamp, and after each event whose event time
- * raises the stream's maximum, a watermark of that maximum minus the stream's watermark delay follows, in the
- * stream's own order. So a window over this stream's rows closes at the same event whenever the ledger is read
- * (backfill, tail, replay), whatever the other streams hold; upstream watermarks are not forwarded (the final
+ * <p>For event-time windows it also owns the stream's event-time clock ({@link EventTimeWatermark}, the rule
+ * {@link PositionTracker} applies for a view over one stream): each row carries its event time as its Flink
+ * timestamp, and the stream's watermarks follow its events in the stream's own order. So a window over this
+ * stream's rows closes at the same event whenever the ledger is read (backfill, tail, replay), whatever the other
+ * streams hold; upstream watermarks are not forwarded (the final
  * one of a bounded replay must not close the windows still open at its stop). The maximum and the watermark are
  * checkpointed.
  *
@@ -37,8 +37,7 @@ final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneIn
   private final EventConverter<OUT> converter;
   private final long watermarkDelayMs;
   private transient ListState<Long> eventTimeState;
-  private transient long maxEventTimeMs;
-  private transient long watermarkMs;
+  private transient EventTimeWatermark watermark;
   private transient StreamRecord<OUT> reuse;
 
   /**
@@ -60,8 +59,8 @@ final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneIn
     eventTimeState = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("event-time", Types.LONG));
     List<Long> restored = new ArrayList<>();
     eventTimeState.get().forEach(restored::add);
-    maxEventTimeMs = restored.size() == 2 ? restored.get(0) : Long.MIN_VALUE;
-    watermarkMs = restored.size() == 2 ? restored.get(1) : Long.MIN_VALUE;
+    watermark = new EventTimeWatermark(watermarkDelayMs, restored.size() == 2 ? restored.get(0) : Long.MIN_VALUE,
+        restored.size() == 2 ? restored.get(1) : Long.MIN_VALUE);
     reuse = new StreamRecord<>(null);
   }
 
@@ -76,13 +75,9 @@ final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneIn
       return;
     }
     output.collect(reuse.replace(converter.convert(event, false), event.eventTimeMs));
-    if (event.eventTimeMs > maxEventTimeMs) {
-      maxEventTimeMs = event.eventTimeMs;
-      long next = maxEventTimeMs - watermarkDelayMs;
-      if (next > watermarkMs) {
-        watermarkMs = next;
-        output.emitWatermark(new Watermark(next));
-      }
+    long next = watermark.advance(event.eventTimeMs);
+    if (next != EventTimeWatermark.NONE) {
+      output.emitWatermark(new Watermark(next));
     }
   }
 
@@ -97,6 +92,6 @@ final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneIn
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    eventTimeState.update(List.of(maxEventTimeMs, watermarkMs));
+    eventTimeState.update(List.of(watermark.maxEventTimeMs(), watermark.watermarkMs()));
   }
 }
