@@ -20,11 +20,6 @@ import dev.streamfold.testkit.Testkit;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.ProtocolKeyword;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -175,18 +170,7 @@ class ClockFailoverIT {
 
   /** VIEW.WAIT over RESP: 1 when reached, 0 on timeout. */
   private static long viewWait(StatefulRedisConnection<String, String> resp, String view, MessageId id, long timeoutMs) {
-    ProtocolKeyword keyword = new ProtocolKeyword() {
-      @Override
-      public byte[] getBytes() {
-        return name().getBytes(StandardCharsets.US_ASCII);
-      }
-
-      @Override
-      public String name() {
-        return "VIEW.WAIT";
-      }
-    };
-    return resp.sync().dispatch(keyword, new IntegerOutput<>(StringCodec.UTF8),
-        new CommandArgs<>(StringCodec.UTF8).add(view).add(id.toString()).add(timeoutMs));
+    return ViewCommands.viewWait(resp, view, id.toString(), timeoutMs);
   }
+
 }

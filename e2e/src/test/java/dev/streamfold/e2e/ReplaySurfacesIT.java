@@ -26,8 +26,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.ProtocolKeyword;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -69,22 +67,11 @@ class ReplaySurfacesIT {
 
   /** A view command of the query-service (VIEW.INFO, VIEW.WAIT) over RESP with lettuce. */
   private static List<Object> command(String name, String... args) {
-    ProtocolKeyword keyword = new ProtocolKeyword() {
-      @Override
-      public byte[] getBytes() {
-        return name.getBytes(StandardCharsets.US_ASCII);
-      }
-
-      @Override
-      public String name() {
-        return name;
-      }
-    };
     CommandArgs<String, String> commandArgs = new CommandArgs<>(StringCodec.UTF8);
     for (String arg : args) {
       commandArgs.add(arg);
     }
-    return SERVER.resp().sync().dispatch(keyword, new NestedMultiOutput<>(StringCodec.UTF8), commandArgs);
+    return SERVER.resp().sync().dispatch(ViewCommands.keyword(name), new NestedMultiOutput<>(StringCodec.UTF8), commandArgs);
   }
 
   private static Map<String, Object> info(String name) {

@@ -16,11 +16,6 @@ import dev.streamfold.api.v1.TrainingSetValue;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import io.grpc.Status;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.ProtocolKeyword;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,19 +48,7 @@ class TrainingSetSurfacesIT {
 
   /** VIEW.WAIT over RESP with lettuce: 1 when reached, 0 on timeout. */
   private static long viewWait(String view, String messageId, long timeoutMs) {
-    ProtocolKeyword keyword = new ProtocolKeyword() {
-      @Override
-      public byte[] getBytes() {
-        return name().getBytes(StandardCharsets.US_ASCII);
-      }
-
-      @Override
-      public String name() {
-        return "VIEW.WAIT";
-      }
-    };
-    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(view).add(messageId).add(timeoutMs);
-    return SERVER.resp().sync().dispatch(keyword, new IntegerOutput<>(StringCodec.UTF8), args);
+    return ViewCommands.viewWait(SERVER.resp(), view, messageId, timeoutMs);
   }
 
   private static Object value(TrainingSetValue v) {
