@@ -260,15 +260,9 @@ public final class ReplayManager {
           + " ID of one of its streams, a time, or latest, not " + to.describe(to.inclusive() ? "to" : "before"));
     };
     Tick tick = recordedTick(tenant, stop, last);
-    String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
-        "name the virtual state with --as: " + streams + ", and its replay stops at a tick, which has no"
-        + " <view>@<message ID> name"));
-    ViewName target = new ViewName(tenant, name);
-    if (target.isPositionForm()) {
-      throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
-          + " which names replays of views over one unpartitioned stream only; choose a plain name with --as");
-    }
-    checkNameFree(target);
+    ViewName target = plainName(tenant, as, streams + ", and its replay stops at a tick, which has no"
+        + " <view>@<message ID> name", "views over one unpartitioned stream");
+    String name = target.view();
     ClockPosition position = ClockPosition.at(tick, definition.streams());
     Map<String, List<StreamColumn>> columns = new java.util.TreeMap<>();
     Map<String, Long> delays = new java.util.TreeMap<>();
@@ -554,15 +548,10 @@ public final class ReplayManager {
       case EVENT_TIME -> { }
     }
     stops.sort(Comparator.comparingInt(MessageId::partition));
-    String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
-        "name the virtual state with --as: a replay of a partitioned stream stops at a position vector, which has no"
-        + " <view>@<message ID> name (to roll back to it: replay --as NAME, then rollback VIEW --state NAME)"));
-    ViewName target = new ViewName(tenant, name);
-    if (target.isPositionForm()) {
-      throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
-          + " which names replays of unpartitioned streams only; choose a plain name with --as");
-    }
-    checkNameFree(target);
+    ViewName target = plainName(tenant, as, "a replay of a partitioned stream stops at a position vector, which has"
+        + " no <view>@<message ID> name (to roll back to it: replay --as NAME, then rollback VIEW --state NAME)",
+        "unpartitioned streams");
+    String name = target.view();
     boolean messageStop = to.kind() != ReplayCursor.Kind.EVENT_TIME;
     List<MessageId> readThrough = messageStop ? stops : info.latestPositions();
     String stopText = String.join(",", stops.stream().map(Object::toString).toList());
@@ -740,6 +729,27 @@ public final class ReplayManager {
         .checkpoints(scratch.toUri().toString(), options.checkpointInterval())
         .parallelism(options.parallelism())
         .build();
+  }
+
+  /**
+   * The name of a virtual state that has no position form: given with {@code --as}, not of the form
+   * {@code <view>@<message ID>}, and free.
+   *
+   * @param whyNamed why the replay needs {@code --as}, for the error when it is missing
+   * @param positionFormNames whose replays the position form names, for the error when it is used
+   * @throws TransformException.InvalidReplay if the name is missing or of the position form
+   * @throws TransformException.VirtualStateExists if it is taken
+   */
+  private ViewName plainName(String tenant, Optional<String> as, String whyNamed, String positionFormNames) {
+    String name = as.filter(n -> !n.isBlank()).orElseThrow(() -> new TransformException.InvalidReplay(
+        "name the virtual state with --as: " + whyNamed));
+    ViewName target = new ViewName(tenant, name);
+    if (target.isPositionForm()) {
+      throw new TransformException.InvalidReplay("the name '" + name + "' is the position form <view>@<message ID>,"
+          + " which names replays of " + positionFormNames + " only; choose a plain name with --as");
+    }
+    checkNameFree(target);
+    return target;
   }
 
   /**
