@@ -93,23 +93,14 @@ final class FreshnessBench {
           current = interval;
         }
         try (Streamfold sf = new Streamfold(env.grpcTarget(), env.tenant, env.adminToken())) {
-          sf.ensureStream(STREAM, List.of("k:STRING", "seq:BIGINT"));
-          if (sf.status(VIEW).isEmpty()) {
-            sf.createTransform(VIEW, SQL, List.of("k"));
-          }
-          sf.awaitLive(VIEW, Duration.ofMinutes(10), 200, s -> {});
+          ensureLive(sf, VIEW, SQL, List.of(STREAM));
           for (int rate : rates) {
             env.jfrStart("freshness-" + rate + "-" + interval);
             runs.add(measure(sf, VIEW, List.of(STREAM), 0, rate, interval, warmupS, windowS, windows, pollMs));
             env.jfrStop("freshness-" + rate + "-" + interval);
           }
           if (!twoStreamRates.isEmpty()) {
-            sf.ensureStream(STREAM_A, List.of("k:STRING", "seq:BIGINT"));
-            sf.ensureStream(STREAM_B, List.of("k:STRING", "seq:BIGINT"));
-            if (sf.status(TWO_STREAM_VIEW).isEmpty()) {
-              sf.createTransform(TWO_STREAM_VIEW, TWO_STREAM_SQL, List.of("k"));
-            }
-            sf.awaitLive(TWO_STREAM_VIEW, Duration.ofMinutes(10), 200, s -> {});
+            ensureLive(sf, TWO_STREAM_VIEW, TWO_STREAM_SQL, List.of(STREAM_A, STREAM_B));
           }
           for (int rate : twoStreamRates) {
             env.jfrStart("freshness-two-streams-" + rate + "-" + interval);
@@ -126,6 +117,17 @@ final class FreshnessBench {
     }
     report.detail("runs", runs);
     report.write();
+  }
+
+  /** Create the streams (k, seq) and the view keyed by k where missing, and wait until the view is LIVE. */
+  private static void ensureLive(Streamfold sf, String view, String sql, List<String> streams) throws Exception {
+    for (String stream : streams) {
+      sf.ensureStream(stream, List.of("k:STRING", "seq:BIGINT"));
+    }
+    if (sf.status(view).isEmpty()) {
+      sf.createTransform(view, sql, List.of("k"));
+    }
+    sf.awaitLive(view, Duration.ofMinutes(10), 200, s -> {});
   }
 
   /**
