@@ -66,24 +66,14 @@ public final class ClockReader {
     if (maxTicks <= 0 || afterTick < 0) {
       throw new IllegalArgumentException("need afterTick >= 0 and maxTicks > 0, got " + afterTick + ", " + maxTicks);
     }
-    String topic = ClockTopic.of(tenant);
     List<Tick> ticks = new ArrayList<>();
-    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(MessageId.earliest)
-        .create()) {
-      while (ticks.size() < maxTicks && reader.hasMessageAvailable()) {
-        Message<byte[]> message = reader.readNext((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (message == null) {
-          break;
-        }
-        Tick tick = decode(topic, message);
-        if (tick.number() > afterTick) {
-          ticks.add(tick);
-        }
+    scan(tenant, tick -> {
+      if (tick.number() > afterTick) {
+        ticks.add(tick);
       }
-      return ticks;
-    } catch (IOException | IllegalStateException e) {
-      throw new LedgerException.Unavailable("cannot read the clock of tenant '" + tenant + "' (" + topic + ")", e);
-    }
+      return ticks.size() < maxTicks;
+    });
+    return ticks;
   }
 
   /**
@@ -93,20 +83,32 @@ public final class ClockReader {
    * @throws LedgerException.Unavailable if Pulsar fails or a stored tick does not decode
    */
   public Optional<Tick> first(String tenant, Predicate<Tick> test) {
+    Tick[] found = {null};
+    scan(tenant, tick -> {
+      if (test.test(tick)) {
+        found[0] = tick;
+      }
+      return found[0] == null;
+    });
+    return Optional.ofNullable(found[0]);
+  }
+
+  /**
+   * Read a tenant's recorded ticks in order from the clock's first, until none is left or {@code next} says stop.
+   *
+   * @param next takes each tick; false to stop
+   * @throws LedgerException.Unavailable if Pulsar fails or a stored tick does not decode
+   */
+  private void scan(String tenant, Predicate<Tick> next) {
     String topic = ClockTopic.of(tenant);
     try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(MessageId.earliest)
         .create()) {
       while (reader.hasMessageAvailable()) {
         Message<byte[]> message = reader.readNext((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (message == null) {
-          break;
-        }
-        Tick tick = decode(topic, message);
-        if (test.test(tick)) {
-          return Optional.of(tick);
+        if (message == null || !next.test(decode(topic, message))) {
+          return;
         }
       }
-      return Optional.empty();
     } catch (IOException | IllegalStateException e) {
       throw new LedgerException.Unavailable("cannot read the clock of tenant '" + tenant + "' (" + topic + ")", e);
     }
