@@ -126,7 +126,8 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
   public synchronized void start() {
     cluster = clusters.get();
     jobs = new ViewJobSupervisor(ledger, views, options, cluster, checkpoints, jars, stalls, housekeeping, clock, this);
-    replays = new ReplayManager(ledger, views, options, cluster, this, jars, locator, stalls, housekeeping, clock);
+    replays = new ReplayManager(ledger, views, options, cluster, this, jars, locator, streams, stalls, housekeeping,
+        clock);
     trainingSets = new TrainingSetManager(ledger, cluster, this, jars, locator, options.dataDir(), housekeeping,
         clock);
     versions.start(jobs);

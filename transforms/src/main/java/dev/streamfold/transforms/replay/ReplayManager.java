@@ -89,15 +89,17 @@ public final class ReplayManager {
    * @param served the views' served definitions
    * @param jars the jars of Java transformations
    * @param locator resolves message-ID cursors
+   * @param streamsOfIds which stream of a view over several streams a message-ID cursor names (shared, it keeps
+   *     the segments it has seen)
    * @param stalls says why a replay looks stuck
    * @param callbacks runs the end-of-replay work (the state's phase, cleanup)
    * @param clock the virtual states' creation and commit times
    */
   public ReplayManager(Ledger ledger, ViewStore views, TransformOptions options, FlinkCluster cluster,
-      ServedTransforms served, FoldJarStore jars, EventLocator locator, StallDetector stalls, Executor callbacks,
-      Clock clock) {
+      ServedTransforms served, FoldJarStore jars, EventLocator locator, MessageIdLocator streamsOfIds,
+      StallDetector stalls, Executor callbacks, Clock clock) {
     this.ledger = ledger;
-    this.streamsOfIds = new MessageIdLocator(ledger);
+    this.streamsOfIds = streamsOfIds;
     this.views = views;
     this.options = options;
     this.cluster = cluster;
