@@ -201,6 +201,9 @@ public final class PulsarLedger implements Ledger {
     if (created && !columns.isEmpty()) {
       schemas.register(stream, columns);
     }
+    if (clocks != null) {
+      clocks.touched(stream);
+    }
     return created;
   }
 
@@ -230,7 +233,16 @@ public final class PulsarLedger implements Ledger {
 
   @Override
   public CompletableFuture<List<Appended>> append(StreamRef stream, List<EventEnvelope> events) {
-    return appenders.append(stream, events);
+    CompletableFuture<List<Appended>> appended = appenders.append(stream, events);
+    if (clocks == null) {
+      return appended;
+    }
+    // Once acknowledged, the events are persisted: the clock's writer asks about the stream in its next round.
+    return appended.whenComplete((done, failed) -> {
+      if (failed == null) {
+        clocks.touched(stream);
+      }
+    });
   }
 
   @Override

@@ -127,6 +127,14 @@ class TenantClockIT {
       long last = ticks.get(ticks.size() - 1).number();
       Thread.sleep(10 * INTERVAL.toMillis()); // ten rounds of the writer, on purpose: none may record a tick
       assertThat(reader.lastTick(tenant).orElseThrow().number()).isEqualTo(last);
+
+      // an idle stream appended to through a server that does not write the clock (so the writer's server was not
+      // told of it) is still covered: the writer asks about idle streams at least every PollSchedule.DEFAULT_MAX_IDLE
+      Thread.sleep(2000); // lets both streams' waits grow to the longest
+      StreamRef itsOwn = writer == first ? orders : customers; // one appender per stream (producer name)
+      MessageId late = writer.append(itsOwn, events(10_000, 1)).join().get(0).messageId();
+      Awaitility.await().atMost(Duration.ofSeconds(30))
+          .until(() -> reader.lastTick(tenant).filter(t -> t.covers(itsOwn.stream(), late)).isPresent());
     }
   }
 }

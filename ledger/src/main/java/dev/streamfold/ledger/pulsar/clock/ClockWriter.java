@@ -1,5 +1,6 @@
 package dev.streamfold.ledger.pulsar.clock;
 
+import dev.streamfold.core.StreamRef;
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.clock.NextTick;
 import dev.streamfold.ledger.clock.TickCodec;
@@ -94,6 +95,11 @@ final class ClockWriter implements AutoCloseable {
     if (!closed) {
       scheduler.schedule(this::start, RETRY_DELAY.toMillis(), TimeUnit.MILLISECONDS);
     }
+  }
+
+  /** A stream of the tenant that this server appended to or created (not synchronized: the append path calls it). */
+  void touched(StreamRef stream) {
+    positions.touched(stream);
   }
 
   /** True while this writer holds the clock topic. */

@@ -3,6 +3,7 @@ package dev.streamfold.ledger.pulsar.clock;
 import dev.streamfold.core.MessageId;
 import dev.streamfold.core.PositionVector;
 import dev.streamfold.core.StreamRef;
+import dev.streamfold.ledger.clock.PollSchedule;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import dev.streamfold.ledger.pulsar.common.PulsarMessageIds;
 import java.time.Clock;
@@ -28,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * Reads the position vector of every stream of one tenant: the broker's last persisted message ID of each
  * partition (Pulsar's {@code GetLastMessageId}, over the binary protocol). It asks through one consumer per
  * partition on a non-durable subscription that never receives (receiver queue 0: the broker dispatches nothing
- * to it, and keeps no cursor after it goes). The tenant's streams are
- * listed again every {@code listInterval}; a stream created since is seen at the next listing. Not thread-safe:
- * one caller (the clock's writer).
+ * to it, and keeps no cursor after it goes). It asks only about the streams its {@link PollSchedule} says may
+ * have moved. The tenant's streams are listed again every {@code listInterval}, and at once when this server
+ * touched a stream the last listing did not hold. Not thread-safe, but for {@link #touched}: one caller (the
+ * clock's writer).
  */
 final class StreamPositions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StreamPositions.class);
@@ -43,24 +45,35 @@ final class StreamPositions implements AutoCloseable {
   private final String tenant;
   private final Clock clock;
   private final Duration listInterval;
+  private final PollSchedule schedule;
   private final Map<StreamRef, List<PartitionConsumer>> consumers = new HashMap<>();
+  /** The last position read of each stream, to tell whether it moved. */
+  private final Map<StreamRef, PositionVector> lastRead = new HashMap<>();
   private List<StreamRef> streams = List.of();
   private long listedAtMs = Long.MIN_VALUE;
 
-  StreamPositions(PulsarClient client, StreamTopics topics, String tenant, Clock clock, Duration listInterval) {
+  StreamPositions(PulsarClient client, StreamTopics topics, String tenant, Clock clock, Duration listInterval,
+      PollSchedule schedule) {
     this.client = client;
     this.topics = topics;
     this.tenant = tenant;
     this.clock = clock;
     this.listInterval = listInterval;
+    this.schedule = schedule;
+  }
+
+  /** This server appended to or created a stream of the tenant: ask about it in the next round. Thread-safe. */
+  void touched(StreamRef stream) {
+    schedule.touched(stream);
   }
 
   /** A consumer that asks for one partition's last message ID; partition -1 for an unpartitioned stream. */
   private record PartitionConsumer(int partition, Consumer<byte[]> consumer) {}
 
   /**
-   * The position vector of every stream that holds events. A stream or partition whose position cannot be read
-   * this time is left out (the clock's next tick keeps its last position).
+   * The position vector of every stream that holds events and is due ({@link PollSchedule}). A stream or
+   * partition whose position cannot be read this time is left out (the clock's next tick keeps its last
+   * position), as is a stream not due.
    *
    * @param timeout longest wait for the brokers' answers
    * @return vectors by stream name
@@ -68,8 +81,9 @@ final class StreamPositions implements AutoCloseable {
    */
   Map<String, PositionVector> observe(Duration timeout) {
     relist();
+    long nowMs = clock.millis();
     Map<StreamRef, Map<Integer, CompletableFuture<org.apache.pulsar.client.api.MessageId>>> asked = new HashMap<>();
-    for (StreamRef stream : streams) {
+    for (StreamRef stream : schedule.due(streams, nowMs)) {
       List<PartitionConsumer> partitions = consumers(stream);
       if (partitions != null) {
         Map<Integer, CompletableFuture<org.apache.pulsar.client.api.MessageId>> futures = new HashMap<>();
@@ -81,6 +95,7 @@ final class StreamPositions implements AutoCloseable {
     Map<String, PositionVector> observed = new HashMap<>();
     for (Map.Entry<StreamRef, Map<Integer, CompletableFuture<org.apache.pulsar.client.api.MessageId>>> e : asked.entrySet()) {
       List<MessageId> ids = new ArrayList<>();
+      boolean complete = true;
       for (Map.Entry<Integer, CompletableFuture<org.apache.pulsar.client.api.MessageId>> partition : e.getValue().entrySet()) {
         try {
           long left = Math.max(0, deadline - System.nanoTime());
@@ -92,12 +107,17 @@ final class StreamPositions implements AutoCloseable {
           Thread.currentThread().interrupt();
           return observed;
         } catch (Exception failed) {
+          complete = false;
           LOG.debug("clock of tenant '{}': no position for {} partition {} this time: {}", tenant, e.getKey(),
               partition.getKey(), failed.toString());
         }
       }
+      PositionVector read = PositionVector.of(ids);
+      if (complete) {
+        schedule.asked(e.getKey(), !read.equals(lastRead.put(e.getKey(), read)), nowMs);
+      }
       if (!ids.isEmpty()) {
-        observed.put(e.getKey().stream(), PositionVector.of(ids));
+        observed.put(e.getKey().stream(), read);
       }
     }
     return observed;
@@ -105,11 +125,12 @@ final class StreamPositions implements AutoCloseable {
 
   private void relist() {
     long now = clock.millis();
-    if (listedAtMs != Long.MIN_VALUE && now - listedAtMs < listInterval.toMillis()) {
+    if (listedAtMs != Long.MIN_VALUE && now - listedAtMs < listInterval.toMillis() && !schedule.touchedUnknown(streams)) {
       return;
     }
     streams = topics.list(tenant);
     listedAtMs = now;
+    lastRead.keySet().retainAll(streams);
     for (StreamRef gone : new HashSet<>(consumers.keySet())) {
       if (!streams.contains(gone)) {
         consumers.remove(gone).forEach(r -> r.consumer().closeAsync());

@@ -1,5 +1,7 @@
 package dev.streamfold.ledger.pulsar.clock;
 
+import dev.streamfold.core.StreamRef;
+import dev.streamfold.ledger.clock.PollSchedule;
 import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,8 +17,11 @@ import org.apache.pulsar.client.api.PulsarClient;
  * clock"). Thread-safe.
  */
 public final class TenantClocks implements AutoCloseable {
-  /** How often a writer lists its tenant's streams again (a stream created since gets into the next ticks). */
-  public static final Duration DEFAULT_LIST_INTERVAL = Duration.ofSeconds(1);
+  /**
+   * How often a writer lists its tenant's streams again, so that a stream another server created gets into the
+   * ticks (one this server created or appended to is listed at once). Each listing is two admin (REST) calls.
+   */
+  public static final Duration DEFAULT_LIST_INTERVAL = Duration.ofSeconds(5);
 
   private final PulsarClient client;
   private final StreamTopics topics;
@@ -67,10 +72,24 @@ public final class TenantClocks implements AutoCloseable {
     }
     writers.computeIfAbsent(tenant, t -> {
       ClockWriter writer = new ClockWriter(client, t, new StreamPositions(client, topics, t, clock,
-          DEFAULT_LIST_INTERVAL), reader, scheduler, interval, timeout, clock);
+          DEFAULT_LIST_INTERVAL, new PollSchedule(interval, PollSchedule.DEFAULT_MAX_IDLE.compareTo(interval) < 0
+              ? interval : PollSchedule.DEFAULT_MAX_IDLE)), reader, scheduler, interval, timeout, clock);
       writer.start();
       return writer;
     });
+  }
+
+  /**
+   * This server appended to (an acknowledged append) or created a stream: its writer asks about the stream in its
+   * next round (it asks about streams nobody touched less often, see {@link PollSchedule}). Cheap, thread-safe.
+   *
+   * @param stream the stream
+   */
+  public void touched(StreamRef stream) {
+    ClockWriter writer = writers.get(stream.tenant());
+    if (writer != null) {
+      writer.touched(stream);
+    }
   }
 
   /** True when this server's writer of a tenant's clock holds the clock topic. */
