@@ -367,7 +367,7 @@ class MultiStreamViewIT {
       click(clicks, "a", "00:01:15"); // watermark 00:01:05 closes the first minute
       click(clicks, "a", "00:00:50"); // behind the watermark: its window closed, dropped
       click(clicks, "a", "00:02:20"); // watermark 00:02:10 closes the second minute
-      ViewAwaits.awaitLive(views, name, 1, 9);
+      assertThat(ViewAwaits.awaitLive(views, name, 1, 9).eventsBehindWatermark()).as("the late click").isEqualTo(1);
       assertThat(counts(name)).isEqualTo(Map.of("00:00 news", "2", "00:00 sports", "1", "00:01 news", "2"));
       append(pages, "b", "2026-01-02T00:00:00Z", "{\"page\":\"b\",\"section\":\"news\"}");
       ViewAwaits.awaitLive(views, name, 1, 10);
@@ -379,6 +379,8 @@ class MultiStreamViewIT {
       ViewName replayed = new ViewName(tenant, "replayed");
       awaitComplete(manager, replayed);
       assertThat(views.snapshot(replayed, 1).rows()).as("the replay closes the same windows").isEqualTo(live.rows());
+      assertThat(views.metadata(replayed, 1).orElseThrow().eventsBehindWatermark()).as("and drops the same late click")
+          .isEqualTo(1);
     } finally {
       manager.close();
     }

@@ -64,8 +64,14 @@ public final class ViewWriter implements AutoCloseable {
     /** Progress of a view over several streams, positioned by the tenant clock. */
     public static Progress clocked(ViewPhase phase, long eventsApplied, ClockPosition position,
         long backfillTargetEvents, ClockPosition backfillTarget) {
-      return new Progress(phase, eventsApplied, PositionVector.EMPTY, backfillTargetEvents, PositionVector.EMPTY, 0,
-          position, backfillTarget);
+      return clocked(phase, eventsApplied, position, backfillTargetEvents, backfillTarget, 0);
+    }
+
+    /** Progress of a view over several streams, positioned by the tenant clock, with event-time windows. */
+    public static Progress clocked(ViewPhase phase, long eventsApplied, ClockPosition position,
+        long backfillTargetEvents, ClockPosition backfillTarget, long eventsBehindWatermark) {
+      return new Progress(phase, eventsApplied, PositionVector.EMPTY, backfillTargetEvents, PositionVector.EMPTY,
+          eventsBehindWatermark, position, backfillTarget);
     }
 
     /** Progress of a view without event time. */

@@ -29,6 +29,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * ({@code prepareSnapshotPreBarrier}) it emits that {@link ClockPosition} on {@link PositionTracker#PROGRESS}; the
  * view sink commits it with every row change the events before the barrier caused.
  *
+ * <p>For a view with event-time windows it also counts the events read behind their stream's watermark
+ * ({@link #countEventsBehindWatermark}): each stream's {@link EventTimeWatermark} over its events in the clock's
+ * order, the rule {@link StreamRows} closes that stream's windows by, so the count (the view's
+ * {@code events_behind_watermark}) is of the events those windows dropped as late.
+ *
  * <p>After a restore the source starts after the view's committed tick (at or before the checkpoint's), and this
  * operator drops every event and marker of a tick at or before its restored tick: the resume is exact at tick
  * level, and so at event level.
@@ -38,8 +43,12 @@ public final class TickTracker extends AbstractStreamOperator<SourceEvent>
   private static final long serialVersionUID = 1L;
 
   private long signalAtTick = -1;
+  private Map<String, Long> watermarkDelays = Map.of();
   private transient ListState<String> positionState;
   private transient ListState<Long> countState;
+  private transient ListState<String> eventTimeState;
+  private transient Map<String, EventTimeWatermark> watermarks;
+  private transient long eventsBehindWatermark;
   private transient long tick;
   private transient long restoredTick;
   private transient Map<String, Map<Integer, MessageId>> lastByStream;
@@ -63,6 +72,18 @@ public final class TickTracker extends AbstractStreamOperator<SourceEvent>
     return this;
   }
 
+  /**
+   * Count the events read behind their stream's event-time watermark, for the streams whose rows feed event-time
+   * windows.
+   *
+   * @param watermarkDelays each such stream's watermark delay, ms
+   * @return this tracker
+   */
+  public TickTracker countEventsBehindWatermark(Map<String, Long> watermarkDelays) {
+    this.watermarkDelays = new TreeMap<>(watermarkDelays);
+    return this;
+  }
+
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
@@ -81,8 +102,23 @@ public final class TickTracker extends AbstractStreamOperator<SourceEvent>
       lastByStream.put(stream, partitions);
     });
     eventsApplied = 0;
-    for (Long count : countState.get()) {
-      eventsApplied += count;
+    eventsBehindWatermark = 0;
+    List<Long> counts = new java.util.ArrayList<>();
+    countState.get().forEach(counts::add);
+    if (!counts.isEmpty()) {
+      eventsApplied = counts.get(0);
+      eventsBehindWatermark = counts.size() > 1 ? counts.get(1) : 0;
+    }
+    eventTimeState = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("event-time", Types.STRING));
+    watermarks = new TreeMap<>();
+    watermarkDelays.forEach((stream, delay) -> watermarks.put(stream,
+        new EventTimeWatermark(delay, Long.MIN_VALUE, Long.MIN_VALUE)));
+    for (String entry : eventTimeState.get()) { // stream TAB largest event time TAB watermark
+      String[] parts = entry.split("\t");
+      if (watermarkDelays.containsKey(parts[0])) {
+        watermarks.put(parts[0], new EventTimeWatermark(watermarkDelays.get(parts[0]), Long.parseLong(parts[1]),
+            Long.parseLong(parts[2])));
+      }
     }
   }
 
@@ -101,6 +137,13 @@ public final class TickTracker extends AbstractStreamOperator<SourceEvent>
     }
     lastByStream.computeIfAbsent(event.stream, s -> new TreeMap<>()).put(event.partitionIndex(), event.position());
     eventsApplied++;
+    EventTimeWatermark watermark = watermarks.get(event.stream);
+    if (watermark != null) {
+      if (watermark.behind(event.eventTimeMs)) {
+        eventsBehindWatermark++;
+      }
+      watermark.advance(event.eventTimeMs);
+    }
     output.collect(element);
   }
 
@@ -122,13 +165,17 @@ public final class TickTracker extends AbstractStreamOperator<SourceEvent>
   }
 
   private void emitProgress() {
-    output.collect(PositionTracker.PROGRESS, new StreamRecord<>(ViewChange.progress(position().toString(), eventsApplied)));
+    output.collect(PositionTracker.PROGRESS, new StreamRecord<>(ViewChange.progress(position().toString(), eventsApplied,
+        eventsBehindWatermark)));
   }
 
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
     positionState.update(List.of(position().toString()));
-    countState.update(List.of(eventsApplied));
+    countState.update(List.of(eventsApplied, eventsBehindWatermark));
+    List<String> eventTimes = new java.util.ArrayList<>();
+    watermarks.forEach((stream, w) -> eventTimes.add(stream + "\t" + w.maxEventTimeMs() + "\t" + w.watermarkMs()));
+    eventTimeState.update(eventTimes);
   }
 }

@@ -18,6 +18,8 @@ import dev.streamfold.views.ViewName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -189,17 +191,21 @@ public final class ViewJobBuilder {
     }
     StreamExecutionEnvironment env = environment(conf, spec.parallelism());
     StreamTableEnvironment tableEnv = tableEnvironment(env, spec.checkpointInterval());
+    // as planned when created: rows with _event_time as rowtime attribute when the SQL computes event-time windows
+    SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(definition.sql(), spec.clockedStreams(), null);
+    boolean eventTime = planned.eventTimeWindows();
+    Map<String, Long> windowedDelays = new TreeMap<>();
+    if (eventTime) {
+      planned.streams().forEach(stream -> windowedDelays.put(stream, spec.clockedWatermarkDelays().get(stream)));
+    }
     SingleOutputStreamOperator<SourceEvent> events = env.fromSource(source, WatermarkStrategy.noWatermarks(),
             "clock of " + definition.tenant() + " " + spec.clockedStreams().keySet(), TypeInformation.of(SourceEvent.class))
         .setParallelism(1)
         .uid("clocked-source-" + UUID.randomUUID())
         .transform("position", TypeInformation.of(SourceEvent.class),
-            new TickTracker().signalBackfillTargetAt(signalAtTick))
+            new TickTracker().signalBackfillTargetAt(signalAtTick).countEventsBehindWatermark(windowedDelays))
         .setParallelism(1)
         .uid("position");
-    // as planned when created: rows with _event_time as rowtime attribute when the SQL computes event-time windows
-    SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(definition.sql(), spec.clockedStreams(), null);
-    boolean eventTime = planned.eventTimeWindows();
     for (String stream : planned.streams()) {
       PayloadParser parser = new PayloadParser(spec.clockedStreams().get(stream), planned.columnsRead(stream));
       DataStream<RowData> rows = events.transform("rows of " + stream, parser.rowDataType(),

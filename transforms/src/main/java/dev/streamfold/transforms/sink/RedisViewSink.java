@@ -126,7 +126,7 @@ public final class RedisViewSink implements Sink<ViewChange>, SupportsCommitter<
   private ViewWriter.Progress progress(ViewPhase phase, ViewCommit commit) {
     if (clocked) {
       return ViewWriter.Progress.clocked(phase, commit.eventsApplied(), ClockPosition.parse(commit.position()),
-          backfillTargetEvents, ClockPosition.parse(backfillTargetMessageId));
+          backfillTargetEvents, ClockPosition.parse(backfillTargetMessageId), commit.eventsBehindWatermark());
     }
     return new ViewWriter.Progress(phase, commit.eventsApplied(), PositionVector.parse(commit.position()),
         backfillTargetEvents, PositionVector.parse(backfillTargetMessageId), commit.eventsBehindWatermark());

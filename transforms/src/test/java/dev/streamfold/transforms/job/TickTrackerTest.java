@@ -98,4 +98,40 @@ class TickTrackerTest {
           .containsExactly("3 airports=10:0:-1:-1 flights=11:2:0:-1,12:1:1:-1 / 4");
     }
   }
+
+  private static SourceEvent click(String messageId, long tick, long eventTimeMs) {
+    SourceEvent event = event("clicks", messageId, tick);
+    event.eventTimeMs = eventTimeMs;
+    return event;
+  }
+
+  /**
+   * The clicks' watermark (delay 10 s) reaches 50 s at the click of 60 s; a click of 45 s after it is behind, also
+   * after a restore from a checkpoint taken between the two. The pages stream has no windows: not counted.
+   */
+  @Test
+  void countsTheEventsOfWindowedStreamsBehindTheirOwnWatermarkAcrossARestore() throws Exception {
+    OperatorSubtaskState snapshot;
+    java.util.Map<String, Long> delays = java.util.Map.of("clicks", 10_000L);
+    try (var first = new OneInputStreamOperatorTestHarness<>(new TickTracker().countEventsBehindWatermark(delays))) {
+      first.open();
+      first.processElement(new StreamRecord<>(click("5:1:-1:-1", 1, 30_000)));
+      first.processElement(new StreamRecord<>(click("5:2:-1:-1", 1, 60_000)));
+      SourceEvent page = event("pages", "6:1:-1:-1", 1);
+      page.eventTimeMs = 0; // far behind the clicks' watermark, but no window reads the pages' time
+      first.processElement(new StreamRecord<>(page));
+      first.processElement(new StreamRecord<>(SourceEvent.endOfTick(1)));
+      snapshot = first.snapshot(1, 1L);
+    }
+    try (var restored = new OneInputStreamOperatorTestHarness<>(new TickTracker().countEventsBehindWatermark(delays))) {
+      restored.initializeState(snapshot);
+      restored.open();
+      restored.processElement(new StreamRecord<>(click("5:3:-1:-1", 2, 45_000))); // behind 50 s
+      restored.processElement(new StreamRecord<>(click("5:4:-1:-1", 2, 55_000))); // not behind
+      restored.processElement(new StreamRecord<>(SourceEvent.endOfTick(2)));
+      restored.prepareSnapshotPreBarrier(2);
+      assertThat(progress(restored)).extracting(p -> p.eventsApplied + " / " + p.eventsBehindWatermark)
+          .containsExactly("5 / 1");
+    }
+  }
 }
