@@ -71,7 +71,7 @@ public final class ReplayManager {
   private final ServedTransforms served;
   private final FoldJarStore jars;
   private final EventLocator locator;
-  private final MessageIdLocator streamsOfIds;
+  private final TickStops tickStops;
   private final StallDetector stalls;
   private final Executor callbacks;
   private final Clock clock;
@@ -99,7 +99,7 @@ public final class ReplayManager {
       ServedTransforms served, FoldJarStore jars, EventLocator locator, MessageIdLocator streamsOfIds,
       StallDetector stalls, Executor callbacks, Clock clock) {
     this.ledger = ledger;
-    this.streamsOfIds = streamsOfIds;
+    this.tickStops = new TickStops(ledger, streamsOfIds);
     this.views = views;
     this.options = options;
     this.cluster = cluster;
@@ -172,7 +172,7 @@ public final class ReplayManager {
     StreamRef stream = new StreamRef(tenant, definition.sourceStream());
     StreamInfo info = ledger.describe(stream);
     if (to.kind() == ReplayCursor.Kind.TICK) {
-      to = atTick(stream, info, to);
+      to = tickStops.streamStopAt(stream, info, to);
     }
     long described = System.nanoTime();
     if (from.isPresent() && from.get().kind() == ReplayCursor.Kind.LATEST) {
@@ -192,53 +192,11 @@ public final class ReplayManager {
   }
 
   /**
-   * The stop of a view over one stream at a tick of the tenant clock: the stream's position at that tick (its
-   * message ID, or its position vector when partitioned), so that views over one stream and over several can be
-   * replayed to one instant of the tenant.
-   *
-   * @throws TransformException.InvalidReplay if the clock has no such tick yet, or the stream held no events at it
-   */
-  private ReplayCursor atTick(StreamRef stream, StreamInfo info, ReplayCursor to) {
-    long stop = stopTick(to);
-    PositionVector at = recordedTick(stream.tenant(), stop, ledger.lastTick(stream.tenant())).position(stream.stream());
-    if (at.isEmpty()) {
-      throw new TransformException.InvalidReplay("stream " + stream + " held no events at tick " + stop + ": the view"
-          + " was empty there (nothing to replay)");
-    }
-    return info.partitioned() ? new ReplayCursor(ReplayCursor.Kind.POSITION, Optional.empty(), 0, true, at.messageIds())
-        : new ReplayCursor(ReplayCursor.Kind.MESSAGE, Optional.of(at.messageIds().get(0)), 0, true);
-  }
-
-  /** The tick a tick cursor stops after: N for {@code --to tick:N}, N - 1 (not below 0) for {@code --before}. */
-  private static long stopTick(ReplayCursor to) {
-    return to.inclusive() ? to.tick() : Math.max(0, to.tick() - 1);
-  }
-
-  /**
-   * A recorded tick of a tenant's clock.
-   *
-   * @param number the tick's number; 0 for {@link Tick#ZERO}
-   * @param last the clock's last tick, as just read (returned when it is the one asked for)
-   * @throws TransformException.InvalidReplay if the clock has not recorded that tick yet (the message gives its last)
-   */
-  private Tick recordedTick(String tenant, long number, Optional<Tick> last) {
-    long lastNumber = last.map(Tick::number).orElse(0L);
-    if (number > lastNumber) {
-      throw new TransformException.InvalidReplay("the tenant clock of '" + tenant + "' has no tick " + number
-          + " yet (its last tick is " + lastNumber + ")");
-    }
-    if (number <= 0) {
-      return Tick.ZERO;
-    }
-    return number == lastNumber ? last.get() : ledger.ticks(tenant, number - 1, 1).get(0);
-  }
-
-  /**
    * A replay of a view over several streams, read in the tenant clock's order: the full history up to a tick
    * ({@code tick:N}, {@code --before tick:N} is up to tick N - 1; a message ID of one of its streams: the first tick
    * covering it; a time: the last tick recorded at or before it; or latest: the clock's last tick when the replay
-   * starts). The virtual state equals the view at that tick: the SQL over exactly the events the tick covers. A
-   * completed replay is checked: its committed position must be the tick's own, else it is FAILED.
+   * starts: {@link TickStops}). The virtual state equals the view at that tick: the SQL over exactly the events the
+   * tick covers. A completed replay is checked: its committed position must be the tick's own, else it is FAILED.
    */
   private VirtualStateStatus replayClocked(TransformDefinition definition, Optional<ReplayCursor> from, ReplayCursor to,
       Optional<String> as) {
@@ -250,18 +208,8 @@ public final class ReplayManager {
       throw new TransformException.InvalidReplay(streams + ": its replays start at the earliest event (--from is not"
           + " supported for views over several streams yet)");
     }
-    Optional<Tick> last = ledger.lastTick(tenant);
-    long lastTick = last.map(Tick::number).orElse(0L);
-    long stop = switch (to.kind()) {
-      case LATEST -> lastTick;
-      case TICK -> stopTick(to);
-      case MESSAGE -> tickCovering(definition, to, lastTick);
-      case EVENT_TIME -> tickAtTime(tenant, to, lastTick);
-      default -> throw new TransformException.InvalidReplay(streams + ", in the tenant clock's order: stop at a tick"
-          + " (tick:N, as VIEW.INFO reports the view's position; the clock's last tick is " + lastTick + "), a message"
-          + " ID of one of its streams, a time, or latest, not " + to.describe(to.inclusive() ? "to" : "before"));
-    };
-    Tick tick = recordedTick(tenant, stop, last);
+    Tick tick = tickStops.stopOf(definition, to, streams);
+    long stop = tick.number();
     ViewName target = plainName(tenant, as, streams + ", and its replay stops at a tick, which has no"
         + " <view>@<message ID> name", "views over one unpartitioned stream");
     String name = target.view();
@@ -302,37 +250,6 @@ public final class ReplayManager {
             + applied.clockPosition() + ", not at tick " + stop + "'s " + position);
     LOG.info("replay {} of view {} to tick {} started ({} events in its streams now)", target, view, stop, targetEvents);
     return status;
-  }
-
-  /**
-   * The stop of a replay of a view over several streams at a message ID of one of its streams: the first tick
-   * covering it ({@code --to}), or the tick before that one ({@code --before}).
-   *
-   * @throws TransformException.InvalidReplay if the message ID is in none of the view's streams, or no tick covers
-   *     it yet
-   */
-  private long tickCovering(TransformDefinition definition, ReplayCursor to, long lastTick) {
-    MessageId id = to.messageId().orElseThrow();
-    String tenant = definition.tenant();
-    String stream = streamsOfIds.streamOf(tenant, definition.streams(), id).orElseThrow(() ->
-        new TransformException.InvalidReplay("message ID " + id + " is in none of the streams view '" + definition.name()
-            + "' reads " + definition.streams()));
-    Tick covering = ledger.firstTick(tenant, tick -> tick.covers(stream, id)).orElseThrow(() ->
-        new TransformException.InvalidReplay("no tick of the tenant clock covers message ID " + id + " of stream '"
-            + stream + "' (the clock's last tick is " + lastTick + "): the stream holds no such event yet, or it was"
-            + " appended within the last tick interval; retry in a moment"));
-    return to.inclusive() ? covering.number() : covering.number() - 1;
-  }
-
-  /**
-   * The stop of a replay of a view over several streams at a time: the last tick recorded at or before it
-   * ({@code --to}) or before it ({@code --before}). Event times are each stream's own and order nothing across
-   * streams, so the time is the clock's: when the tick was recorded, i.e. when its events had been appended.
-   */
-  private long tickAtTime(String tenant, ReplayCursor to, long lastTick) {
-    long at = to.eventTimeMs();
-    return ledger.firstTick(tenant, tick -> to.inclusive() ? tick.timeMs() > at : tick.timeMs() >= at)
-        .map(after -> after.number() - 1).orElse(lastTick);
   }
 
   /**
