@@ -5,6 +5,7 @@ import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.GetTrainingSetRequest;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetHeader;
+import dev.streamfold.api.v1.TrainingSetPlan;
 import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetValue;
@@ -100,6 +101,14 @@ final class TrainingSetCommand {
         + " `streamfold training-set status NAME`.")
     boolean noWait;
 
+    @Option(names = "--dry-run", description = "Build nothing: print the plan, validated as a build would be (the"
+        + " label stream, the stop and the events to read, each feature's view, version, streams, join and type, the"
+        + " columns and the output), and exit.")
+    boolean dryRun;
+
+    @Option(names = "--json", description = "With --dry-run: print the plan as one JSON object.")
+    boolean json;
+
     @Option(names = "--head", paramLabel = "N", defaultValue = "5",
         description = "Print the first N rows as a table (default: ${DEFAULT-VALUE}; 0 for none).")
     int head;
@@ -133,8 +142,8 @@ final class TrainingSetCommand {
       }
       ExportTrainingSetRequest.Builder b = ExportTrainingSetRequest.newBuilder().setTenant(server.tenant).setName(name)
           .setLabelStream(labelStream).setEntity(entity).setLabel(label).addAllFeatures(features)
-          .setTo(to.equalsIgnoreCase("latest") ? "" : to).setDetach(noWait)
-          .setStreamRows(!noWait && head > 0).setMaxRows(noWait ? 0 : head)
+          .setTo(to.equalsIgnoreCase("latest") ? "" : to).setDetach(noWait).setDryRun(dryRun)
+          .setStreamRows(!dryRun && !noWait && head > 0).setMaxRows(noWait ? 0 : head)
           .setCommand(commandLine(spec.root().commandLine().getParseResult().originalArgs()));
       if (where != null) {
         b.setWhere(where);
@@ -148,8 +157,16 @@ final class TrainingSetCommand {
     @Override
     public Integer call() {
       ServerOptions.checkTimeout("--timeout", timeoutS);
+      if (json && !dryRun) {
+        throw new CliException("--json prints a plan: give it with --dry-run");
+      }
       ExportTrainingSetRequest request = request();
       try (StreamfoldClient client = server.connect()) {
+        if (dryRun) {
+          TrainingSetPlan plan = plan(client, request, Duration.ofSeconds(timeoutS));
+          System.out.print(json ? TrainingSetPlans.json(plan) : TrainingSetPlans.text(plan));
+          return 0;
+        }
         Result result = run(client, request, Duration.ofSeconds(timeoutS));
         if (noWait) {
           TrainingSetProgress p = result.progress();
@@ -198,6 +215,19 @@ final class TrainingSetCommand {
    * @throws StatusRuntimeException with the server's status (ABORTED when the build FAILED)
    * @throws CliException if the timeout passes first or the stream ends early
    */
+  /** The plan the server answers a dry run with. */
+  static TrainingSetPlan plan(StreamfoldClient client, ExportTrainingSetRequest request, Duration timeout) {
+    Iterator<ExportTrainingSetResponse> stream = client.replayStream(timeout).exportTrainingSet(request);
+    while (stream.hasNext()) {
+      ExportTrainingSetResponse message = stream.next();
+      if (message.hasPlan()) {
+        return message.getPlan();
+      }
+    }
+    throw new CliException("the server answered the dry run of training set " + request.getName() + " without a plan"
+        + " (a server older than this CLI builds nothing and answers nothing for --dry-run)");
+  }
+
   static Result run(StreamfoldClient client, ExportTrainingSetRequest request, Duration timeout) {
     Iterator<ExportTrainingSetResponse> stream = client.replayStream(timeout).exportTrainingSet(request);
     TrainingSetProgress progress = null;

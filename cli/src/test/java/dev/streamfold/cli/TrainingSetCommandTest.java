@@ -9,6 +9,8 @@ import dev.streamfold.api.v1.GetTrainingSetRequest;
 import dev.streamfold.api.v1.ReplayServiceGrpc;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetHeader;
+import dev.streamfold.api.v1.TrainingSetPlan;
+import dev.streamfold.api.v1.TrainingSetPlanFeature;
 import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetRows;
@@ -32,6 +34,17 @@ class TrainingSetCommandTest {
       .setPhase("RUNNING").setEventsRead(50).setTargetEvents(100).setRows(20).setOutput("/d/delayed.parquet")
       .setManifest("/d/delayed.parquet.manifest.json").setStopMessageId("7:99:-1:-1").build();
 
+  private static final TrainingSetPlan PLAN = TrainingSetPlan.newBuilder().setName("delayed").setLabelStream("flights")
+      .setStop("to latest").setReadThrough("7:99:-1:-1").setTargetEvents(100).setTargetEventsExact(true)
+      .setWhere("distance > 100").setOutput("/d/delayed.parquet").setManifest("/d/delayed.parquet.manifest.json")
+      .setFormat("parquet").setHeader(TrainingSetHeader.newBuilder().addColumns("message_id").addColumns("event_time")
+          .addColumns("entity").addColumns("label").addColumns("recent").addTypes("STRING").addTypes("TIMESTAMP")
+          .addTypes("STRING").addTypes("BOOLEAN").addTypes("DOUBLE"))
+      .addFeatures(TrainingSetPlanFeature.newBuilder().setName("recent").setView("delays_by_origin").setViewVersion(2)
+          .setLogic("sql").addStreams("flights").setColumn("avg_delay").setType("DOUBLE").setJoin("origin")
+          .setTtlMs(7_200_000))
+      .build();
+
   private final List<Object> received = new CopyOnWriteArrayList<>();
   private Server server;
   private String target;
@@ -44,6 +57,11 @@ class TrainingSetCommandTest {
       if (request.getFeaturesList().contains("nope.x")) {
         response.onError(Status.NOT_FOUND.withDescription("transformation 'nope' does not exist in tenant 'demo'")
             .asRuntimeException());
+        return;
+      }
+      if (request.getDryRun()) {
+        response.onNext(ExportTrainingSetResponse.newBuilder().setPlan(PLAN).build());
+        response.onCompleted();
         return;
       }
       if (request.getFeaturesList().contains("v.broken")) {
@@ -173,6 +191,44 @@ class TrainingSetCommandTest {
       assertThat(q.getTo()).isEqualTo("7:50:-1:-1");
       assertThat(q.getOut()).isEmpty();
     });
+  }
+
+  @Test
+  void dryRunPrintsThePlanAsTextOrJsonAndBuildsNothing() {
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "recent=delays_by_origin.avg_delay/2h", "--dry-run");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat((ExportTrainingSetRequest) received.get(0)).satisfies(q -> {
+      assertThat(q.getDryRun()).isTrue();
+      assertThat(q.getStreamRows()).isFalse();
+    });
+    assertThat(r.out()).isEqualTo("""
+        Training set delayed (dry run: nothing built)
+          labels    stream flights, events where distance > 100
+          stop      to latest, reads through 7:99:-1:-1
+          events    100 of the label stream
+          features
+            recent DOUBLE = delays_by_origin.avg_delay (view version 2, SQL over flights) at key origin, ttl 2h
+          columns   message_id STRING, event_time TIMESTAMP, entity STRING, label BOOLEAN, recent DOUBLE
+          output    /d/delayed.parquet (parquet), manifest /d/delayed.parquet.manifest.json
+        """);
+
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "recent=delays_by_origin.avg_delay/2h", "--dry-run", "--json");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat(r.out()).isEqualTo("{\"name\":\"delayed\",\"label_stream\":\"flights\",\"partitions\":0,"
+        + "\"where\":\"distance > 100\",\"stop\":\"to latest\",\"read_through\":\"7:99:-1:-1\",\"target_events\":100,"
+        + "\"target_events_exact\":true,\"output\":\"/d/delayed.parquet\",\"format\":\"parquet\","
+        + "\"manifest\":\"/d/delayed.parquet.manifest.json\",\"columns\":[{\"name\":\"message_id\",\"type\":\"STRING\"},"
+        + "{\"name\":\"event_time\",\"type\":\"TIMESTAMP\"},{\"name\":\"entity\",\"type\":\"STRING\"},"
+        + "{\"name\":\"label\",\"type\":\"BOOLEAN\"},{\"name\":\"recent\",\"type\":\"DOUBLE\"}],"
+        + "\"features\":[{\"name\":\"recent\",\"view\":\"delays_by_origin\",\"view_version\":2,\"logic\":\"sql\","
+        + "\"streams\":[\"flights\"],\"column\":\"avg_delay\",\"type\":\"DOUBLE\",\"join\":\"origin\",\"ttl_ms\":7200000}]}\n");
+
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "a.x", "--json");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.errors()).isEqualTo("error: --json prints a plan: give it with --dry-run");
   }
 
   @Test

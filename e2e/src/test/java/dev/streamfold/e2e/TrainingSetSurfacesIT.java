@@ -10,6 +10,7 @@ import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.GetTrainingSetRequest;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetHeader;
+import dev.streamfold.api.v1.TrainingSetPlan;
 import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetValue;
@@ -85,6 +86,31 @@ class TrainingSetSurfacesIT {
     assertStatus(() -> GRPC.replays().exportTrainingSet(request.clone().clearLabel().build()).hasNext(),
         Status.Code.INVALID_ARGUMENT, "field 'label' is required");
 
+    // A dry run validates as a build does and answers with the plan; it writes nothing.
+    assertStatus(() -> GRPC.replays().exportTrainingSet(request.clone().setDryRun(true).addFeatures("delays_by_origin.nope")
+        .build()).hasNext(), Status.Code.INVALID_ARGUMENT, "has no column 'nope'");
+    List<ExportTrainingSetResponse> planned = new ArrayList<>();
+    GRPC.replays().exportTrainingSet(request.clone().setDryRun(true).setOut("it/planned.parquet").build())
+        .forEachRemaining(planned::add);
+    assertThat(planned).singleElement().satisfies(r -> assertThat(r.hasPlan()).isTrue());
+    TrainingSetPlan plan = planned.get(0).getPlan();
+    assertThat(plan.getLabelStream()).isEqualTo("flights");
+    assertThat(plan.getStop()).isEqualTo("to latest");
+    assertThat(plan.getWhere()).as("every event").isEmpty();
+    assertThat(plan.getReadThrough()).isEqualTo(ids.get(2_999));
+    assertThat(plan.getTargetEvents()).isEqualTo(3_000);
+    assertThat(plan.getTargetEventsExact()).isTrue();
+    assertThat(plan.getFeaturesList()).extracting(f -> f.getName() + " " + f.getView() + "@" + f.getViewVersion() + " "
+        + f.getStreamsList() + " " + f.getColumn() + " " + f.getType() + " key " + f.getJoin() + " ttl " + f.getTtlMs())
+        .containsExactly("delays_by_origin__flights delays_by_origin@1 [flights] flights BIGINT key origin ttl -1",
+            "delays_by_origin__avg_delay delays_by_origin@1 [flights] avg_delay DOUBLE key origin ttl -1",
+            "route_flights delays_by_route@1 [flights] flights BIGINT key origin || '>' || destination ttl -1");
+    Path plannedOutput = DATA_DIR.toAbsolutePath().resolve("training-sets/it/planned.parquet");
+    assertThat(plan.getOutput()).isEqualTo(plannedOutput.toString());
+    assertThat(plan.getFormat()).isEqualTo("parquet");
+    assertThat(plannedOutput).doesNotExist();
+    assertThat(Path.of(plan.getManifest())).doesNotExist();
+
     List<TrainingSetProgress> progress = new ArrayList<>();
     TrainingSetHeader header = null;
     List<TrainingSetRow> rows = new ArrayList<>();
@@ -108,6 +134,7 @@ class TrainingSetSurfacesIT {
         "delays_by_origin__flights", "delays_by_origin__avg_delay", "route_flights");
     assertThat(header.getTypesList()).containsExactly("STRING", "TIMESTAMP", "STRING", "BOOLEAN", "BIGINT", "DOUBLE",
         "BIGINT");
+    assertThat(plan.getHeader()).as("the plan's columns are the build's").isEqualTo(header);
     assertThat(done).isNotNull();
     assertThat(done.getRows()).isEqualTo(3_000);
     assertThat(done.getEventsRead()).isEqualTo(3_000);

@@ -7,12 +7,15 @@ import dev.streamfold.api.v1.ExportTrainingSetRequest;
 import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetHeader;
+import dev.streamfold.api.v1.TrainingSetPlan;
+import dev.streamfold.api.v1.TrainingSetPlanFeature;
 import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TrainingSetRow;
 import dev.streamfold.api.v1.TrainingSetRows;
 import dev.streamfold.transforms.ReplayCursor;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
+import dev.streamfold.transforms.training.TrainingSetExplanation;
 import dev.streamfold.transforms.training.TrainingSetSpec;
 import dev.streamfold.transforms.training.TrainingSetStatus;
 import io.grpc.Status;
@@ -85,6 +88,16 @@ final class TrainingSetExport {
    */
   static void run(TransformManager manager, ScheduledExecutorService poller, ExecutorService rowSender,
       Duration progressInterval, ExportTrainingSetRequest request, StreamObserver<ExportTrainingSetResponse> response) {
+    if (request.getDryRun()) {
+      try {
+        response.onNext(ExportTrainingSetResponse.newBuilder().setPlan(plan(manager.explainTrainingSet(spec(request))))
+            .build());
+        response.onCompleted();
+      } catch (RuntimeException e) {
+        response.onError(TransformStatus.toStatus(e));
+      }
+      return;
+    }
     TrainingSetExport export = new TrainingSetExport(manager, poller, rowSender, progressInterval, request, response);
     TrainingSetStatus first;
     try {
@@ -94,6 +107,21 @@ final class TrainingSetExport {
       return;
     }
     export.step(first);
+  }
+
+  /** The wire form of a training set's plan. */
+  static TrainingSetPlan plan(TrainingSetExplanation e) {
+    TrainingSetPlan.Builder plan = TrainingSetPlan.newBuilder().setName(e.name()).setLabelStream(e.labelStream())
+        .setPartitions(e.partitions()).setStop(e.stop()).setReadThrough(e.readThrough())
+        .setTargetEvents(e.targetEvents()).setTargetEventsExact(e.targetEventsExact()).setWhere(e.where())
+        .setOutput(e.output()).setManifest(e.manifest()).setFormat(e.format())
+        .setHeader(TrainingSetHeader.newBuilder().addAllColumns(e.columns()).addAllTypes(e.types()));
+    for (TrainingSetExplanation.Feature f : e.features()) {
+      plan.addFeatures(TrainingSetPlanFeature.newBuilder().setName(f.name()).setView(f.view())
+          .setViewVersion(f.viewVersion()).setLogic(f.logic()).addAllStreams(f.streams()).setColumn(f.column())
+          .setType(f.type()).setJoin(f.join()).setTtlMs(f.ttlMs()));
+    }
+    return plan.build();
   }
 
   /**

@@ -24,6 +24,7 @@ import dev.streamfold.transforms.runtime.ViewJobSupervisor;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.training.TrainingSetManager;
 import dev.streamfold.transforms.training.TrainingSetSpec;
+import dev.streamfold.transforms.training.TrainingSetExplanation;
 import dev.streamfold.transforms.training.TrainingSetStatus;
 import dev.streamfold.views.ViewMetadata;
 import dev.streamfold.views.ViewName;
@@ -475,6 +476,19 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
    */
   public synchronized TrainingSetStatus createTrainingSet(TrainingSetSpec spec) {
     return trainingSets.create(spec);
+  }
+
+  /**
+   * The plan of a training set, validated as {@link #createTrainingSet} validates it, without building it
+   * ({@code training-set create --dry-run}).
+   *
+   * @param spec the training set
+   * @return what the build would read and write
+   * @throws TransformException.InvalidTrainingSet as {@link #createTrainingSet}, and its other exceptions but
+   *     the conflict with a running build
+   */
+  public TrainingSetExplanation explainTrainingSet(TrainingSetSpec spec) {
+    return trainingSets.explain(spec);
   }
 
   /**

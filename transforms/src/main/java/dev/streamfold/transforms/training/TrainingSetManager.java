@@ -122,13 +122,53 @@ public final class TrainingSetManager {
    * @throws dev.streamfold.ledger.LedgerException.StreamNotFound if the label stream does not exist
    */
   public TrainingSetStatus create(TrainingSetSpec spec) {
-    if (!spec.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
-      throw new TransformException.InvalidTrainingSet("invalid training set name '" + spec.name()
-          + "': use a letter or '_' then letters, digits, '_' or '-'");
-    }
     TrainingSetStatus running = builds.get(spec.tenant() + "/" + spec.name());
     if (running != null && running.phase().equals(TrainingSetStatus.RUNNING)) {
       throw new TransformException.Conflict("training set '" + spec.name() + "' is being built already");
+    }
+    Prepared p = prepare(spec);
+    return start(spec, p.stream(), p.info(), p.output(), p.format(), p.labels(), p.features(), p.projection(), p.range());
+  }
+
+  /**
+   * What {@link #create} would build, validated exactly as it validates, without building anything: no job, no
+   * file, no directory. The stop is resolved now ({@code latest}: the stream's latest position now).
+   *
+   * @param spec the training set
+   * @return its plan: the streams and views read, the stop, the events to read, the columns and the output
+   * @throws TransformException.InvalidTrainingSet as {@link #create}; so do the other exceptions it lists, but for
+   *     the build of that name that is running, which a plan does not disturb
+   */
+  public TrainingSetExplanation explain(TrainingSetSpec spec) {
+    Prepared p = prepare(spec);
+    TrainingSetColumns columns = TrainingSetColumns.of(p.labels().labelType(), p.features().types());
+    List<TrainingSetExplanation.Feature> features = new ArrayList<>();
+    for (int f = 0; f < spec.features().size(); f++) {
+      FeatureSpec feature = spec.features().get(f);
+      TransformDefinition view = p.features().views().get(p.features().viewOf()[f]);
+      features.add(new TrainingSetExplanation.Feature(feature.name(), view.name(), view.version(),
+          view.isFold() ? "java" : "sql", view.streams(), feature.column(), p.features().types().get(feature.name()),
+          p.features().joins().get(p.features().joinOf()[f]), feature.ttlMs()));
+    }
+    boolean eventTimeStop = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME;
+    String readThrough = String.join(",", p.range().readThrough().stream().map(Object::toString).toList());
+    Path manifest = p.output().resolveSibling(p.output().getFileName() + ".manifest.json");
+    return new TrainingSetExplanation(spec.name(), spec.labelStream(), p.info().partitions(),
+        spec.to().describe(spec.to().inclusive() ? "to" : "before"), readThrough,
+        p.range().targetEvents(), !eventTimeStop && !p.info().partitioned(), spec.where(),
+        p.output().toAbsolutePath().toString(), p.format().name().toLowerCase(java.util.Locale.ROOT),
+        manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features);
+  }
+
+  /** A validated training set: its label stream, output, labels, features, projection and range. */
+  private record Prepared(StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format, Labels labels,
+      Features features, String projection, Range range) {}
+
+  /** Validate every field of a training set and resolve its stop; starts nothing. */
+  private Prepared prepare(TrainingSetSpec spec) {
+    if (!spec.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
+      throw new TransformException.InvalidTrainingSet("invalid training set name '" + spec.name()
+          + "': use a letter or '_' then letters, digits, '_' or '-'");
     }
     StreamRef stream = new StreamRef(spec.tenant(), spec.labelStream());
     StreamInfo info = ledger.describe(stream);
@@ -154,7 +194,7 @@ public final class TrainingSetManager {
     Features features = features(spec, info, labels);
     String projection = projection(labels, features.joins());
     Range range = range(spec, stream, info);
-    return start(spec, stream, info, output, format, labels, features, projection, range);
+    return new Prepared(stream, info, output, format, labels, features, projection, range);
   }
 
   /** Check the entity, label and filter expressions against the label stream. */
