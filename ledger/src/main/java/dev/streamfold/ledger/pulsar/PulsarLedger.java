@@ -16,6 +16,7 @@ import dev.streamfold.ledger.pulsar.admin.StreamTopics;
 import dev.streamfold.ledger.pulsar.admin.TenantProvisioner;
 import dev.streamfold.ledger.pulsar.clock.ClockReader;
 import dev.streamfold.ledger.pulsar.clock.TenantClocks;
+import dev.streamfold.ledger.pulsar.clock.TickLocator;
 import dev.streamfold.ledger.pulsar.read.StreamReader;
 import dev.streamfold.ledger.pulsar.schema.PulsarSchemaRegistry;
 import dev.streamfold.ledger.pulsar.storage.BookieAdmin;
@@ -94,7 +95,8 @@ public final class PulsarLedger implements Ledger {
     this.options = options;
     this.client = client;
     this.admin = admin;
-    this.clockReader = new ClockReader(client, options.operationTimeout());
+    this.clockReader = new ClockReader(client, options.operationTimeout(), new TickLocator(admin, client,
+        options.operationTimeout(), TickLocator.DEFAULT_SCAN_ENTRIES));
     this.tenants = new TenantProvisioner(admin, this::startClock);
     this.topics = new StreamTopics(admin, tenants);
     this.schemas = new PulsarSchemaRegistry(admin, topics);

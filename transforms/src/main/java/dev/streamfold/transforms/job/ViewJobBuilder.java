@@ -153,7 +153,7 @@ public final class ViewJobBuilder {
     conf.setString("restart-strategy.type", "none"); // as build(): the supervisor restarts from the committed tick
     conf.setString("pipeline.name", "view " + definition.tenant() + "/" + definition.name() + " v" + definition.version());
     return assembleClocked(conf, spec, ClockedLedgerSource.builder(spec.serviceUrl(), definition.tenant(),
-            spec.clockedStreams().keySet()).afterTick(resumeAfterTick).payloadBytes(true).build(),
+            spec.clockedStreams().keySet()).afterTick(resumeAfterTick).payloadBytes(true).adminUrl(spec.adminUrl()).build(),
         backfillTarget.tick(), RedisViewSink.clocked(spec.redisUri(), new ViewName(definition.tenant(), definition.name()),
             definition.version(), new ArrayList<>(definition.columns().keySet()), backfillTarget, backfillTargetEvents));
   }

@@ -3,6 +3,7 @@ package dev.streamfold.transforms.source;
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.clock.TickSlice;
 import dev.streamfold.ledger.pulsar.clock.ClockTail;
+import dev.streamfold.ledger.pulsar.clock.TickLocator;
 import dev.streamfold.ledger.pulsar.clock.TickSliceReader;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,7 @@ import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.util.Collector;
+import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
 
@@ -82,7 +84,14 @@ final class ClockedLedgerReader implements SourceReader<SourceEvent, ClockSplit>
     }
     client = PulsarClient.builder().serviceUrl(setup.serviceUrl()).build();
     long after = split.afterTick();
-    clock = new ClockTail(client, setup.tenant(), Math.max(0, after - 1));
+    if (after > 1 && setup.adminUrl() != null) {
+      try (PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(setup.adminUrl()).build()) {
+        clock = new ClockTail(client, setup.tenant(), after - 1, new TickLocator(admin, client, setup.timeout(),
+            TickLocator.DEFAULT_SCAN_ENTRIES));
+      }
+    } else {
+      clock = new ClockTail(client, setup.tenant(), Math.max(0, after - 1));
+    }
     previous = after == 0 ? Tick.ZERO : clock.next(setup.timeout()).orElseThrow(() -> new IllegalStateException(
         "the clock of tenant '" + setup.tenant() + "' has no tick " + after + " to resume after (within "
             + setup.timeout().toMillis() + " ms)"));

@@ -42,9 +42,11 @@ public final class ClockedLedgerSource
    * @param payloadBytes leave payloads as bytes ({@link SourceEvent#payloadBytes}) rather than text
    * @param pollWait the longest one poll waits for a tick (the task's checkpoints wait as long at most)
    * @param timeout the longest wait for one event a tick covers, or for the tick a restart resumes after
+   * @param adminUrl Pulsar admin URL, to find the tick it starts after without reading the ticks before it
+   *     ({@link dev.streamfold.ledger.pulsar.clock.TickLocator}); null to read from the clock's first tick
    */
   public record Setup(String serviceUrl, String tenant, Set<String> streams, long afterTick, long stopAfterTick,
-      boolean payloadBytes, Duration pollWait, Duration timeout) implements Serializable {
+      boolean payloadBytes, Duration pollWait, Duration timeout, String adminUrl) implements Serializable {
     /** Check and copy. */
     public Setup {
       Objects.requireNonNull(serviceUrl, "serviceUrl");
@@ -123,6 +125,7 @@ public final class ClockedLedgerSource
     private boolean payloadBytes;
     private Duration pollWait = DEFAULT_POLL_WAIT;
     private Duration timeout = DEFAULT_TIMEOUT;
+    private String adminUrl;
 
     private Builder(String serviceUrl, String tenant, Set<String> streams) {
       this.serviceUrl = serviceUrl;
@@ -160,10 +163,16 @@ public final class ClockedLedgerSource
       return this;
     }
 
+    /** Pulsar's admin URL, to start after a tick without reading the ticks before it (default none). */
+    public Builder adminUrl(String adminUrl) {
+      this.adminUrl = adminUrl;
+      return this;
+    }
+
     /** The source. */
     public ClockedLedgerSource build() {
       return new ClockedLedgerSource(new Setup(serviceUrl, tenant, streams, afterTick, stopAfterTick, payloadBytes,
-          pollWait, timeout));
+          pollWait, timeout, adminUrl));
     }
   }
 }

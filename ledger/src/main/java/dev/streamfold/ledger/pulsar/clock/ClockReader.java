@@ -20,16 +20,19 @@ import org.apache.pulsar.client.api.Schema;
 public final class ClockReader {
   private final PulsarClient client;
   private final Duration timeout;
+  private final TickLocator locator; // null: read from the clock's first tick
 
   /**
    * Create the reader.
    *
    * @param client the Pulsar client (not closed by this class)
    * @param timeout longest wait for one tick
+   * @param locator finds a tick without reading those before it; null to read from the clock's first tick
    */
-  public ClockReader(PulsarClient client, Duration timeout) {
+  public ClockReader(PulsarClient client, Duration timeout, TickLocator locator) {
     this.client = client;
     this.timeout = timeout;
+    this.locator = locator;
   }
 
   /**
@@ -67,7 +70,9 @@ public final class ClockReader {
       throw new IllegalArgumentException("need afterTick >= 0 and maxTicks > 0, got " + afterTick + ", " + maxTicks);
     }
     List<Tick> ticks = new ArrayList<>();
-    scan(tenant, tick -> {
+    Optional<MessageId> start = locator == null || afterTick == 0 ? Optional.empty()
+        : locator.find(ClockTopic.of(tenant), afterTick);
+    scan(tenant, start, tick -> {
       if (tick.number() > afterTick) {
         ticks.add(tick);
       }
@@ -77,14 +82,17 @@ public final class ClockReader {
   }
 
   /**
-   * The first recorded tick of a tenant's clock that passes a test, reading from the clock's first tick.
+   * The first recorded tick of a tenant's clock that passes a monotone test: one that fails for the ticks before
+   * some tick and passes from it on (whether a tick covers a message ID, was recorded after a time). The ticks
+   * before it are mostly not read ({@link TickLocator#lastBefore}).
    *
    * @return the tick, or empty when none passes
    * @throws LedgerException.Unavailable if Pulsar fails or a stored tick does not decode
    */
   public Optional<Tick> first(String tenant, Predicate<Tick> test) {
     Tick[] found = {null};
-    scan(tenant, tick -> {
+    Optional<MessageId> start = locator == null ? Optional.empty() : locator.lastBefore(ClockTopic.of(tenant), test);
+    scan(tenant, start, tick -> {
       if (test.test(tick)) {
         found[0] = tick;
       }
@@ -94,15 +102,17 @@ public final class ClockReader {
   }
 
   /**
-   * Read a tenant's recorded ticks in order from the clock's first, until none is left or {@code next} says stop.
+   * Read a tenant's recorded ticks in order from a tick (or the clock's first), until none is left or {@code next}
+   * says stop.
    *
+   * @param start where to start reading (inclusive), empty for the clock's first tick
    * @param next takes each tick; false to stop
    * @throws LedgerException.Unavailable if Pulsar fails or a stored tick does not decode
    */
-  private void scan(String tenant, Predicate<Tick> next) {
+  private void scan(String tenant, Optional<MessageId> start, Predicate<Tick> next) {
     String topic = ClockTopic.of(tenant);
-    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(MessageId.earliest)
-        .create()) {
+    try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(start.orElse(MessageId.earliest))
+        .startMessageIdInclusive().create()) {
       while (reader.hasMessageAvailable()) {
         Message<byte[]> message = reader.readNext((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (message == null || !next.test(decode(topic, message))) {

@@ -16,8 +16,9 @@ import org.apache.pulsar.client.api.Schema;
 
 /**
  * Follows one tenant's clock tick by tick, from a given tick on: the reader of a job that reads several streams
- * in the clock's order (backfill, then tail). One Pulsar reader stays open on the clock topic; the ticks at or
- * before the starting one are read once and skipped. Not thread-safe: one caller at a time.
+ * in the clock's order (backfill, then tail). One Pulsar reader stays open on the clock topic, from the starting
+ * tick when a {@link TickLocator} finds it, else from the first tick; ticks at or before the starting one are read
+ * once and skipped. Not thread-safe: one caller at a time.
  */
 public final class ClockTail implements AutoCloseable {
   private final String tenant;
@@ -35,14 +36,26 @@ public final class ClockTail implements AutoCloseable {
    * @throws LedgerException.Unavailable if Pulsar fails (the message names the clock topic)
    */
   public ClockTail(PulsarClient client, String tenant, long afterTick) {
+    this(client, tenant, afterTick, null);
+  }
+
+  /**
+   * Open the clock of a tenant after a tick, starting at that tick when the locator finds it (else at the first).
+   *
+   * @param locator finds the starting tick without reading those before it; null to read from the first tick
+   * @see #ClockTail(PulsarClient, String, long)
+   */
+  public ClockTail(PulsarClient client, String tenant, long afterTick, TickLocator locator) {
     if (afterTick < 0) {
       throw new IllegalArgumentException("afterTick must be >= 0, got " + afterTick);
     }
     this.tenant = tenant;
     this.topic = ClockTopic.of(tenant);
     this.last = afterTick;
+    MessageId start = locator == null || afterTick == 0 ? MessageId.earliest
+        : locator.find(topic, afterTick).orElse(MessageId.earliest);
     try {
-      this.reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(MessageId.earliest).create();
+      this.reader = client.newReader(Schema.BYTES).topic(topic).startMessageId(start).startMessageIdInclusive().create();
     } catch (PulsarClientException e) {
       throw unavailable("cannot open", e);
     }

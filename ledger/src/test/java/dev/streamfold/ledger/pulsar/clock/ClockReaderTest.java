@@ -19,7 +19,7 @@ class ClockReaderTest {
     }
     try (PulsarClient client = PulsarClient.builder().serviceUrl("pulsar://127.0.0.1:" + closedPort)
         .operationTimeout(1, TimeUnit.SECONDS).connectionTimeout(500, TimeUnit.MILLISECONDS).build()) {
-      ClockReader reader = new ClockReader(client, Duration.ofSeconds(1));
+      ClockReader reader = new ClockReader(client, Duration.ofSeconds(1), null);
       String clock = "the clock of tenant 'acme' (persistent://acme/system/clock)";
       assertThatThrownBy(() -> reader.last("acme")).isInstanceOf(LedgerException.Unavailable.class)
           .hasMessageContaining("cannot read " + clock);
