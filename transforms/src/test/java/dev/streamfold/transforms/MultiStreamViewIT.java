@@ -372,6 +372,9 @@ class MultiStreamViewIT {
       append(pages, "b", "2026-01-02T00:00:00Z", "{\"page\":\"b\",\"section\":\"news\"}");
       ViewAwaits.awaitLive(views, name, 1, 10);
       assertThat(counts(name)).as("page b moved to news").isEqualTo(Map.of("00:00 news", "3", "00:01 news", "2"));
+      append(pages, "c", "2025-06-01T00:00:00Z", "{\"page\":\"c\",\"section\":\"sports\"}");
+      assertThat(ViewAwaits.awaitLive(views, name, 1, 11).eventsBehindWatermark())
+          .as("a page behind the pages' watermark is not late: no window reads the pages").isEqualTo(1);
 
       ViewStore.Snapshot live = views.snapshot(name, 1);
       manager.replay(tenant, "clicks_per_section", Optional.empty(), ReplayCursor.parse("tick:"

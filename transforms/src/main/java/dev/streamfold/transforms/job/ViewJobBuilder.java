@@ -194,10 +194,8 @@ public final class ViewJobBuilder {
     // as planned when created: rows with _event_time as rowtime attribute when the SQL computes event-time windows
     SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(definition.sql(), spec.clockedStreams(), null);
     boolean eventTime = planned.eventTimeWindows();
-    Map<String, Long> windowedDelays = new TreeMap<>();
-    if (eventTime) {
-      planned.streams().forEach(stream -> windowedDelays.put(stream, spec.clockedWatermarkDelays().get(stream)));
-    }
+    Map<String, Long> windowedDelays = new TreeMap<>(); // late events are counted of the streams a window reads
+    planned.windowedStreams().forEach(stream -> windowedDelays.put(stream, spec.clockedWatermarkDelays().get(stream)));
     SingleOutputStreamOperator<SourceEvent> events = env.fromSource(source, WatermarkStrategy.noWatermarks(),
             "clock of " + definition.tenant() + " " + spec.clockedStreams().keySet(), TypeInformation.of(SourceEvent.class))
         .setParallelism(1)

@@ -60,6 +60,8 @@ public final class OptimizedPlan {
   private final Set<String> tablesAsWritten = new LinkedHashSet<>();
   /** A window table function over a join's or union's rows, as written (the optimizer may drop inputs of it). */
   private String windowOverMergedRows;
+  /** The tables a window table function reads rows of, as written. */
+  private final Set<String> windowedTables = new LinkedHashSet<>();
   /** Every node once (identity), parents before children. */
   private final List<RelNode> nodes = new ArrayList<>();
   /** Each node's parents. */
@@ -75,7 +77,26 @@ public final class OptimizedPlan {
       }
     });
     windowOverMergedRows = windowOverMergedRows(logical).orElse(null);
+    collectWindowedTables(logical, false);
     collect(root, null, Collections.newSetFromMap(new IdentityHashMap<>()));
+  }
+
+  /** Add the tables scanned under a window table function of a logical plan to {@link #windowedTables}. */
+  private void collectWindowedTables(RelNode node, boolean underWindow) {
+    boolean windowed = underWindow || node instanceof org.apache.calcite.rel.core.TableFunctionScan scan
+        && scan.getCall() instanceof org.apache.calcite.rex.RexCall call
+        && WINDOW_FUNCTIONS.contains(call.getOperator().getName().toUpperCase(java.util.Locale.ROOT));
+    if (windowed && node instanceof TableScan scan) {
+      windowedTables.add(tableName(scan));
+    }
+    for (RelNode input : node.getInputs()) {
+      collectWindowedTables(input, windowed);
+    }
+  }
+
+  /** The tables whose rows a window table function reads (as written): the streams an event-time window closes on. */
+  public Set<String> windowedTables() {
+    return Collections.unmodifiableSet(windowedTables);
   }
 
   /** The first window table function of a logical plan applied to merged rows (several inputs, as written). */

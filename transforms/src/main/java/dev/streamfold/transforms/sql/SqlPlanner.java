@@ -56,11 +56,12 @@ public final class SqlPlanner {
    * @param columnsReadByStream for each stream read, its declared and metadata columns the plan reads
    */
   public record PlannedQuery(List<String> streams, LinkedHashMap<String, String> columns, List<String> keyColumns,
-      boolean eventTimeWindows, Map<String, Set<String>> columnsReadByStream) {
+      boolean eventTimeWindows, Map<String, Set<String>> columnsReadByStream, Set<String> windowedStreams) {
 
     public PlannedQuery {
       streams = List.copyOf(new java.util.TreeSet<>(streams));
       columnsReadByStream = Map.copyOf(columnsReadByStream);
+      windowedStreams = Set.copyOf(windowedStreams);
     }
 
     /**
@@ -187,7 +188,7 @@ public final class SqlPlanner {
         }
       }
       return new PlannedQuery(List.copyOf(read.keySet()), columns(planned.table()), List.of(),
-          planned.plan().hasEventTimeWindows(), read);
+          planned.plan().hasEventTimeWindows(), read, windowed(planned.plan(), read.keySet()));
     } catch (StackOverflowError e) {
       throw tooDeep();
     } catch (RuntimeException e) {
@@ -362,7 +363,18 @@ public final class SqlPlanner {
     for (String stream : scanned) {
       read.put(stream, plan.columnsRead().getOrDefault(stream, Set.of()));
     }
-    return new PlannedQuery(List.copyOf(scanned), columns, keys, plan.hasEventTimeWindows(), read);
+    return new PlannedQuery(List.copyOf(scanned), columns, keys, plan.hasEventTimeWindows(), read,
+        windowed(plan, read.keySet()));
+  }
+
+  /** The streams among {@code streams} whose rows an event-time window of the plan reads. */
+  private static Set<String> windowed(OptimizedPlan plan, Set<String> streams) {
+    if (!plan.hasEventTimeWindows()) {
+      return Set.of();
+    }
+    Set<String> windowed = new java.util.TreeSet<>(plan.windowedTables());
+    windowed.retainAll(streams);
+    return windowed;
   }
 
   /**
