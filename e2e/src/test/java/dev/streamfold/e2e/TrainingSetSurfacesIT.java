@@ -4,10 +4,12 @@ import static dev.streamfold.e2e.GrpcClients.assertStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.streamfold.api.v1.ClockTick;
 import dev.streamfold.api.v1.CreateTransformRequest;
 import dev.streamfold.api.v1.ExportTrainingSetRequest;
 import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.GetTrainingSetRequest;
+import dev.streamfold.api.v1.ListTicksRequest;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetHeader;
 import dev.streamfold.api.v1.TrainingSetPlan;
@@ -110,6 +112,20 @@ class TrainingSetSurfacesIT {
     assertThat(plan.getFormat()).isEqualTo("parquet");
     assertThat(plannedOutput).doesNotExist();
     assertThat(Path.of(plan.getManifest())).doesNotExist();
+
+    // A stop at a tick of the tenant clock is the label stream's position at that tick (one instant for a training
+    // set and every view); a tick not recorded yet is refused.
+    ClockTick first = GRPC.admin().listTicks(ListTicksRequest.newBuilder().setTenant(TENANT).setMaxTicks(1).build())
+        .getTicks(0);
+    String atFirst = first.getStreamsList().stream().filter(p -> p.getStream().equals("flights")).findFirst()
+        .orElseThrow().getMessageIds(0);
+    List<ExportTrainingSetResponse> atTick = new ArrayList<>();
+    GRPC.replays().exportTrainingSet(request.clone().setDryRun(true).setTo("tick:" + first.getNumber()).build())
+        .forEachRemaining(atTick::add);
+    assertThat(atTick.get(0).getPlan().getReadThrough()).isEqualTo(atFirst);
+    assertThat(atTick.get(0).getPlan().getTargetEvents()).isEqualTo(ids.indexOf(atFirst) + 1L);
+    assertStatus(() -> GRPC.replays().exportTrainingSet(request.clone().setDryRun(true).setTo("tick:99999999").build())
+        .hasNext(), Status.Code.INVALID_ARGUMENT, "--to tick:99999999: the tenant clock of '" + TENANT + "' has no tick");
 
     List<TrainingSetProgress> progress = new ArrayList<>();
     TrainingSetHeader header = null;

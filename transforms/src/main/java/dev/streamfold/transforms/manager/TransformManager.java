@@ -16,6 +16,7 @@ import dev.streamfold.transforms.fold.FoldClasses;
 import dev.streamfold.transforms.fold.FoldJarStore;
 import dev.streamfold.transforms.replay.EventLocator;
 import dev.streamfold.transforms.replay.ReplayManager;
+import dev.streamfold.transforms.replay.TickStops;
 import dev.streamfold.transforms.runtime.CheckpointStore;
 import dev.streamfold.transforms.runtime.EmbeddedMiniCluster;
 import dev.streamfold.transforms.runtime.FlinkCluster;
@@ -129,8 +130,8 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
     jobs = new ViewJobSupervisor(ledger, views, options, cluster, checkpoints, jars, stalls, housekeeping, clock, this);
     replays = new ReplayManager(ledger, views, options, cluster, this, jars, locator, streams, stalls, housekeeping,
         clock);
-    trainingSets = new TrainingSetManager(ledger, cluster, this, jars, locator, options.dataDir(), housekeeping,
-        clock);
+    trainingSets = new TrainingSetManager(ledger, cluster, this, jars, locator, new TickStops(ledger, streams),
+        options.dataDir(), housekeeping, clock);
     versions.start(jobs);
     for (String tenant : ledger.tenants()) {
       if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {

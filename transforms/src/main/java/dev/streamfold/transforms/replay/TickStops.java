@@ -15,9 +15,10 @@ import java.util.Optional;
 /**
  * Where a replay stops on the tenant clock: the recorded tick a stop cursor names, for a view read in the clock's
  * order, and a view over one stream's own stop at a tick (its stream's position there), so that every view of a
- * tenant can be replayed to one instant. Reads the clock from the ledger; keeps nothing.
+ * tenant can be replayed to one instant (and a training set cut there). Reads the clock from the ledger; keeps
+ * nothing.
  */
-final class TickStops {
+public final class TickStops {
   private final Ledger ledger;
   private final MessageIdLocator streamsOfIds;
 
@@ -25,7 +26,7 @@ final class TickStops {
    * @param ledger the tenants' clocks
    * @param streamsOfIds which of a view's streams a message ID names
    */
-  TickStops(Ledger ledger, MessageIdLocator streamsOfIds) {
+  public TickStops(Ledger ledger, MessageIdLocator streamsOfIds) {
     this.ledger = ledger;
     this.streamsOfIds = streamsOfIds;
   }
@@ -63,9 +64,13 @@ final class TickStops {
    * The stop of a view over one stream at a tick of the tenant clock: the stream's position at that tick (its
    * message ID, or its position vector when partitioned).
    *
+   * @param stream the stream
+   * @param info its description (whether it is partitioned)
+   * @param to a tick cursor ({@code tick:N}; {@code --before tick:N} is tick N - 1)
+   * @return an inclusive message-ID cursor, or a position-vector cursor for a partitioned stream
    * @throws TransformException.InvalidReplay if the clock has no such tick yet, or the stream held no events at it
    */
-  ReplayCursor streamStopAt(StreamRef stream, StreamInfo info, ReplayCursor to) {
+  public ReplayCursor streamStopAt(StreamRef stream, StreamInfo info, ReplayCursor to) {
     long stop = stopTick(to);
     PositionVector at = recordedTick(stream.tenant(), stop, ledger.lastTick(stream.tenant())).position(stream.stream());
     if (at.isEmpty()) {

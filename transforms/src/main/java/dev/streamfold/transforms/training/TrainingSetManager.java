@@ -13,6 +13,7 @@ import dev.streamfold.transforms.ServedTransforms;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.TransformException;
 import dev.streamfold.transforms.fold.FoldJarStore;
+import dev.streamfold.transforms.replay.TickStops;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.replay.EventLocator;
 import dev.streamfold.transforms.runtime.CheckpointStore;
@@ -56,6 +57,7 @@ public final class TrainingSetManager {
   private final ServedTransforms served;
   private final FoldJarStore jars;
   private final EventLocator locator;
+  private final TickStops tickStops;
   private final Path dataDir;
   private final Executor callbacks;
   private final Clock clock;
@@ -88,12 +90,14 @@ public final class TrainingSetManager {
    * @param served the feature views' served definitions
    * @param jars the jars of Java transformations used as features
    * @param locator resolves the stop's message IDs
+   * @param tickStops resolves a stop at a tick of the tenant clock to the label stream's position there
    * @param dataDir relative outputs go under {@code <dataDir>/training-sets}, scratch under {@code <dataDir>/training}
    * @param callbacks runs the end-of-build work (status, manifest, cleanup)
    * @param clock the builds' start and end times
    */
   public TrainingSetManager(Ledger ledger, FlinkCluster cluster, ServedTransforms served, FoldJarStore jars,
-      EventLocator locator, Path dataDir, Executor callbacks, Clock clock) {
+      EventLocator locator, TickStops tickStops, Path dataDir, Executor callbacks, Clock clock) {
+    this.tickStops = tickStops;
     this.ledger = ledger;
     this.cluster = cluster;
     this.served = served;
@@ -127,20 +131,22 @@ public final class TrainingSetManager {
       throw new TransformException.Conflict("training set '" + spec.name() + "' is being built already");
     }
     Prepared p = prepare(spec);
-    return start(spec, p.stream(), p.info(), p.output(), p.format(), p.labels(), p.features(), p.projection(), p.range());
+    return start(p.spec(), p.stream(), p.info(), p.output(), p.format(), p.labels(), p.features(), p.projection(),
+        p.range());
   }
 
   /**
    * What {@link #create} would build, validated exactly as it validates, without building anything: no job, no
    * file, no directory. The stop is resolved now ({@code latest}: the stream's latest position now).
    *
-   * @param spec the training set
+   * @param asGiven the training set
    * @return its plan: the streams and views read, the stop, the events to read, the columns and the output
    * @throws TransformException.InvalidTrainingSet as {@link #create}; so do the other exceptions it lists, but for
    *     the build of that name that is running, which a plan does not disturb
    */
-  public TrainingSetExplanation explain(TrainingSetSpec spec) {
-    Prepared p = prepare(spec);
+  public TrainingSetExplanation explain(TrainingSetSpec asGiven) {
+    Prepared p = prepare(asGiven);
+    TrainingSetSpec spec = p.spec(); // a stop at a tick resolved to the label stream's position there
     TrainingSetColumns columns = TrainingSetColumns.of(p.labels().labelType(), p.features().types());
     List<TrainingSetExplanation.Feature> features = new ArrayList<>();
     for (int f = 0; f < spec.features().size(); f++) {
@@ -160,18 +166,22 @@ public final class TrainingSetManager {
         manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features);
   }
 
-  /** A validated training set: its label stream, output, labels, features, projection and range. */
-  private record Prepared(StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format, Labels labels,
-      Features features, String projection, Range range) {}
+  /**
+   * A validated training set: its spec (a stop at a tick resolved to a message ID or position), label stream,
+   * output, labels, features, projection and range.
+   */
+  private record Prepared(TrainingSetSpec spec, StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format,
+      Labels labels, Features features, String projection, Range range) {}
 
   /** Validate every field of a training set and resolve its stop; starts nothing. */
-  private Prepared prepare(TrainingSetSpec spec) {
-    if (!spec.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
-      throw new TransformException.InvalidTrainingSet("invalid training set name '" + spec.name()
+  private Prepared prepare(TrainingSetSpec asGiven) {
+    if (!asGiven.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
+      throw new TransformException.InvalidTrainingSet("invalid training set name '" + asGiven.name()
           + "': use a letter or '_' then letters, digits, '_' or '-'");
     }
-    StreamRef stream = new StreamRef(spec.tenant(), spec.labelStream());
+    StreamRef stream = new StreamRef(asGiven.tenant(), asGiven.labelStream());
     StreamInfo info = ledger.describe(stream);
+    TrainingSetSpec spec = atTick(asGiven, stream, info);
     if (info.partitioned() && spec.to().kind() == ReplayCursor.Kind.MESSAGE) {
       throw new TransformException.InvalidTrainingSet("stream " + stream + " has " + info.partitions() + " partitions:"
           + " --to takes a position vector (one message ID per partition, joined by ','), latest or an event time");
@@ -194,7 +204,30 @@ public final class TrainingSetManager {
     Features features = features(spec, info, labels);
     String projection = projection(labels, features.joins());
     Range range = range(spec, stream, info);
-    return new Prepared(stream, info, output, format, labels, features, projection, range);
+    return new Prepared(spec, stream, info, output, format, labels, features, projection, range);
+  }
+
+  /**
+   * A spec whose stop is a tick of the tenant clock ({@code --to tick:N}, {@code --before tick:N}) as a stop at the
+   * label stream's position at that tick, so that a training set and every view of the tenant can be cut at one
+   * instant; any other spec as it is.
+   *
+   * @throws TransformException.InvalidTrainingSet if the clock has no such tick yet, or the stream held no event at it
+   */
+  private TrainingSetSpec atTick(TrainingSetSpec spec, StreamRef stream, StreamInfo info) {
+    if (spec.to().kind() != ReplayCursor.Kind.TICK) {
+      return spec;
+    }
+    ReplayCursor to;
+    try {
+      to = tickStops.streamStopAt(stream, info, spec.to());
+    } catch (TransformException.InvalidReplay e) {
+      throw new TransformException.InvalidTrainingSet("--" + (spec.to().inclusive() ? "to" : "before") + " tick:"
+          + spec.to().tick() + ": " + e.getMessage().replace(": the view was empty there (nothing to replay)",
+              ": no label event to read"));
+    }
+    return new TrainingSetSpec(spec.tenant(), spec.name(), spec.labelStream(), spec.entity(), spec.label(),
+        spec.where(), spec.features(), to, spec.output(), spec.command());
   }
 
   /** Check the entity, label and filter expressions against the label stream. */
