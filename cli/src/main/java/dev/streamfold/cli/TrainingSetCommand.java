@@ -89,8 +89,9 @@ final class TrainingSetCommand {
     List<String> singleFeatures = new ArrayList<>();
 
     @Option(names = "--to", paramLabel = "CURSOR", defaultValue = "latest",
-        description = "The last event read: a message ID, an event time or latest (default: ${DEFAULT-VALUE}, as"
-            + " the build starts). Rebuild a set identically with --to <its stop message ID>.")
+        description = "The last event read: a message ID, an event time, tick:N (the label stream's position at tick"
+            + " N of the tenant clock) or latest (default: ${DEFAULT-VALUE}, as the build starts). Rebuild a set"
+            + " identically with --to <its stop message ID>.")
     String to;
 
     @Option(names = "--out", paramLabel = "FILE",
