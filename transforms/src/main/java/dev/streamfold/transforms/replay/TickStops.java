@@ -74,8 +74,8 @@ public final class TickStops {
     long stop = stopTick(to);
     PositionVector at = recordedTick(stream.tenant(), stop, ledger.lastTick(stream.tenant())).position(stream.stream());
     if (at.isEmpty()) {
-      throw new TransformException.InvalidReplay("stream " + stream + " held no events at tick " + stop + ": the view"
-          + " was empty there (nothing to replay)");
+      throw new TransformException.InvalidReplay("stream " + stream + " held no events at tick " + stop
+          + ": nothing to read up to there");
     }
     return info.partitioned() ? new ReplayCursor(ReplayCursor.Kind.POSITION, Optional.empty(), 0, true, at.messageIds())
         : new ReplayCursor(ReplayCursor.Kind.MESSAGE, Optional.of(at.messageIds().get(0)), 0, true);

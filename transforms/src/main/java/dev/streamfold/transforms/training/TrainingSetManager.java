@@ -223,8 +223,7 @@ public final class TrainingSetManager {
       to = tickStops.streamStopAt(stream, info, spec.to());
     } catch (TransformException.InvalidReplay e) {
       throw new TransformException.InvalidTrainingSet("--" + (spec.to().inclusive() ? "to" : "before") + " tick:"
-          + spec.to().tick() + ": " + e.getMessage().replace(": the view was empty there (nothing to replay)",
-              ": no label event to read"));
+          + spec.to().tick() + ": " + e.getMessage());
     }
     return new TrainingSetSpec(spec.tenant(), spec.name(), spec.labelStream(), spec.entity(), spec.label(),
         spec.where(), spec.features(), to, spec.output(), spec.command());

@@ -2,6 +2,7 @@ package dev.streamfold.ledger.pulsar.clock;
 
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.clock.TickCodec;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,6 @@ import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.impl.MessageIdImpl;
@@ -77,8 +77,11 @@ public final class TickLocator {
    *     is not one tick an entry from tick 1 (then read from the first tick)
    */
   public Optional<MessageId> find(String topic, long tick) {
+    if (tick < 1) {
+      return Optional.empty();
+    }
     Optional<Segments> segments = segments(topic);
-    if (segments.isEmpty() || tick < 1 || tick > segments.get().entries()) {
+    if (segments.isEmpty() || tick > segments.get().entries()) {
       return Optional.empty();
     }
     MessageId id = segments.get().at(tick - 1);
@@ -153,10 +156,8 @@ public final class TickLocator {
       Message<byte[]> message = reader.readNext((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
       return message == null ? Optional.empty()
           : Optional.of(TickCodec.decode(message.getValue(), topic + " at " + message.getMessageId()));
-    } catch (PulsarClientException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) { // PulsarClientException is an IOException, as is close()'s
       LOG.debug("cannot read {} at {}: {}", topic, id, e.toString());
-      return Optional.empty();
-    } catch (java.io.IOException e) {
       return Optional.empty();
     }
   }
