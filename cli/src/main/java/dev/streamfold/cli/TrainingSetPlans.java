@@ -23,7 +23,8 @@ final class TrainingSetPlans {
         .append(p.getPartitions() > 0 ? " (" + p.getPartitions() + " partitions)" : "")
         .append(p.getWhere().isEmpty() ? ", every event" : ", events where " + p.getWhere()).append('\n');
     out.append("  stop      ").append(p.getStop())
-        .append(p.getReadThrough().isEmpty() ? " (no event to read)" : ", reads through " + p.getReadThrough()).append('\n');
+        .append(p.getReadThrough().isEmpty() ? " (no event to read)" : ", reads through " + p.getReadThrough())
+        .append(p.getTick() > 0 ? "; other streams through tick " + p.getTick() + " of the tenant clock" : "").append('\n');
     out.append(String.format(Locale.ROOT, "  events    %s%,d of the label stream%n", p.getTargetEventsExact() ? "" : "at most ",
         p.getTargetEvents()));
     out.append("  features\n");
@@ -33,6 +34,7 @@ final class TrainingSetPlans {
           .append(f.getLogic().equals("java") ? "Java" : "SQL").append(" over ").append(String.join(", ", f.getStreamsList()))
           .append(") at key ").append(f.getJoin())
           .append(f.getTtlMs() < 0 ? "" : ", ttl " + Duration.ofMillis(f.getTtlMs()).toString().substring(2).toLowerCase(Locale.ROOT))
+          .append(f.getCut().equals("tick") ? ", as at the last tick before the label event" : "")
           .append('\n');
     }
     out.append("  columns   ");
@@ -56,6 +58,7 @@ final class TrainingSetPlans {
     root.put("read_through", p.getReadThrough());
     root.put("target_events", p.getTargetEvents());
     root.put("target_events_exact", p.getTargetEventsExact());
+    root.put("tick", p.getTick());
     root.put("output", p.getOutput());
     root.put("format", p.getFormat());
     root.put("manifest", p.getManifest());
@@ -69,7 +72,8 @@ final class TrainingSetPlans {
       feature.put("name", f.getName()).put("view", f.getView()).put("view_version", f.getViewVersion())
           .put("logic", f.getLogic());
       f.getStreamsList().forEach(feature.putArray("streams")::add);
-      feature.put("column", f.getColumn()).put("type", f.getType()).put("join", f.getJoin()).put("ttl_ms", f.getTtlMs());
+      feature.put("column", f.getColumn()).put("type", f.getType()).put("join", f.getJoin()).put("ttl_ms", f.getTtlMs())
+          .put("cut", f.getCut());
     }
     try {
       return JSON.writeValueAsString(root) + "\n";

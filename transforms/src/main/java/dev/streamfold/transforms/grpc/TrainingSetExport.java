@@ -115,11 +115,12 @@ final class TrainingSetExport {
         .setPartitions(e.partitions()).setStop(e.stop()).setReadThrough(e.readThrough())
         .setTargetEvents(e.targetEvents()).setTargetEventsExact(e.targetEventsExact()).setWhere(e.where())
         .setOutput(e.output()).setManifest(e.manifest()).setFormat(e.format())
-        .setHeader(TrainingSetHeader.newBuilder().addAllColumns(e.columns()).addAllTypes(e.types()));
+        .setHeader(TrainingSetHeader.newBuilder().addAllColumns(e.columns()).addAllTypes(e.types()))
+        .setTick(Math.max(0, e.tick()));
     for (TrainingSetExplanation.Feature f : e.features()) {
       plan.addFeatures(TrainingSetPlanFeature.newBuilder().setName(f.name()).setView(f.view())
           .setViewVersion(f.viewVersion()).setLogic(f.logic()).addAllStreams(f.streams()).setColumn(f.column())
-          .setType(f.type()).setJoin(f.join()).setTtlMs(f.ttlMs()));
+          .setType(f.type()).setJoin(f.join()).setTtlMs(f.ttlMs()).setCut(f.cut()));
     }
     return plan.build();
   }

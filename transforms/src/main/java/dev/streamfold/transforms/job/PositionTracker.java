@@ -49,11 +49,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
   private transient ListState<Long> eventTimeState;
   private transient EventTimeWatermark watermark;
   private transient long eventsBehindWatermark;
-  private transient java.util.Set<Integer> started;
-  private transient java.util.Set<Integer> stopped;
-  private transient Map<Integer, MessageId> stops;
-  /** The bound's start message ID, parsed once ({@link ReplayBound#start()}); null when none. */
-  private transient MessageId start;
+  private transient RangeFilter range;
   private transient Map<Integer, String> lastByPartition;
   private transient long eventsApplied;
   private transient ListState<String> positionState;
@@ -159,10 +155,8 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
         clock.size() == 3 ? clock.get(1) : Long.MIN_VALUE);
     eventsBehindWatermark = clock.size() == 3 ? clock.get(2) : 0;
     reuse = new StreamRecord<>(null);
-    started = new java.util.HashSet<>(lastByPartition.keySet()); // something applied: the start was reached
-    stopped = new java.util.HashSet<>();
-    stops = bound == null ? Map.of() : bound.stops();
-    start = bound == null ? null : bound.start();
+    // a partition with something applied has reached the start
+    range = bound == null ? null : new RangeFilter(bound, lastByPartition.keySet());
   }
 
   @Override
@@ -171,7 +165,7 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     if (!resumeAfter.isEmpty() && alreadyApplied(event)) {
       return;
     }
-    if (bound != null && !inBound(event)) {
+    if (range != null && !range.accepts(event)) {
       return;
     }
     if (ledgerClock) {
@@ -193,28 +187,6 @@ public final class PositionTracker<OUT> extends AbstractStreamOperator<OUT>
     if (++eventsApplied == signalAtEvents) {
       BackfillSignals.reached(getContainingTask().getEnvironment().getJobID());
     }
-  }
-
-  /**
-   * Apply the replay range, partition by partition (ledger order exists within a partition): skip events
-   * before the start; from the first event past the stop, skip all of that partition.
-   */
-  private boolean inBound(SourceEvent event) {
-    int partition = event.partitionIndex();
-    if (stopped.contains(partition)) {
-      return false;
-    }
-    if (bound.pastStop(event, stops)) {
-      stopped.add(partition);
-      return false;
-    }
-    if (!started.contains(partition)) {
-      if (bound.beforeStart(event, start)) {
-        return false;
-      }
-      started.add(partition);
-    }
-    return true;
   }
 
   /** True for an event at or before the restored position of its partition (re-read after a restore). */

@@ -30,12 +30,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * @param <OUT> the row type
  */
-final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneInputStreamOperator<SourceEvent, OUT> {
+public final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneInputStreamOperator<SourceEvent, OUT> {
   private static final long serialVersionUID = 1L;
 
   private final String stream;
   private final EventConverter<OUT> converter;
   private final long watermarkDelayMs;
+  private final boolean ledgerClock;
   private transient ListState<Long> eventTimeState;
   private transient EventTimeWatermark watermark;
   private transient StreamRecord<OUT> reuse;
@@ -47,10 +48,29 @@ final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneIn
    *     without timestamps, upstream watermarks forwarded)
    */
   StreamRows(String stream, EventConverter<OUT> converter, long watermarkDelayMs) {
+    this(stream, converter, watermarkDelayMs, false);
+  }
+
+  private StreamRows(String stream, EventConverter<OUT> converter, long watermarkDelayMs, boolean ledgerClock) {
     this.stream = Objects.requireNonNull(stream, "stream");
     this.converter = Objects.requireNonNull(converter, "converter");
     this.watermarkDelayMs = watermarkDelayMs;
+    this.ledgerClock = ledgerClock;
     setChainingStrategy(ChainingStrategy.ALWAYS); // in the source's task, as the tracker before it
+  }
+
+  /**
+   * One stream's rows on a clock set upstream (a training job's ordinals): each row is the event's ledger-clock
+   * row ({@link EventConverter#convert} with {@code ledgerClock} true) and keeps the event's Flink timestamp;
+   * upstream watermarks are forwarded as they come.
+   *
+   * @param stream the stream whose events become rows
+   * @param converter turns one of its events into a row
+   * @param <OUT> the row type
+   * @return the operator
+   */
+  public static <OUT> StreamRows<OUT> ledgerClock(String stream, EventConverter<OUT> converter) {
+    return new StreamRows<>(stream, converter, -1, true);
   }
 
   @Override
@@ -68,6 +88,10 @@ final class StreamRows<OUT> extends AbstractStreamOperator<OUT> implements OneIn
   public void processElement(StreamRecord<SourceEvent> element) {
     SourceEvent event = element.getValue();
     if (!stream.equals(event.stream)) {
+      return;
+    }
+    if (ledgerClock) {
+      output.collect(reuse.replace(converter.convert(event, true), element.getTimestamp()));
       return;
     }
     if (watermarkDelayMs < 0) {

@@ -59,7 +59,12 @@ final class ClockedLedgerReader implements SourceReader<SourceEvent, ClockSplit>
       return InputStatus.MORE_AVAILABLE;
     }
     Tick tick = next.get();
-    slices.read(TickSlice.of(previous, tick), (range, id, message) -> deserializer.deserialize(message, new Collector<>() {
+    TickSlice slice = TickSlice.of(previous, tick);
+    if (setup.gate() != null && previous.number() > 0
+        && slice.ranges().stream().anyMatch(range -> range.stream().equals(setup.gatedStream()))) {
+      TickGate.of(setup.gate()).await(previous.number(), setup.timeout());
+    }
+    slices.read(slice, (range, id, message) -> deserializer.deserialize(message, new Collector<>() {
       @Override
       public void collect(SourceEvent event) {
         event.position(id);
@@ -122,6 +127,9 @@ final class ClockedLedgerReader implements SourceReader<SourceEvent, ClockSplit>
 
   @Override
   public void close() throws Exception {
+    if (setup.gate() != null) {
+      TickGate.close(setup.gate());
+    }
     if (slices != null) {
       slices.close();
     }

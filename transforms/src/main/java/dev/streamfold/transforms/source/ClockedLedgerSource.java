@@ -44,9 +44,13 @@ public final class ClockedLedgerSource
    * @param timeout the longest wait for one event a tick covers, or for the tick a restart resumes after
    * @param adminUrl Pulsar admin URL, to find the tick it starts after without reading the ticks before it
    *     ({@link dev.streamfold.ledger.pulsar.clock.TickLocator}); null to read from the clock's first tick
+   * @param gate the {@link TickGate} to wait on before a tick with events of {@code gatedStream} (each waits until
+   *     the tick before it is complete); null for none
+   * @param gatedStream the stream whose events make a tick wait at the gate
    */
   public record Setup(String serviceUrl, String tenant, Set<String> streams, long afterTick, long stopAfterTick,
-      boolean payloadBytes, Duration pollWait, Duration timeout, String adminUrl) implements Serializable {
+      boolean payloadBytes, Duration pollWait, Duration timeout, String adminUrl, String gate, String gatedStream)
+      implements Serializable {
     /** Check and copy. */
     public Setup {
       Objects.requireNonNull(serviceUrl, "serviceUrl");
@@ -126,6 +130,8 @@ public final class ClockedLedgerSource
     private Duration pollWait = DEFAULT_POLL_WAIT;
     private Duration timeout = DEFAULT_TIMEOUT;
     private String adminUrl;
+    private String gate;
+    private String gatedStream;
 
     private Builder(String serviceUrl, String tenant, Set<String> streams) {
       this.serviceUrl = serviceUrl;
@@ -169,10 +175,20 @@ public final class ClockedLedgerSource
       return this;
     }
 
+    /**
+     * Before a tick with events of {@code stream}, wait until {@link TickGate} {@code id} says the tick before it is
+     * complete (default: no gate). For bounded jobs whose every operator runs in this source's JVM.
+     */
+    public Builder gate(String id, String stream) {
+      this.gate = id;
+      this.gatedStream = stream;
+      return this;
+    }
+
     /** The source. */
     public ClockedLedgerSource build() {
       return new ClockedLedgerSource(new Setup(serviceUrl, tenant, streams, afterTick, stopAfterTick, payloadBytes,
-          pollWait, timeout, adminUrl));
+          pollWait, timeout, adminUrl, gate, gatedStream));
     }
   }
 }

@@ -44,6 +44,14 @@ import org.apache.flink.types.RowKind;
  * whose rank has no event record, or two event records of one rank, mean the clock is broken, and the
  * job fails rather than write a wrong row.
  *
+ * <p><b>Tick-clocked features.</b> When the job reads several streams in the tenant clock's order
+ * ({@link ClockOrdinals}), each event and end-of-tick marker has its own rank, and a feature view that reads another
+ * stream than the label stream (or several) is cut at ticks: its changes are held until the end of their tick (the
+ * last input, after every record the tick caused) and applied then, so a label event sees such a view as it was at
+ * the end of the tick before its own. Views over the label stream alone keep the per-event rule above. When a
+ * {@link dev.streamfold.transforms.source.TickGate} is set, each completed tick is said to it: the source emits no
+ * event of the next tick with label events before then, which keeps views with several inputs (joins) exact.
+ *
  * <p>The file is written to a temporary name beside the output and renamed when the input ends; a
  * failed job leaves no output file. Progress ({@code events}, {@code rows}, {@code last_message_id}: the
  * last event folded, the exact end of the set's range) is written about every 500 ms to a JSON progress
@@ -55,6 +63,11 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
 
   private final TrainingSetPlan plan;
   private final int inputs;
+  /** The input of the end-of-tick markers, or -1 on the one-stream ledger clock. */
+  private final int tickEnds;
+  /** The changes of tick-clocked views in the current tick, in arrival order per view. */
+  private final List<Pending> tickChanges = new ArrayList<>();
+  private final List<Integer> tickChangeViews = new ArrayList<>();
   private final long[] watermarks;
   private final List<ArrayDeque<Pending>> pending = new ArrayList<>();
   /** Per feature view: row key to the row's values and the event time (ms) of its last change. */
@@ -75,9 +88,10 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
   private record Versioned(Row row, long updatedAtMs) {}
 
   PointInTimeJoin(StreamOperatorParameters<Void> parameters, TrainingSetPlan plan) {
-    super(parameters, 1 + plan.featureViews().size());
+    super(parameters, 1 + plan.featureViews().size() + (plan.clock().ticks() ? 1 : 0));
     this.plan = plan;
-    this.inputs = 1 + plan.featureViews().size();
+    this.inputs = 1 + plan.featureViews().size() + (plan.clock().ticks() ? 1 : 0);
+    this.tickEnds = plan.clock().ticks() ? inputs - 1 : -1;
     this.watermarks = new long[inputs];
     java.util.Arrays.fill(watermarks, Long.MIN_VALUE);
     for (int i = 0; i < inputs; i++) {
@@ -96,6 +110,9 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     temp = out.resolveSibling("." + out.getFileName() + ".inprogress");
     Files.deleteIfExists(temp);
     writer = TrainingSetWriter.open(plan.format(), temp, plan.columns());
+    if (plan.clock().gate() != null) {
+      dev.streamfold.transforms.source.TickGate.of(plan.clock().gate()).opened();
+    }
   }
 
   @Override
@@ -147,6 +164,8 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
       Pending p = pending.get(next).poll();
       if (next == 0) {
         onEvent(p);
+      } else if (next == tickEnds) {
+        onTickEnd(p);
       } else {
         onFeatureChange(next - 1, p);
       }
@@ -209,13 +228,37 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     return key.toString();
   }
 
-  /** Inputs 2..: a feature view's changelog, applied after the rows of the event that caused it. */
+  /**
+   * Inputs 2..: a feature view's changelog, applied after the rows of the event that caused it, or (a tick-clocked
+   * view) at the end of its tick.
+   */
   private void onFeatureChange(int view, Pending p) {
+    if (plan.clock().tickViews()[view]) {
+      tickChanges.add(p);
+      tickChangeViews.add(view);
+      return;
+    }
     if (!eventSeen || p.rank() != lastEventRank) {
       throw new IllegalStateException("ledger clock broken: a change of feature view "
           + plan.featureViews().get(view) + " at rank " + p.rank() + " has no event; refusing to write rows that may leak");
     }
-    Row r = p.row();
+    apply(view, p.row());
+  }
+
+  /** The last input: the end of a tick; its tick-clocked changes are applied now, after every label event of it. */
+  private void onTickEnd(Pending p) {
+    for (int i = 0; i < tickChanges.size(); i++) {
+      apply(tickChangeViews.get(i), tickChanges.get(i).row());
+    }
+    tickChanges.clear();
+    tickChangeViews.clear();
+    if (plan.clock().gate() != null) {
+      dev.streamfold.transforms.source.TickGate.of(plan.clock().gate()).completed((Long) p.row().getField(0));
+    }
+  }
+
+  /** Apply one change of a feature view's changelog to the view's state, as its view job would. */
+  private void apply(int view, Row r) {
     StringBuilder key = new StringBuilder();
     int[] keys = plan.featureKeyIndexes().get(view);
     for (int i = 0; i < keys.length; i++) {
@@ -279,6 +322,9 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     } finally {
       if (!finished && temp != null) {
         Files.deleteIfExists(temp);
+      }
+      if (plan.clock().gate() != null) {
+        dev.streamfold.transforms.source.TickGate.close(plan.clock().gate());
       }
       super.close();
     }

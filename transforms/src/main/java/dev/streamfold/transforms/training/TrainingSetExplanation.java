@@ -21,11 +21,12 @@ import java.util.List;
  * @param manifest the manifest's absolute path on the server
  * @param columns the output's column names, in order
  * @param types each column's SQL type
- * @param features each feature: its column, view, version, the streams its view reads, join and time-to-live
+ * @param features each feature: its column, view, version, the streams its view reads, join, time-to-live and cut
+ * @param tick the last tick of the tenant clock read when a feature is cut at ticks, else -1
  */
 public record TrainingSetExplanation(String name, String labelStream, int partitions, String stop, String readThrough,
     long targetEvents, boolean targetEventsExact, String where, String output, String format, String manifest,
-    List<String> columns, List<String> types, List<Feature> features) {
+    List<String> columns, List<String> types, List<Feature> features, long tick) {
 
   public TrainingSetExplanation {
     columns = List.copyOf(columns);
@@ -45,9 +46,11 @@ public record TrainingSetExplanation(String name, String labelStream, int partit
    * @param type its SQL type
    * @param join the SQL expression over the label stream giving the view's row key
    * @param ttlMs its time-to-live in ms of event time, -1 for none
+   * @param cut {@code event}: just before the label event in the label stream's ledger order (a view over the label
+   *     stream alone); {@code tick}: at the last tick of the tenant clock before the label event (any other view)
    */
   public record Feature(String name, String view, int viewVersion, String logic, List<String> streams, String column,
-      String type, String join, long ttlMs) {
+      String type, String join, long ttlMs, String cut) {
 
     public Feature {
       streams = List.copyOf(streams);

@@ -72,10 +72,22 @@ public final class TrainingSetManager {
   /**
    * The features resolved: the distinct views they read (in first-use order), the distinct join expressions,
    * each feature's view, join and column index, the output types by feature name, and each view's key column
-   * indexes.
+   * indexes; per view, whether it is cut at ticks (it reads another stream than the label stream, or several); every
+   * stream read (the label stream first) to its columns.
    */
   private record Features(List<TransformDefinition> views, List<String> viewNames, List<String> joins, int[] viewOf,
-      int[] joinOf, int[] columnOf, LinkedHashMap<String, String> types, List<int[]> keyIndexes) {}
+      int[] joinOf, int[] columnOf, LinkedHashMap<String, String> types, List<int[]> keyIndexes, boolean[] tickViews,
+      LinkedHashMap<String, List<StreamColumn>> streams) {
+    /** True when some feature is cut at the tenant clock's ticks: the job reads its streams in the clock's order. */
+    boolean clocked() {
+      for (boolean tick : tickViews) {
+        if (tick) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
 
   /**
    * The range a build reads: through these positions, about this many events (exact on an unpartitioned
@@ -132,7 +144,7 @@ public final class TrainingSetManager {
     }
     Prepared p = prepare(spec);
     return start(p.spec(), p.stream(), p.info(), p.output(), p.format(), p.labels(), p.features(), p.projection(),
-        p.range());
+        p.range(), p.stopTick());
   }
 
   /**
@@ -154,7 +166,8 @@ public final class TrainingSetManager {
       TransformDefinition view = p.features().views().get(p.features().viewOf()[f]);
       features.add(new TrainingSetExplanation.Feature(feature.name(), view.name(), view.version(),
           view.isFold() ? "java" : "sql", view.streams(), feature.column(), p.features().types().get(feature.name()),
-          p.features().joins().get(p.features().joinOf()[f]), feature.ttlMs()));
+          p.features().joins().get(p.features().joinOf()[f]), feature.ttlMs(),
+          p.features().tickViews()[p.features().viewOf()[f]] ? "tick" : "event"));
     }
     boolean eventTimeStop = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME;
     String readThrough = String.join(",", p.range().readThrough().stream().map(Object::toString).toList());
@@ -163,15 +176,15 @@ public final class TrainingSetManager {
         spec.to().describe(spec.to().inclusive() ? "to" : "before"), readThrough,
         p.range().targetEvents(), !eventTimeStop && !p.info().partitioned(), spec.where(),
         p.output().toAbsolutePath().toString(), p.format().name().toLowerCase(java.util.Locale.ROOT),
-        manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features);
+        manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features, p.stopTick());
   }
 
   /**
    * A validated training set: its spec (a stop at a tick resolved to a message ID or position), label stream,
-   * output, labels, features, projection and range.
+   * output, labels, features, projection and range; the last tick read when a feature is cut at ticks, else -1.
    */
   private record Prepared(TrainingSetSpec spec, StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format,
-      Labels labels, Features features, String projection, Range range) {}
+      Labels labels, Features features, String projection, Range range, long stopTick) {}
 
   /** Validate every field of a training set and resolve its stop; starts nothing. */
   private Prepared prepare(TrainingSetSpec asGiven) {
@@ -181,7 +194,17 @@ public final class TrainingSetManager {
     }
     StreamRef stream = new StreamRef(asGiven.tenant(), asGiven.labelStream());
     StreamInfo info = ledger.describe(stream);
-    TrainingSetSpec spec = atTick(asGiven, stream, info);
+    Labels labels = labels(asGiven, info);
+    Features features = features(asGiven, info, labels);
+    long stopTick = -1;
+    TrainingSetSpec spec;
+    if (features.clocked()) {
+      stopTick = clockStop(asGiven, stream);
+      spec = atTick(asGiven.to().kind() == ReplayCursor.Kind.LATEST ? withStop(asGiven, ReplayCursor.tick(stopTick, true))
+          : asGiven, stream, info);
+    } else {
+      spec = atTick(asGiven, stream, info);
+    }
     if (info.partitioned() && spec.to().kind() == ReplayCursor.Kind.MESSAGE) {
       throw new TransformException.InvalidTrainingSet("stream " + stream + " has " + info.partitions() + " partitions:"
           + " --to takes a position vector (one message ID per partition, joined by ','), latest or an event time");
@@ -200,11 +223,9 @@ public final class TrainingSetManager {
     } catch (IllegalArgumentException e) {
       throw new TransformException.InvalidTrainingSet("--out: " + e.getMessage());
     }
-    Labels labels = labels(spec, info);
-    Features features = features(spec, info, labels);
     String projection = projection(labels, features.joins());
     Range range = range(spec, stream, info);
-    return new Prepared(spec, stream, info, output, format, labels, features, projection, range);
+    return new Prepared(spec, stream, info, output, format, labels, features, projection, range, stopTick);
   }
 
   /**
@@ -225,8 +246,40 @@ public final class TrainingSetManager {
       throw new TransformException.InvalidTrainingSet("--" + (spec.to().inclusive() ? "to" : "before") + " tick:"
           + spec.to().tick() + ": " + e.getMessage());
     }
+    return withStop(spec, to);
+  }
+
+  private static TrainingSetSpec withStop(TrainingSetSpec spec, ReplayCursor to) {
     return new TrainingSetSpec(spec.tenant(), spec.name(), spec.labelStream(), spec.entity(), spec.label(),
         spec.where(), spec.features(), to, spec.output(), spec.command());
+  }
+
+  /**
+   * The last tick a build with features cut at ticks reads: the one that covers the label stream's stop (every
+   * label event then has its tick and the one before it read). {@code tick:N}: N ({@code --before}: N - 1); a message
+   * ID: the first tick covering it; latest: the clock's last tick now (label events appended since are left out); an
+   * event time: the clock's last tick now (the label stream's events are cut at the time).
+   *
+   * @throws TransformException.InvalidTrainingSet if the clock has no tick yet, or none covering the message ID
+   */
+  private long clockStop(TrainingSetSpec spec, StreamRef stream) {
+    ReplayCursor to = spec.to();
+    long last = ledger.lastTick(spec.tenant()).map(dev.streamfold.core.Tick::number).orElse(0L);
+    String option = "--" + to.describe(to.inclusive() ? "to" : "before");
+    if (last == 0) {
+      throw new TransformException.InvalidTrainingSet(option + ": the tenant clock of '" + spec.tenant() + "' has no"
+          + " tick yet, and features from views over other streams are cut at its ticks; retry in a moment");
+    }
+    return switch (to.kind()) {
+      case TICK -> to.inclusive() ? to.tick() : Math.max(0, to.tick() - 1);
+      case LATEST, EVENT_TIME -> last;
+      case MESSAGE -> ledger.firstTick(spec.tenant(), tick -> tick.covers(stream.stream(), to.messageId().get()))
+          .map(dev.streamfold.core.Tick::number).orElseThrow(() -> new TransformException.InvalidTrainingSet(option
+              + ": no tick of the tenant clock covers it yet (its last tick is " + last + "): it was appended within the"
+              + " last tick interval, or is not in stream " + stream + "; retry in a moment"));
+      default -> throw new TransformException.InvalidTrainingSet(option + ": features from views over other streams"
+          + " are cut at the tenant clock's ticks; stop at a message ID, tick:N, an event time or latest");
+    };
   }
 
   /** Check the entity, label and filter expressions against the label stream. */
@@ -257,22 +310,34 @@ public final class TrainingSetManager {
     int[] joinOf = new int[n];
     int[] columnOf = new int[n];
     LinkedHashMap<String, String> featureTypes = new LinkedHashMap<>();
+    LinkedHashMap<String, List<StreamColumn>> streams = new LinkedHashMap<>();
+    streams.put(spec.labelStream(), info.columns());
+    List<Boolean> tickOfView = new ArrayList<>();
     for (int f = 0; f < n; f++) {
       FeatureSpec feature = spec.features().get(f);
       TransformDefinition view = served.get(spec.tenant(), feature.view());
-      if (view.readsSeveralStreams()) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' reads several streams " + view.streams() + "; features from views over several streams (cut at the"
-            + " tenant clock's ticks) are not supported yet, so features must read the label stream only");
+      Map<String, List<StreamColumn>> viewStreams = new LinkedHashMap<>();
+      for (String read : view.streams()) {
+        viewStreams.put(read, streams.computeIfAbsent(read, r -> read.equals(spec.labelStream()) ? info.columns()
+            : ledger.describe(new StreamRef(spec.tenant(), r)).columns()));
       }
-      if (!view.sourceStream().equals(spec.labelStream())) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' reads stream '" + view.sourceStream() + "', not the label stream '" + spec.labelStream()
-            + "'; ledger order is defined within one stream, so features must read the label stream");
-      }
-      if (!view.isFold() && SqlPlanner.analyze(view.sql(), view.sourceStream(), info.columns(), null).eventTimeWindows()) {
+      boolean tickView = view.readsSeveralStreams() || !view.sourceStream().equals(spec.labelStream());
+      if (!view.isFold() && SqlPlanner.analyze(view.sql(), viewStreams, null).eventTimeWindows()) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' uses event-time windows; windowed views are not supported as features yet");
+      }
+      if (tickView && feature.ttlMs() >= 0) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' reads " + (view.readsSeveralStreams() ? "several streams " + view.streams() : "stream '"
+            + view.sourceStream() + "'") + ", not the label stream alone, so it is cut at the tenant clock's ticks and"
+            + " its rows carry no event time of the label stream to age; a time to live (/ttl) is supported on"
+            + " features from views over the label stream only");
+      }
+      if (tickView && info.partitioned()) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' reads " + view.streams() + ", not the label stream alone, and the label stream '" + spec.labelStream()
+            + "' has " + info.partitions() + " partitions; features cut at the tenant clock's ticks are supported with"
+            + " an unpartitioned label stream only, for now");
       }
       List<String> columns = new ArrayList<>(view.columns().keySet());
       columnOf[f] = columns.indexOf(feature.column());
@@ -292,6 +357,7 @@ public final class TrainingSetManager {
       if (!viewNames.contains(view.name())) {
         viewNames.add(view.name());
         views.add(view);
+        tickOfView.add(tickView);
       }
       viewOf[f] = viewNames.indexOf(view.name());
       String join = feature.join().isEmpty() ? labels.entity() : feature.join();
@@ -307,7 +373,12 @@ public final class TrainingSetManager {
       List<String> columns = new ArrayList<>(view.columns().keySet());
       keyIndexes.add(view.keyColumns().stream().mapToInt(columns::indexOf).toArray());
     }
-    return new Features(views, viewNames, joins, viewOf, joinOf, columnOf, featureTypes, keyIndexes);
+    boolean[] tickViews = new boolean[views.size()];
+    for (int v = 0; v < tickViews.length; v++) {
+      tickViews[v] = tickOfView.get(v);
+    }
+    return new Features(views, viewNames, joins, viewOf, joinOf, columnOf, featureTypes, keyIndexes, tickViews,
+        streams);
   }
 
   /** The projection of the label stream the job folds: entity, label, label filter, time, message ID, joins. */
@@ -356,7 +427,7 @@ public final class TrainingSetManager {
 
   /** Submit the build's job (or write an empty file for an empty range) and follow it to its end. */
   private TrainingSetStatus start(TrainingSetSpec spec, StreamRef stream, StreamInfo info, Path output,
-      TrainingSetFormat format, Labels labels, Features features, String projection, Range range) {
+      TrainingSetFormat format, Labels labels, Features features, String projection, Range range, long stopTick) {
     String readThrough = range.readThrough().isEmpty() ? null
         : String.join(",", range.readThrough().stream().map(Object::toString).toList());
     ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, range.stopText(),
@@ -373,7 +444,9 @@ public final class TrainingSetManager {
     }
     TrainingSetPlan plan = new TrainingSetPlan(spec.features(), features.viewNames(), features.viewOf(),
         features.joinOf(), features.columnOf(), features.keyIndexes(), columns, format,
-        output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString());
+        output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString(),
+        features.clocked() ? new TrainingSetPlan.Clocking(true, features.tickViews(), "training-" + run)
+            : TrainingSetPlan.Clocking.ledgerOrder(features.views().size()));
     String key = spec.tenant() + "/" + spec.name();
     long startedAt = clock.millis();
     String stopId = readThrough == null ? "" : readThrough;
@@ -387,15 +460,18 @@ public final class TrainingSetManager {
       } catch (IOException e) {
         throw new TransformException.InvalidTrainingSet("--out: cannot write " + output + ": " + e.getMessage());
       }
-      status = finish(spec, status, views, columns, 0, 0, "");
+      status = finish(spec, status, features, stopTick, columns, 0, 0, "");
       builds.put(key, status);
       return status;
     }
     String subscription = "streamfold-training-" + run;
     String partitionedStop = info.partitioned() && spec.to().inclusive() ? range.stopText() : null;
-    JobGraph graph = TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
-        info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), projection, views, subscription, bound,
-        range.readThrough(), plan);
+    JobGraph graph = features.clocked()
+        ? ClockedTrainingSetJob.build(new ClockedTrainingSetJob.Reads(spec.name(), spec.tenant(), spec.labelStream(),
+            features.streams(), ledger.serviceUrl(), ledger.adminUrl(), stopTick, bound), projection, views, plan)
+        : TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
+            info.partitions(), ledger.serviceUrl(), ledger.adminUrl(), projection, views, subscription, bound,
+            range.readThrough(), plan);
     jars.attach(graph, views);
     try {
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
@@ -417,7 +493,7 @@ public final class TrainingSetManager {
           started.targetEvents(), started.rows(), started.output(), started.manifest(), lastRead,
           started.startedAtMs(), 0, "");
       try {
-        builds.put(key, finish(spec, ended, views, columns, progress[0], progress[1], cause));
+        builds.put(key, finish(spec, ended, features, stopTick, columns, progress[0], progress[1], cause));
       } catch (RuntimeException e) {
         LOG.warn("cannot finish training set {}", key, e);
         builds.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],
@@ -426,10 +502,12 @@ public final class TrainingSetManager {
       } finally {
         scratchDirs.remove(key);
         CheckpointStore.deleteLocalDir(scratch);
-        try {
-          ledger.deleteSubscription(stream, subscription);
-        } catch (RuntimeException e) {
-          LOG.warn("cannot delete training subscription {}", subscription, e);
+        if (!features.clocked()) { // a clocked job reads with readers, which leave no subscription
+          try {
+            ledger.deleteSubscription(stream, subscription);
+          } catch (RuntimeException e) {
+            LOG.warn("cannot delete training subscription {}", subscription, e);
+          }
         }
       }
     }, callbacks);
@@ -437,7 +515,7 @@ public final class TrainingSetManager {
   }
 
   /** Record the end of a training set: the manifest when it succeeded. */
-  private TrainingSetStatus finish(TrainingSetSpec spec, TrainingSetStatus started, List<TransformDefinition> views,
+  private TrainingSetStatus finish(TrainingSetSpec spec, TrainingSetStatus started, Features features, long stopTick,
       TrainingSetColumns columns, long events, long rows, String cause) {
     long now = clock.millis();
     if (cause != null && !cause.isEmpty()) {
@@ -445,7 +523,13 @@ public final class TrainingSetManager {
       return new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, events, started.targetEvents(), rows,
           started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, cause);
     }
-    TrainingSetManifest.write(spec, started, views, columns, events, rows, now);
+    java.util.Set<String> tickViews = new java.util.HashSet<>();
+    for (int v = 0; v < features.views().size(); v++) {
+      if (features.tickViews()[v]) {
+        tickViews.add(features.viewNames().get(v));
+      }
+    }
+    TrainingSetManifest.write(spec, started, features.views(), columns, events, rows, now, tickViews, stopTick);
     LOG.info("training set {}: {} rows from {} events in {} ms", spec.name(), rows, events, now - started.startedAtMs());
     return new TrainingSetStatus(spec.name(), TrainingSetStatus.COMPLETE, events, started.targetEvents(), rows,
         started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, "");

@@ -16,8 +16,12 @@ import java.util.Map;
  * The manifest of a completed training set ({@code <output>.manifest.json}, pretty-printed JSON): its name,
  * tenant, label stream, entity, label and filter; the range folded (from earliest to the last message ID or
  * position vector read, the stop as given, the events read); each feature with its view, column, join, TTL and
- * the transformation version and SQL (or fold class) that computed it; the output's columns and types, rows,
- * format, the command that built it and when. With it a training set can be rebuilt byte for byte.
+ * the transformation version and SQL (or fold class) that computed it, and where it is cut; the output's columns and
+ * types, rows, format, the command that built it and when. With it a training set can be rebuilt byte for byte.
+ *
+ * <p>The cut rule is {@code as-served}: a feature from a view over the label stream alone is cut just before the label
+ * event in the label stream's ledger order ({@code "cut": "event"}); any other feature at the last tick of the tenant
+ * clock before it ({@code "cut": "tick"}), and then the range records the last tick read ({@code range.tick}).
  */
 final class TrainingSetManifest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -34,10 +38,13 @@ final class TrainingSetManifest {
    * @param events events folded
    * @param rows rows written
    * @param createdAtMs when the build completed, epoch ms
+   * @param tickViews the feature views cut at ticks
+   * @param stopTick the last tick read, or -1 when no feature is cut at ticks
    * @throws UncheckedIOException if the file cannot be written
    */
   static void write(TrainingSetSpec spec, TrainingSetStatus started, List<TransformDefinition> views,
-      TrainingSetColumns columns, long events, long rows, long createdAtMs) {
+      TrainingSetColumns columns, long events, long rows, long createdAtMs, java.util.Set<String> tickViews,
+      long stopTick) {
     Map<String, Object> manifest = new LinkedHashMap<>();
     manifest.put("name", spec.name());
     manifest.put("tenant", spec.tenant());
@@ -50,7 +57,11 @@ final class TrainingSetManifest {
     range.put("to", started.stopMessageId());
     range.put("stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"));
     range.put("events", events);
+    if (stopTick >= 0) {
+      range.put("tick", stopTick);
+    }
     manifest.put("range", range);
+    manifest.put("cut_rule", "as-served");
     List<Map<String, Object>> features = new ArrayList<>();
     for (FeatureSpec f : spec.features()) {
       TransformDefinition view = views.stream().filter(v -> v.name().equals(f.view())).findFirst().orElseThrow();
@@ -60,6 +71,7 @@ final class TrainingSetManifest {
       entry.put("column", f.column());
       entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
       entry.put("ttl_ms", f.ttlMs());
+      entry.put("cut", tickViews.contains(view.name()) ? "tick" : "event");
       entry.put("transform_version", view.version());
       entry.put(view.isFold() ? "fold" : "sql", view.logic());
       features.add(entry);

@@ -20,10 +20,28 @@ import java.util.List;
  * @param format the output format
  * @param outputFile absolute path of the output file
  * @param progressFile absolute path of the progress file
+ * @param clock how the job orders the streams it reads, and where each feature view is cut
  */
 public record TrainingSetPlan(List<FeatureSpec> features, List<String> featureViews, int[] featureViewOfFeature,
     int[] joinOfFeature, int[] columnOfFeature, List<int[]> featureKeyIndexes, TrainingSetColumns columns,
-    TrainingSetFormat format, String outputFile, String progressFile) implements Serializable {
+    TrainingSetFormat format, String outputFile, String progressFile, Clocking clock) implements Serializable {
+  /**
+   * The clock of a training set's job.
+   *
+   * @param ticks true when the job reads its streams in the tenant clock's order ({@link ClockOrdinals}): its last
+   *     input then carries one record per end of tick (the tick's number), after every record the tick caused
+   * @param tickViews per feature view: true when the view is cut at the last tick before each label event (a view
+   *     that reads another stream than the label stream, or several); false when it is cut just before the label
+   *     event in the label stream's ledger order
+   * @param gate the {@link dev.streamfold.transforms.source.TickGate} to say each completed tick to, or null
+   */
+  public record Clocking(boolean ticks, boolean[] tickViews, String gate) implements Serializable {
+    /** The one-stream ledger clock: every view cut just before the label event. */
+    static Clocking ledgerOrder(int views) {
+      return new Clocking(false, new boolean[views], null);
+    }
+  }
+
   static final int ENTITY = 0;
   static final int LABEL = 1;
   static final int IS_LABEL = 2;
