@@ -38,11 +38,15 @@ class TrainingSetCommandTest {
       .setStop("to latest").setReadThrough("7:99:-1:-1").setTargetEvents(100).setTargetEventsExact(true)
       .setWhere("distance > 100").setOutput("/d/delayed.parquet").setManifest("/d/delayed.parquet.manifest.json")
       .setFormat("parquet").setHeader(TrainingSetHeader.newBuilder().addColumns("message_id").addColumns("event_time")
-          .addColumns("entity").addColumns("label").addColumns("recent").addTypes("STRING").addTypes("TIMESTAMP")
-          .addTypes("STRING").addTypes("BOOLEAN").addTypes("DOUBLE"))
+          .addColumns("entity").addColumns("label").addColumns("recent").addColumns("state").addTypes("STRING")
+          .addTypes("TIMESTAMP").addTypes("STRING").addTypes("BOOLEAN").addTypes("DOUBLE").addTypes("STRING"))
       .addFeatures(TrainingSetPlanFeature.newBuilder().setName("recent").setView("delays_by_origin").setViewVersion(2)
           .setLogic("sql").addStreams("flights").setColumn("avg_delay").setType("DOUBLE").setJoin("origin")
-          .setTtlMs(7_200_000))
+          .setTtlMs(7_200_000).setCut("event"))
+      .addFeatures(TrainingSetPlanFeature.newBuilder().setName("state").setView("airport_state").setViewVersion(1)
+          .setLogic("sql").addStreams("airports").setColumn("state").setType("STRING").setJoin("origin")
+          .setTtlMs(-1).setCut("tick"))
+      .setTick(42)
       .build();
 
   private final List<Object> received = new CopyOnWriteArrayList<>();
@@ -205,11 +209,12 @@ class TrainingSetCommandTest {
     assertThat(r.out()).isEqualTo("""
         Training set delayed (dry run: nothing built)
           labels    stream flights, events where distance > 100
-          stop      to latest, reads through 7:99:-1:-1
+          stop      to latest, reads through 7:99:-1:-1; other streams through tick 42 of the tenant clock
           events    100 of the label stream
           features
             recent DOUBLE = delays_by_origin.avg_delay (view version 2, SQL over flights) at key origin, ttl 2h
-          columns   message_id STRING, event_time TIMESTAMP, entity STRING, label BOOLEAN, recent DOUBLE
+            state STRING = airport_state.state (view version 1, SQL over airports) at key origin, as at the last tick before the label event
+          columns   message_id STRING, event_time TIMESTAMP, entity STRING, label BOOLEAN, recent DOUBLE, state STRING
           output    /d/delayed.parquet (parquet), manifest /d/delayed.parquet.manifest.json
         """);
 
@@ -218,12 +223,16 @@ class TrainingSetCommandTest {
     assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
     assertThat(r.out()).isEqualTo("{\"name\":\"delayed\",\"label_stream\":\"flights\",\"partitions\":0,"
         + "\"where\":\"distance > 100\",\"stop\":\"to latest\",\"read_through\":\"7:99:-1:-1\",\"target_events\":100,"
-        + "\"target_events_exact\":true,\"output\":\"/d/delayed.parquet\",\"format\":\"parquet\","
+        + "\"target_events_exact\":true,\"tick\":42,\"output\":\"/d/delayed.parquet\",\"format\":\"parquet\","
         + "\"manifest\":\"/d/delayed.parquet.manifest.json\",\"columns\":[{\"name\":\"message_id\",\"type\":\"STRING\"},"
         + "{\"name\":\"event_time\",\"type\":\"TIMESTAMP\"},{\"name\":\"entity\",\"type\":\"STRING\"},"
-        + "{\"name\":\"label\",\"type\":\"BOOLEAN\"},{\"name\":\"recent\",\"type\":\"DOUBLE\"}],"
+        + "{\"name\":\"label\",\"type\":\"BOOLEAN\"},{\"name\":\"recent\",\"type\":\"DOUBLE\"},"
+        + "{\"name\":\"state\",\"type\":\"STRING\"}],"
         + "\"features\":[{\"name\":\"recent\",\"view\":\"delays_by_origin\",\"view_version\":2,\"logic\":\"sql\","
-        + "\"streams\":[\"flights\"],\"column\":\"avg_delay\",\"type\":\"DOUBLE\",\"join\":\"origin\",\"ttl_ms\":7200000}]}\n");
+        + "\"streams\":[\"flights\"],\"column\":\"avg_delay\",\"type\":\"DOUBLE\",\"join\":\"origin\",\"ttl_ms\":7200000,"
+        + "\"cut\":\"event\"},{\"name\":\"state\",\"view\":\"airport_state\",\"view_version\":1,\"logic\":\"sql\","
+        + "\"streams\":[\"airports\"],\"column\":\"state\",\"type\":\"STRING\",\"join\":\"origin\",\"ttl_ms\":-1,"
+        + "\"cut\":\"tick\"}]}\n");
 
     r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "a.x", "--json");
