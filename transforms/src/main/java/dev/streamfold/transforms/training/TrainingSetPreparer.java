@@ -1,0 +1,352 @@
+package dev.streamfold.transforms.training;
+
+import dev.streamfold.core.MessageId;
+import dev.streamfold.core.StreamRef;
+import dev.streamfold.ledger.Ledger;
+import dev.streamfold.ledger.StoredEvent;
+import dev.streamfold.ledger.StreamInfo;
+import dev.streamfold.schema.StreamColumn;
+import dev.streamfold.transforms.ReplayCursor;
+import dev.streamfold.transforms.ServedTransforms;
+import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.TransformException;
+import dev.streamfold.transforms.replay.EventLocator;
+import dev.streamfold.transforms.replay.TickStops;
+import dev.streamfold.transforms.source.PayloadParser;
+import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Validates a training set's request and resolves what its build reads, before anything runs: the name, the label
+ * stream and its entity, label and filter expressions, each feature's view, column, join and cut (just before the
+ * label event for a view over the label stream alone, at the last tick before it for any other view), the output and
+ * its format, and the stop (a tick, message ID, position vector, event time or latest) as the positions read through
+ * and, when a feature is cut at ticks, the last tick read. Reads the ledger, the clock and the served definitions;
+ * keeps nothing.
+ */
+final class TrainingSetPreparer {
+  /** The training set's own columns, which a feature may not be named after. */
+  private static final List<String> OWN_COLUMNS = List.of("message_id", "event_time", "entity", "label");
+
+  private final Ledger ledger;
+  private final ServedTransforms served;
+  private final EventLocator locator;
+  private final TickStops tickStops;
+  private final Path dataDir;
+
+  /**
+   * @param ledger the streams and the tenants' clocks
+   * @param served the feature views' served definitions
+   * @param locator resolves the stop's message IDs
+   * @param tickStops resolves a stop at a tick of the tenant clock to the label stream's position there
+   * @param dataDir relative outputs go under {@code <dataDir>/training-sets}
+   */
+  TrainingSetPreparer(Ledger ledger, ServedTransforms served, EventLocator locator, TickStops tickStops, Path dataDir) {
+    this.ledger = ledger;
+    this.served = served;
+    this.locator = locator;
+    this.tickStops = tickStops;
+    this.dataDir = dataDir.toAbsolutePath();
+  }
+
+  /** The label stream's side of a build: its table, the entity, label and filter expressions and their types. */
+  record Labels(String table, Map<String, List<StreamColumn>> streams, String entity, String label,
+      String labelType, String where) {}
+
+  /**
+   * The features resolved: the distinct views they read (in first-use order), the distinct join expressions,
+   * each feature's view, join and column index, the output types by feature name, and each view's key column
+   * indexes; per view, whether it is cut at ticks (it reads another stream than the label stream, or several); every
+   * stream read (the label stream first) to its columns.
+   */
+  record Features(List<TransformDefinition> views, List<String> viewNames, List<String> joins, int[] viewOf,
+      int[] joinOf, int[] columnOf, LinkedHashMap<String, String> types, List<int[]> keyIndexes, boolean[] tickViews,
+      LinkedHashMap<String, List<StreamColumn>> streams) {
+    /** True when some feature is cut at the tenant clock's ticks: the job reads its streams in the clock's order. */
+    boolean clocked() {
+      for (boolean tick : tickViews) {
+        if (tick) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The range a build reads: through these positions, about this many events (exact on an unpartitioned
+   * stream, an upper bound on a partitioned one), stopping at this message ID or position vector (null for an
+   * event-time stop).
+   */
+  record Range(List<MessageId> readThrough, long targetEvents, String stopText) {}
+
+  /**
+   * A validated training set: its spec (a stop at a tick resolved to a message ID or position), label stream,
+   * output, labels, features, projection and range; the last tick read when a feature is cut at ticks, else -1.
+   */
+  record Prepared(TrainingSetSpec spec, StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format,
+      Labels labels, Features features, String projection, Range range, long stopTick) {}
+
+  /** Validate every field of a training set and resolve its stop; starts nothing. */
+  Prepared prepare(TrainingSetSpec asGiven) {
+    if (!asGiven.name().matches("[A-Za-z_][A-Za-z0-9_-]{0,99}")) {
+      throw new TransformException.InvalidTrainingSet("invalid training set name '" + asGiven.name()
+          + "': use a letter or '_' then letters, digits, '_' or '-'");
+    }
+    StreamRef stream = new StreamRef(asGiven.tenant(), asGiven.labelStream());
+    StreamInfo info = ledger.describe(stream);
+    Labels labels = labels(asGiven, info);
+    Features features = features(asGiven, info, labels);
+    long stopTick = -1;
+    TrainingSetSpec spec;
+    if (features.clocked()) {
+      stopTick = clockStop(asGiven, stream);
+      spec = atTick(asGiven.to().kind() == ReplayCursor.Kind.LATEST ? withStop(asGiven, ReplayCursor.tick(stopTick, true))
+          : asGiven, stream, info);
+    } else {
+      spec = atTick(asGiven, stream, info);
+    }
+    if (info.partitioned() && spec.to().kind() == ReplayCursor.Kind.MESSAGE) {
+      throw new TransformException.InvalidTrainingSet("stream " + stream + " has " + info.partitions() + " partitions:"
+          + " --to takes a position vector (one message ID per partition, joined by ','), latest or an event time");
+    }
+    if (!info.partitioned() && spec.to().kind() == ReplayCursor.Kind.POSITION) {
+      throw new TransformException.InvalidTrainingSet("stream " + stream + " is not partitioned: give one message ID,"
+          + " not a position vector");
+    }
+    Path output = Path.of(spec.output());
+    if (!output.isAbsolute()) {
+      output = dataDir.resolve("training-sets").resolve(output);
+    }
+    TrainingSetFormat format;
+    try {
+      format = TrainingSetFormat.of(output);
+    } catch (IllegalArgumentException e) {
+      throw new TransformException.InvalidTrainingSet("--out: " + e.getMessage());
+    }
+    String projection = projection(labels, features.joins());
+    Range range = range(spec, stream, info);
+    return new Prepared(spec, stream, info, output, format, labels, features, projection, range, stopTick);
+  }
+
+  /**
+   * A spec whose stop is a tick of the tenant clock ({@code --to tick:N}, {@code --before tick:N}) as a stop at the
+   * label stream's position at that tick, so that a training set and every view of the tenant can be cut at one
+   * instant; any other spec as it is.
+   *
+   * @throws TransformException.InvalidTrainingSet if the clock has no such tick yet, or the stream held no event at it
+   */
+  private TrainingSetSpec atTick(TrainingSetSpec spec, StreamRef stream, StreamInfo info) {
+    if (spec.to().kind() != ReplayCursor.Kind.TICK) {
+      return spec;
+    }
+    ReplayCursor to;
+    try {
+      to = tickStops.streamStopAt(stream, info, spec.to());
+    } catch (TransformException.InvalidReplay e) {
+      throw new TransformException.InvalidTrainingSet("--" + (spec.to().inclusive() ? "to" : "before") + " tick:"
+          + spec.to().tick() + ": " + e.getMessage());
+    }
+    return withStop(spec, to);
+  }
+
+  private static TrainingSetSpec withStop(TrainingSetSpec spec, ReplayCursor to) {
+    return new TrainingSetSpec(spec.tenant(), spec.name(), spec.labelStream(), spec.entity(), spec.label(),
+        spec.where(), spec.features(), to, spec.output(), spec.command());
+  }
+
+  /**
+   * The last tick a build with features cut at ticks reads: the one that covers the label stream's stop (every
+   * label event then has its tick and the one before it read). {@code tick:N}: N ({@code --before}: N - 1); a message
+   * ID: the first tick covering it; latest: the clock's last tick now (label events appended since are left out); an
+   * event time: the clock's last tick now (the label stream's events are cut at the time).
+   *
+   * @throws TransformException.InvalidTrainingSet if the clock has no tick yet, or none covering the message ID
+   */
+  private long clockStop(TrainingSetSpec spec, StreamRef stream) {
+    ReplayCursor to = spec.to();
+    long last = ledger.lastTick(spec.tenant()).map(dev.streamfold.core.Tick::number).orElse(0L);
+    String option = "--" + to.describe(to.inclusive() ? "to" : "before");
+    if (last == 0) {
+      throw new TransformException.InvalidTrainingSet(option + ": the tenant clock of '" + spec.tenant() + "' has no"
+          + " tick yet, and features from views over other streams are cut at its ticks; retry in a moment");
+    }
+    return switch (to.kind()) {
+      case TICK -> to.inclusive() ? to.tick() : Math.max(0, to.tick() - 1);
+      case LATEST, EVENT_TIME -> last;
+      case MESSAGE -> ledger.firstTick(spec.tenant(), tick -> tick.covers(stream.stream(), to.messageId().get()))
+          .map(dev.streamfold.core.Tick::number).orElseThrow(() -> new TransformException.InvalidTrainingSet(option
+              + ": no tick of the tenant clock covers it yet (its last tick is " + last + "): it was appended within the"
+              + " last tick interval, or is not in stream " + stream + "; retry in a moment"));
+      default -> throw new TransformException.InvalidTrainingSet(option + ": features from views over other streams"
+          + " are cut at the tenant clock's ticks; stop at a message ID, tick:N, an event time or latest");
+    };
+  }
+
+  /** Check the entity, label and filter expressions against the label stream. */
+  private static Labels labels(TrainingSetSpec spec, StreamInfo info) {
+    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
+    String table = TableEnvironments.quote(spec.labelStream());
+    String entity = requireExpression("--entity", spec.entity());
+    String label = requireExpression("--label", spec.label());
+    checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
+    String labelType = checkExpression("--label", label, label, table, streams);
+    String where = spec.where().isEmpty() ? "TRUE" : spec.where();
+    String whereType = checkExpression("--where", where, where, table, streams);
+    if (!whereType.equals("BOOLEAN")) {
+      // a CAST to BOOLEAN plans for any string and fails the job on the first value that is not 'true'/'false'
+      throw new TransformException.InvalidTrainingSet("--where: '" + where + "' is " + whereType + ", not a condition;"
+          + " give a condition on the label stream's columns, e.g. delay > 15");
+    }
+    return new Labels(table, streams, entity, label, labelType, where);
+  }
+
+  /** Resolve each feature to its view, column and join, checking each, in the order given. */
+  private Features features(TrainingSetSpec spec, StreamInfo info, Labels labels) {
+    List<TransformDefinition> views = new ArrayList<>();
+    List<String> viewNames = new ArrayList<>();
+    List<String> joins = new ArrayList<>();
+    int n = spec.features().size();
+    int[] viewOf = new int[n];
+    int[] joinOf = new int[n];
+    int[] columnOf = new int[n];
+    LinkedHashMap<String, String> featureTypes = new LinkedHashMap<>();
+    LinkedHashMap<String, List<StreamColumn>> streams = new LinkedHashMap<>();
+    streams.put(spec.labelStream(), info.columns());
+    List<Boolean> tickOfView = new ArrayList<>();
+    for (int f = 0; f < n; f++) {
+      FeatureSpec feature = spec.features().get(f);
+      TransformDefinition view = served.get(spec.tenant(), feature.view());
+      Map<String, List<StreamColumn>> viewStreams = new LinkedHashMap<>();
+      for (String read : view.streams()) {
+        viewStreams.put(read, streams.computeIfAbsent(read, r -> read.equals(spec.labelStream()) ? info.columns()
+            : ledger.describe(new StreamRef(spec.tenant(), r)).columns()));
+      }
+      boolean tickView = view.readsSeveralStreams() || !view.sourceStream().equals(spec.labelStream());
+      if (!view.isFold() && SqlPlanner.analyze(view.sql(), viewStreams, null).eventTimeWindows()) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' uses event-time windows; windowed views are not supported as features yet");
+      }
+      if (tickView && feature.ttlMs() >= 0) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' reads " + (view.readsSeveralStreams() ? "several streams " + view.streams() : "stream '"
+            + view.sourceStream() + "'") + ", not the label stream alone, so it is cut at the tenant clock's ticks and"
+            + " its rows carry no event time of the label stream to age; a time to live (/ttl) is supported on"
+            + " features from views over the label stream only");
+      }
+      if (tickView && info.partitioned()) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' reads " + view.streams() + ", not the label stream alone, and the label stream '" + spec.labelStream()
+            + "' has " + info.partitions() + " partitions; features cut at the tenant clock's ticks are supported with"
+            + " an unpartitioned label stream only, for now");
+      }
+      List<String> columns = new ArrayList<>(view.columns().keySet());
+      columnOf[f] = columns.indexOf(feature.column());
+      if (columnOf[f] < 0) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' has no column '" + feature.column() + "'; its columns: " + columns);
+      }
+      if (OWN_COLUMNS.contains(feature.name())) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
+            + feature.name() + "' is taken by the training set's own columns (message_id, event_time, entity, label);"
+            + " name the feature, e.g. " + feature.column() + "_feature=" + feature.view() + "." + feature.column());
+      }
+      if (featureTypes.put(feature.name(), view.columns().get(feature.column())) != null) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": the column name '"
+            + feature.name() + "' is used by another feature; give one of them another name (name=VIEW.column)");
+      }
+      if (!viewNames.contains(view.name())) {
+        viewNames.add(view.name());
+        views.add(view);
+        tickOfView.add(tickView);
+      }
+      viewOf[f] = viewNames.indexOf(view.name());
+      String join = feature.join().isEmpty() ? labels.entity() : feature.join();
+      checkExpression("feature " + feature.describe() + " join", join, "CAST((" + join + ") AS STRING)",
+          labels.table(), labels.streams());
+      if (!joins.contains(join)) {
+        joins.add(join);
+      }
+      joinOf[f] = joins.indexOf(join);
+    }
+    List<int[]> keyIndexes = new ArrayList<>();
+    for (TransformDefinition view : views) {
+      List<String> columns = new ArrayList<>(view.columns().keySet());
+      keyIndexes.add(view.keyColumns().stream().mapToInt(columns::indexOf).toArray());
+    }
+    boolean[] tickViews = new boolean[views.size()];
+    for (int v = 0; v < tickViews.length; v++) {
+      tickViews[v] = tickOfView.get(v);
+    }
+    return new Features(views, viewNames, joins, viewOf, joinOf, columnOf, featureTypes, keyIndexes, tickViews,
+        streams);
+  }
+
+  /** The projection of the label stream the job folds: entity, label, label filter, time, message ID, joins. */
+  private static String projection(Labels labels, List<String> joins) {
+    StringBuilder projection = new StringBuilder("SELECT CAST((" + labels.entity() + ") AS STRING) AS `_entity`, ("
+        + labels.label() + ") AS `_label`, COALESCE(CAST((" + labels.where() + ") AS BOOLEAN), FALSE) AS `_is_label`, `"
+        + PayloadParser.EVENT_TIME_COLUMN + "`, `" + PayloadParser.MESSAGE_ID_COLUMN + "`");
+    for (int j = 0; j < joins.size(); j++) {
+      projection.append(", CAST((").append(joins.get(j)).append(") AS STRING) AS `_join_").append(j).append('`');
+    }
+    projection.append(" FROM ").append(labels.table());
+    return projection.toString();
+  }
+
+  /** Resolve the stop cursor to the positions read through. */
+  private Range range(TrainingSetSpec spec, StreamRef stream, StreamInfo info) {
+    if (info.partitioned()) {
+      // Per partition (as replays of partitioned streams); the events are merged back into sequence-id order in
+      // the job.
+      List<MessageId> stops = new ArrayList<>();
+      if (spec.to().kind() == ReplayCursor.Kind.POSITION) {
+        for (MessageId id : spec.to().position()) {
+          if (id.partition() < 0 || id.partition() >= info.partitions()) {
+            throw new TransformException.InvalidTrainingSet("message ID " + id + " names partition " + id.partition()
+                + ", but stream " + stream + " has partitions 0 to " + (info.partitions() - 1));
+          }
+          stops.add(locator.locate(stream, info, id).messageId());
+        }
+      } else if (spec.to().kind() == ReplayCursor.Kind.LATEST) {
+        stops.addAll(info.latestPositions());
+      }
+      stops.sort(Comparator.comparingInt(MessageId::partition));
+      return new Range(spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? info.latestPositions() : stops,
+          info.eventCount(), // an upper bound: progress only
+          spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? null
+              : String.join(",", stops.stream().map(Object::toString).toList()));
+    }
+    Optional<StoredEvent> stop = spec.to().kind() == ReplayCursor.Kind.MESSAGE
+        ? Optional.of(locator.locate(stream, info, spec.to().messageId().get()))
+        : spec.to().kind() == ReplayCursor.Kind.LATEST && info.latest().isPresent()
+            ? Optional.of(locator.locate(stream, info, info.latest().get())) : Optional.empty();
+    return new Range(stop.map(StoredEvent::messageId).or(info::latest).map(List::of).orElse(List.of()),
+        stop.map(e -> e.sequence() + (spec.to().inclusive() ? 1 : 0)).orElse(info.eventCount()),
+        stop.map(e -> e.messageId().toString()).orElse(null));
+  }
+
+  private static String requireExpression(String field, String expression) {
+    if (expression == null || expression.isBlank()) {
+      throw new TransformException.InvalidTrainingSet(field + " is required");
+    }
+    return expression.trim();
+  }
+
+  /** Plan {@code SELECT expression FROM table}; return its SQL type, or fail naming the field. */
+  private static String checkExpression(String field, String asWritten, String expression, String table,
+      Map<String, List<StreamColumn>> streams) {
+    try {
+      return SqlPlanner.planColumns("SELECT " + expression + " AS `v` FROM " + table, streams).get("v");
+    } catch (TransformException.InvalidSql e) {
+      throw new TransformException.InvalidTrainingSet(field + ": invalid expression '" + asWritten + "': " + e.getMessage());
+    }
+  }
+}
