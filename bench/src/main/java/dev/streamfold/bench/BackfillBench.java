@@ -190,9 +190,6 @@ final class BackfillBench {
     }
   }
 
-  /** The airports stream's columns (vega-datasets' {@code airports.csv}). */
-  static final List<String> AIRPORT_COLUMNS = List.of("iata:STRING", "name:STRING", "city:STRING", "state:STRING",
-      "country:STRING", "latitude:DOUBLE", "longitude:DOUBLE");
   /** A view over two streams: delays by state, flights joined with each airport's latest state. */
   static final String DELAYS_BY_STATE_SQL = "SELECT a.state, SUM(f.n) AS flights, SUM(f.delayed) AS delayed"
       + " FROM (SELECT origin, COUNT(*) AS n, SUM(CASE WHEN delay >= 15 THEN 1 ELSE 0 END) AS delayed FROM flights"
@@ -207,29 +204,7 @@ final class BackfillBench {
    */
   private void multiStream(Streamfold sf, long flights, Map<String, long[]> oracle, Stats.Summary single, int warmup,
       int reps) throws Exception {
-    Path csv = Path.of(env.get("airports", ""));
-    sf.ensureStream("airports", AIRPORT_COLUMNS);
-    java.util.Set<String> iatas = new java.util.HashSet<>();
-    List<dev.streamfold.api.v1.Event> airports = new ArrayList<>();
-    Map<String, String> types = new LinkedHashMap<>();
-    AIRPORT_COLUMNS.forEach(c -> types.put(c.split(":")[0], c.split(":")[1]));
-    try (dev.streamfold.cli.ingest.RowReader reader = dev.streamfold.cli.ingest.RowReader.open(csv,
-        dev.streamfold.cli.ingest.FileFormat.CSV, types)) {
-      dev.streamfold.cli.ingest.EventMapper mapper = new dev.streamfold.cli.ingest.EventMapper("iata", null);
-      com.fasterxml.jackson.databind.node.ObjectNode row;
-      while ((row = reader.next()) != null) {
-        airports.add(mapper.toEvent(row, reader.rowNumber(), reader.where()));
-        iatas.add(row.get("iata").asText());
-      }
-    }
-    long have = sf.stream("airports").orElseThrow().getEventCount();
-    if (have == 0) {
-      for (int from = 0; from < airports.size(); from += 1_000) {
-        sf.ingestBlocking().append(dev.streamfold.api.v1.AppendRequest.newBuilder().setTenant(env.tenant)
-            .setStream("airports").addAllEvents(airports.subList(from, Math.min(airports.size(), from + 1_000))).build());
-      }
-      System.out.printf("[2-backfill] appended %,d airports from %s%n", airports.size(), csv);
-    }
+    java.util.Set<String> iatas = AirportEvents.ensureLoaded(env, sf, Path.of(env.get("airports", "")), "[2-backfill]");
     long events = flights + sf.stream("airports").orElseThrow().getEventCount();
     long[] expected = new long[2];
     oracle.forEach((origin, g) -> {

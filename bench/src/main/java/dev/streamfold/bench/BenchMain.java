@@ -31,6 +31,9 @@ public final class BenchMain {
         BenchEnv env = new BenchEnv(rest);
         try {
           new TrainingSetBench(env).run();
+          if (TrainingAcrossStreamsBench.wanted(env)) {
+            new TrainingAcrossStreamsBench(env).run();
+          }
         } catch (io.grpc.StatusRuntimeException e) {
           if (e.getStatus().getCode() != io.grpc.Status.Code.UNIMPLEMENTED) {
             throw e;

@@ -65,9 +65,11 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
   private final int inputs;
   /** The input of the end-of-tick markers, or -1 on the one-stream ledger clock. */
   private final int tickEnds;
-  /** The changes of tick-clocked views in the current tick, in arrival order per view. */
-  private final List<Pending> tickChanges = new ArrayList<>();
-  private final List<Integer> tickChangeViews = new ArrayList<>();
+  /**
+   * Per feature view cut at ticks: the last change of each row key in the current tick (only the last one counts
+   * when the tick ends), so this holds at most one entry per row, however many events a tick covers.
+   */
+  private final List<Map<String, Row>> tickChanges = new ArrayList<>();
   private final long[] watermarks;
   private final List<ArrayDeque<Pending>> pending = new ArrayList<>();
   /** Per feature view: row key to the row's values and the event time (ms) of its last change. */
@@ -99,6 +101,7 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     }
     for (int i = 0; i < plan.featureViews().size(); i++) {
       state.add(new HashMap<>());
+      tickChanges.add(new HashMap<>());
     }
   }
 
@@ -234,31 +237,32 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
    */
   private void onFeatureChange(int view, Pending p) {
     if (plan.clock().tickViews()[view]) {
-      tickChanges.add(p);
-      tickChangeViews.add(view);
+      tickChanges.get(view).put(rowKey(view, p.row()), p.row());
       return;
     }
     if (!eventSeen || p.rank() != lastEventRank) {
       throw new IllegalStateException("ledger clock broken: a change of feature view "
           + plan.featureViews().get(view) + " at rank " + p.rank() + " has no event; refusing to write rows that may leak");
     }
-    apply(view, p.row());
+    apply(view, rowKey(view, p.row()), p.row());
   }
 
   /** The last input: the end of a tick; its tick-clocked changes are applied now, after every label event of it. */
   private void onTickEnd(Pending p) {
-    for (int i = 0; i < tickChanges.size(); i++) {
-      apply(tickChangeViews.get(i), tickChanges.get(i).row());
+    for (int view = 0; view < tickChanges.size(); view++) {
+      Map<String, Row> changes = tickChanges.get(view);
+      for (Map.Entry<String, Row> change : changes.entrySet()) {
+        apply(view, change.getKey(), change.getValue());
+      }
+      changes.clear();
     }
-    tickChanges.clear();
-    tickChangeViews.clear();
     if (plan.clock().gate() != null) {
       dev.streamfold.transforms.source.TickGate.of(plan.clock().gate()).completed((Long) p.row().getField(0));
     }
   }
 
-  /** Apply one change of a feature view's changelog to the view's state, as its view job would. */
-  private void apply(int view, Row r) {
+  /** The row key of a change of a feature view, as the view job writes it ({@code ChangelogToViewChange}). */
+  private String rowKey(int view, Row r) {
     StringBuilder key = new StringBuilder();
     int[] keys = plan.featureKeyIndexes().get(view);
     for (int i = 0; i < keys.length; i++) {
@@ -266,18 +270,22 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
         key.append(dev.streamfold.views.ViewSchema.KEY_SEPARATOR);
       }
       Object part = r.getField(keys[i]);
-      // as the view job writes the row's key (ChangelogToViewChange)
       dev.streamfold.views.ViewSchema.appendKeyPart(key, part == null ? null
           : dev.streamfold.transforms.job.ChangelogToViewChange.text(part));
     }
+    return key.toString();
+  }
+
+  /** Apply one change of a feature view's changelog to the view's state, as its view job would. */
+  private void apply(int view, String key, Row r) {
     RowKind kind = r.getKind();
     if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
-      state.get(view).put(key.toString(), new Versioned(r, currentEventTimeMs));
+      state.get(view).put(key, new Versioned(r, currentEventTimeMs));
     } else {
       // DELETE, and UPDATE_BEFORE as the view job applies it (ChangelogToViewChange): a retraction. An UPDATE_AFTER
       // usually follows for the same key in the same event and puts the row back, but not always: a filter over
       // the aggregates (HAVING) drops the after-image of an update that leaves the filter, and then the row is gone.
-      state.get(view).remove(key.toString());
+      state.get(view).remove(key);
     }
   }
 
