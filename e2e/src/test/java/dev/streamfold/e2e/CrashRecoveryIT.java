@@ -8,9 +8,14 @@ import dev.streamfold.api.v1.AppendRequest;
 import dev.streamfold.api.v1.AppendResponse;
 import dev.streamfold.api.v1.CreateTransformRequest;
 import dev.streamfold.api.v1.Event;
+import dev.streamfold.api.v1.ExportTrainingSetRequest;
+import dev.streamfold.api.v1.ExportTrainingSetResponse;
+import dev.streamfold.api.v1.GetTrainingSetRequest;
 import dev.streamfold.api.v1.GetTransformRequest;
 import dev.streamfold.api.v1.IngestServiceGrpc;
 import dev.streamfold.api.v1.JavaTransformation;
+import dev.streamfold.api.v1.ReplayServiceGrpc;
+import dev.streamfold.api.v1.TrainingSetProgress;
 import dev.streamfold.api.v1.TransformServiceGrpc;
 import dev.streamfold.api.v1.ViewStatus;
 import dev.streamfold.core.ClockPosition;
@@ -230,7 +235,9 @@ class CrashRecoveryIT {
   /**
    * A SQL view and a paced Java fold over the same stream. The first kill waits on the paced fold, whose backfill
    * of 180,000 events lasts at least 4.5 s, so it falls inside that backfill on any machine (the SQL view, at
-   * 400,000 events/s, may already be LIVE); both must be exact prefixes at each kill and after each restart.
+   * 400,000 events/s, may already be LIVE); both must be exact prefixes at each kill and after each restart. A
+   * training set with the paced fold as feature is being built at the first kill: nothing is ever under its final
+   * name, and after the restart the build is reported FAILED with the reason and its temporary file is gone.
    */
   @Test
   void killedDuringBackfillAndDuringTheTailTheViewStaysTheFoldOfAnExactPrefix() throws Exception {
@@ -250,15 +257,26 @@ class CrashRecoveryIT {
               .setJar(ByteString.copyFrom(PacedFlightsByOrigin.jar())).setClassName(PacedFlightsByOrigin.class.getName())
               .setStream("flights")).build());
       createView(server, tenant, "delays_by_state", DELAYS_BY_STATE);
+      java.nio.file.Path trainingSet = Testkit.workDir().resolve("crash-out").resolve(tenant + ".parquet");
+      startTrainingSet(server, tenant, trainingSet);
       awaitStatus(server, tenant, "paced_by_origin", s -> s.getEventsApplied() > 0);
       awaitStatus(server, tenant, "delays_by_state", s -> s.getEventsApplied() > 0);
+      Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(5))
+          .until(() -> java.nio.file.Files.exists(inProgress(trainingSet)));
       server.kill9();
+      assertThat(trainingSet).as("a killed build's output under its final name").doesNotExist();
       assertTwoStreamViewAtItsTick(byState, all, ids, airportList, airportIds);
       assertFoldUpToPosition(name, all, ids, CrashRecoveryIT::delays);
       long atCrash = assertFoldUpToPosition(paced, all, ids, CrashRecoveryIT::flightsAndTotalDelay);
       assertThat(atCrash).as("the paced fold's events applied at the kill").isLessThan(180_000);
 
       server.start();
+      TrainingSetProgress build = ReplayServiceGrpc.newBlockingStub(server.channel())
+          .getTrainingSet(GetTrainingSetRequest.newBuilder().setTenant(tenant).setName("killed").build());
+      assertThat(build.getPhase()).isEqualTo("FAILED");
+      assertThat(build.getError()).contains("the server stopped during the build").contains(trainingSet.toString());
+      assertThat(inProgress(trainingSet)).as("the partial file, deleted at restart").doesNotExist();
+      assertThat(trainingSet).doesNotExist();
       awaitStatus(server, tenant, "delays_by_origin", s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 180_000);
       awaitStatus(server, tenant, "paced_by_origin", s -> s.getPhase().equals("LIVE") && s.getEventsApplied() == 180_000);
       awaitStatus(server, tenant, "delays_by_state", s -> s.getPhase().equals("LIVE")
@@ -298,6 +316,24 @@ class CrashRecoveryIT {
       assertThat(assertTwoStreamViewAtItsTick(byState, all, ids, airportList, airportIds))
           .isEqualTo(200_000 + airportList.size());
     }
+  }
+
+  /** Start building training set {@code killed} (feature: the paced fold, so it lasts seconds) into {@code out}. */
+  static void startTrainingSet(ServerProcess server, String tenant, java.nio.file.Path out) {
+    ReplayServiceGrpc.newStub(server.channel()).exportTrainingSet(ExportTrainingSetRequest.newBuilder()
+        .setTenant(tenant).setName("killed").setLabelStream("flights").setEntity("origin").setLabel("delay >= 15")
+        .addFeatures("paced_by_origin.flights").setOut(out.toString()).build(), new io.grpc.stub.StreamObserver<>() {
+          @Override public void onNext(ExportTrainingSetResponse r) {}
+
+          @Override public void onError(Throwable t) {}
+
+          @Override public void onCompleted() {}
+        });
+  }
+
+  /** The temporary name of a training set's output while it is built. */
+  static java.nio.file.Path inProgress(java.nio.file.Path out) {
+    return out.resolveSibling("." + out.getFileName() + ".inprogress");
   }
 
   @Test

@@ -132,6 +132,7 @@ public final class TransformManager implements ServedTransforms, AutoCloseable {
         clock);
     trainingSets = new TrainingSetManager(ledger, cluster, this, jars, locator, new TickStops(ledger, streams),
         options.dataDir(), housekeeping, clock);
+    trainingSets.failInterrupted();
     versions.start(jobs);
     for (String tenant : ledger.tenants()) {
       if (!options.tenants().isEmpty() && !options.tenants().contains(tenant)) {

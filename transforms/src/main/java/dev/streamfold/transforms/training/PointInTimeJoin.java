@@ -110,12 +110,22 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     super.open();
     Path out = Path.of(plan.outputFile());
     Files.createDirectories(out.toAbsolutePath().getParent());
-    temp = out.resolveSibling("." + out.getFileName() + ".inprogress");
+    temp = inProgress(out);
     Files.deleteIfExists(temp);
     writer = TrainingSetWriter.open(plan.format(), temp, plan.columns());
     if (plan.clock().gate() != null) {
       dev.streamfold.transforms.source.TickGate.of(plan.clock().gate()).opened();
     }
+  }
+
+  /**
+   * The temporary name a build writes its output under until it is complete: {@code .<name>.inprogress} beside it.
+   *
+   * @param output the output file
+   * @return the temporary file
+   */
+  static Path inProgress(Path output) {
+    return output.resolveSibling("." + output.getFileName() + ".inprogress");
   }
 
   @Override

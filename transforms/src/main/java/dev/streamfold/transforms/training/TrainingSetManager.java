@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class TrainingSetManager {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingSetManager.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The file in a running build's scratch directory that records it. */
+  private static final String BUILD_RECORD = "build.json";
 
   private final Ledger ledger;
   private final FlinkCluster cluster;
@@ -174,6 +176,7 @@ public final class TrainingSetManager {
         output.toString(), manifest.toString(), stopId, startedAt, 0, "");
     List<TransformDefinition> views = features.views();
     if (readThrough == null || range.targetEvents() == 0) {
+      CheckpointStore.deleteLocalDir(scratch);
       try (TrainingSetWriter writer = TrainingSetWriter.open(format, output, columns)) {
         // an empty range: a file with the schema and no rows
       } catch (IOException e) {
@@ -193,8 +196,10 @@ public final class TrainingSetManager {
             range.readThrough(), plan);
     jars.attach(graph, views);
     try {
+      writeBuildRecord(scratch, spec, status);
       cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
+      CheckpointStore.deleteLocalDir(scratch);
       throw new TransformException("cannot submit the training set job " + spec.name() + ": " + e.getMessage(), e);
     }
     builds.put(key, status);
@@ -231,6 +236,64 @@ public final class TrainingSetManager {
       }
     }, callbacks);
     return status;
+  }
+
+  /**
+   * Write the record of a running build into its scratch directory ({@value #BUILD_RECORD}): a record found when the
+   * server starts is a build the server stopped during ({@link #failInterrupted}).
+   */
+  private static void writeBuildRecord(Path scratch, TrainingSetSpec spec, TrainingSetStatus status) throws IOException {
+    Map<String, Object> record = new java.util.LinkedHashMap<>();
+    record.put("tenant", spec.tenant());
+    record.put("name", spec.name());
+    record.put("output", status.output());
+    record.put("manifest", status.manifest());
+    record.put("stop", status.stopMessageId());
+    record.put("target_events", status.targetEvents());
+    record.put("started_at_ms", status.startedAtMs());
+    Files.writeString(scratch.resolve(BUILD_RECORD), JSON.writeValueAsString(record));
+  }
+
+  /**
+   * Report the builds that were running when the server stopped as FAILED ({@link #status} says so until a build of
+   * the same name runs), and delete what they left: the partial output under its temporary name (never the final
+   * name: a build renames its file only when complete) and the scratch directory. Call once at start, before any build.
+   */
+  public void failInterrupted() {
+    Path root = dataDir.resolve("training");
+    if (!Files.isDirectory(root)) {
+      return;
+    }
+    List<Path> left;
+    try (java.util.stream.Stream<Path> dirs = Files.list(root)) {
+      left = dirs.toList();
+    } catch (IOException e) {
+      LOG.warn("cannot list {}", root, e);
+      return;
+    }
+    for (Path scratch : left) {
+      try {
+        Path file = scratch.resolve(BUILD_RECORD);
+        if (Files.exists(file)) {
+          JsonNode record = JSON.readTree(Files.readString(file));
+          Path output = Path.of(record.path("output").asText());
+          Files.deleteIfExists(PointInTimeJoin.inProgress(output));
+          long[] progress = progress(scratch);
+          String name = record.path("name").asText();
+          TrainingSetStatus failed = new TrainingSetStatus(name, TrainingSetStatus.FAILED, progress[0],
+              record.path("target_events").asLong(), progress[1], output.toString(), record.path("manifest").asText(),
+              record.path("stop").asText(), record.path("started_at_ms").asLong(), clock.millis(),
+              "the server stopped during the build (" + progress[0] + " events read); no file was written under "
+                  + output + "; build it again");
+          builds.put(record.path("tenant").asText() + "/" + name, failed);
+          LOG.warn("training set {}/{}: {}", record.path("tenant").asText(), name, failed.error());
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("cannot read the record of an interrupted training set build in {}", scratch, e);
+      } finally {
+        CheckpointStore.deleteLocalDir(scratch);
+      }
+    }
   }
 
   /** Record the end of a training set: the manifest when it succeeded. */
