@@ -88,11 +88,15 @@ final class TrainingSetCommand {
     @Option(names = "--feature", paramLabel = "F", description = "One feature (repeatable; commas kept as they are).")
     List<String> singleFeatures = new ArrayList<>();
 
-    @Option(names = "--to", paramLabel = "CURSOR", defaultValue = "latest",
+    @Option(names = "--to", paramLabel = "CURSOR",
         description = "The last event read: a message ID, an event time, tick:N (the label stream's position at tick"
-            + " N of the tenant clock) or latest (default: ${DEFAULT-VALUE}, as the build starts). Rebuild a set"
+            + " N of the tenant clock) or latest (default: latest, as the build starts). Rebuild a set"
             + " identically with --to <its stop message ID>.")
     String to;
+
+    @Option(names = "--before", paramLabel = "CURSOR",
+        description = "Stop before this message ID, event time or tick:N (exclusive; instead of --to).")
+    String before;
 
     @Option(names = "--out", paramLabel = "FILE",
         description = "Output file, .parquet, .csv or .jsonl (default: <data dir of the server>/training-sets/NAME.parquet).")
@@ -143,7 +147,7 @@ final class TrainingSetCommand {
       }
       ExportTrainingSetRequest.Builder b = ExportTrainingSetRequest.newBuilder().setTenant(server.tenant).setName(name)
           .setLabelStream(labelStream).setEntity(entity).setLabel(label).addAllFeatures(features)
-          .setTo(to.equalsIgnoreCase("latest") ? "" : to).setDetach(noWait).setDryRun(dryRun)
+          .setTo(stop().equalsIgnoreCase("latest") ? "" : stop()).setBefore(before != null).setDetach(noWait).setDryRun(dryRun)
           .setStreamRows(!dryRun && !noWait && head > 0).setMaxRows(noWait ? 0 : head)
           .setCommand(commandLine(spec.root().commandLine().getParseResult().originalArgs()));
       if (where != null) {
@@ -155,9 +159,17 @@ final class TrainingSetCommand {
       return b.build();
     }
 
+    /** The stop cursor as given: --to, --before, or latest. */
+    private String stop() {
+      return before != null ? before : to != null ? to : "latest";
+    }
+
     @Override
     public Integer call() {
       ServerOptions.checkTimeout("--timeout", timeoutS);
+      if (to != null && before != null) {
+        throw new CliException("give --to or --before, not both");
+      }
       if (json && !dryRun) {
         throw new CliException("--json prints a plan: give it with --dry-run");
       }
@@ -373,9 +385,11 @@ final class TrainingSetCommand {
 
   /** One line describing a build, for {@code training-set status}. */
   static String describe(TrainingSetProgress p) {
-    return String.format(Locale.ROOT, "Training set %s %s: %,d of %,d events read, %,d rows, %.1f s, output %s, manifest %s%s",
+    String files = p.getPhase().equals("FAILED") ? "nothing written" // a failed build leaves neither file
+        : "output " + p.getOutput() + ", manifest " + p.getManifest();
+    return String.format(Locale.ROOT, "Training set %s %s: %,d of %,d events read, %,d rows, %.1f s, %s%s",
         p.getName(), p.getPhase(), p.getEventsRead(), p.getTargetEvents(), p.getRows(), p.getElapsedMs() / 1000.0,
-        p.getOutput(), p.getManifest(), p.getError().isEmpty() ? "" : ", error: " + p.getError());
+        files, p.getError().isEmpty() ? "" : ", error: " + p.getError());
   }
 
   /**

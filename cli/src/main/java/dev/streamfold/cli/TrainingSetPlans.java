@@ -58,7 +58,11 @@ final class TrainingSetPlans {
     root.put("read_through", p.getReadThrough());
     root.put("target_events", p.getTargetEvents());
     root.put("target_events_exact", p.getTargetEventsExact());
-    root.put("tick", p.getTick());
+    if (p.getTick() > 0) {
+      root.put("tick", p.getTick());
+    } else {
+      root.putNull("tick"); // no feature is cut at ticks
+    }
     root.put("output", p.getOutput());
     root.put("format", p.getFormat());
     root.put("manifest", p.getManifest());

@@ -198,6 +198,22 @@ class TrainingSetCommandTest {
   }
 
   @Test
+  void beforeIsPassedOnAsAnExclusiveStopAndNotTogetherWithTo() {
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "a.x", "--head", "0", "--before", "tick:14");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat(received).singleElement().isInstanceOfSatisfying(ExportTrainingSetRequest.class, q -> {
+      assertThat(q.getTo()).isEqualTo("tick:14");
+      assertThat(q.getBefore()).isTrue();
+    });
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "a.x", "--to", "latest", "--before", "tick:14");
+    assertThat(r.exitCode()).isNotEqualTo(0);
+    assertThat(r.errors()).isEqualTo("error: give --to or --before, not both");
+    assertThat(received).hasSize(1);
+  }
+
+  @Test
   void dryRunPrintsThePlanAsTextOrJsonAndBuildsNothing() {
     CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "recent=delays_by_origin.avg_delay/2h", "--dry-run");

@@ -22,6 +22,11 @@ public class TransformException extends RuntimeException {
     public NotFound(String tenant, String name) {
       super("transformation '" + name + "' does not exist in tenant '" + tenant + "'");
     }
+
+    /** A missing transformation, in the words of the request that named it. */
+    public NotFound(String message) {
+      super(message);
+    }
   }
 
   /** A transformation name already taken. */

@@ -231,11 +231,38 @@ class TrainingSetAcrossStreamsIT {
       assertThat(prefixLines).hasSize(half + 1);
       assertThat(prefixLines).isEqualTo(Files.readAllLines(Path.of(built.output())).subList(0, half + 1));
 
+      // the same stop as a tick, as latest and as its message ID: the same rows, ticks and manifest but for the stop
+      long haltTick = manifest.at("/range/tick").asLong();
+      TrainingSetStatus atTick = build(manager, spec(tenant, "at_tick", features, ReplayCursor.tick(haltTick, true),
+          "at-tick.jsonl"));
+      JsonNode atTickManifest = JSON.readTree(Files.readString(Path.of(atTick.manifest())));
+      assertThat(atTickManifest.at("/range/stop").asText()).isEqualTo("to tick:" + haltTick);
+      assertThat(atTickManifest.at("/range/tick").asLong()).as("the first tick covering the stop").isEqualTo(haltTick);
+      assertThat(manifest.at("/range/stop").asText()).isEqualTo("to latest");
+      assertThat(Files.readAllBytes(Path.of(atTick.output()))).isEqualTo(Files.readAllBytes(Path.of(built.output())));
+
+      // bad stops and features are refused, naming what is wrong
+      MessageId airportId = airports.get(0).id();
+      assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "bad", features,
+          ReplayCursor.parse(airportId.toString(), true), "bad.jsonl")))
+          .isInstanceOf(TransformException.InvalidReplay.class).hasMessageContaining("is not in stream");
+      assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "bad", List.of("nope.x"), ReplayCursor.latest(),
+          "bad.jsonl")))
+          .isInstanceOf(TransformException.NotFound.class).hasMessageContaining("feature nope.x");
+
+      // a label stream no tick covers yet: an empty training set, not an error
+      StreamRef empty = FlightEvents.createStream(ledger, new StreamRef(tenant, "later_flights"));
+      TrainingSetStatus none = build(manager, new TrainingSetSpec(tenant, "none", empty.stream(), "origin", "delay >= 15",
+          "", List.of(FeatureSpec.parse("airport_state.state")), ReplayCursor.latest(),
+          out.resolve(tenant).resolve("none.jsonl").toString(), "test none"));
+      assertThat(none.rows()).isZero();
+      assertThat(Files.size(Path.of(none.output()))).isZero();
+
       // a time to live on a feature cut at ticks is refused, naming the feature
       assertThatThrownBy(() -> manager.createTrainingSet(spec(tenant, "ttl", List.of("airport_state.state/1h"),
           ReplayCursor.latest(), "ttl.jsonl")))
           .isInstanceOf(TransformException.InvalidTrainingSet.class)
-          .hasMessageContaining("airport_state.state")
+          .hasMessageContaining("feature airport_state.state/1h:")
           .hasMessageContaining("time to live");
     } finally {
       manager.close();

@@ -63,6 +63,22 @@ public record FeatureSpec(String view, String column, String join, long ttlMs, S
 
   /** The feature as a user would write it. */
   public String describe() {
-    return (name.equals(view + "__" + column) ? "" : name + "=") + view + "." + column + (join.isEmpty() ? "" : "@" + join) + (ttlMs < 0 ? "" : "/" + ttlMs + "ms");
+    return (name.equals(view + "__" + column) ? "" : name + "=") + view + "." + column + (join.isEmpty() ? "" : "@" + join)
+        + (ttlMs < 0 ? "" : "/" + ttlText(ttlMs));
+  }
+
+  /** A time-to-live in its largest whole unit: {@code 2h}, {@code 90s}, {@code 1500ms}, {@code 0s}. */
+  static String ttlText(long ms) {
+    long[] units = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+    String[] names = {"d", "h", "m", "s"};
+    if (ms == 0) {
+      return "0s";
+    }
+    for (int i = 0; i < units.length; i++) {
+      if (ms % units[i] == 0) {
+        return ms / units[i] + names[i];
+      }
+    }
+    return ms + "ms";
   }
 }

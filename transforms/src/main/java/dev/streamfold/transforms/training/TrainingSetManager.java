@@ -133,7 +133,7 @@ public final class TrainingSetManager {
     String readThrough = String.join(",", p.range().readThrough().stream().map(Object::toString).toList());
     Path manifest = p.output().resolveSibling(p.output().getFileName() + ".manifest.json");
     return new TrainingSetExplanation(spec.name(), spec.labelStream(), p.info().partitions(),
-        spec.to().describe(spec.to().inclusive() ? "to" : "before"), readThrough,
+        p.asGiven().to().describe(p.asGiven().to().inclusive() ? "to" : "before"), readThrough,
         p.range().targetEvents(), !eventTimeStop && !p.info().partitioned(), spec.where(),
         p.output().toAbsolutePath().toString(), p.format().name().toLowerCase(java.util.Locale.ROOT),
         manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features, p.stopTick());
@@ -182,7 +182,7 @@ public final class TrainingSetManager {
       } catch (IOException e) {
         throw new TransformException.InvalidTrainingSet("--out: cannot write " + output + ": " + e.getMessage());
       }
-      status = finish(spec, status, features, stopTick, columns, 0, 0, "");
+      status = finish(p.asGiven(), status, features, stopTick, columns, 0, 0, "");
       builds.put(key, status);
       return status;
     }
@@ -217,7 +217,7 @@ public final class TrainingSetManager {
           started.targetEvents(), started.rows(), started.output(), started.manifest(), lastRead,
           started.startedAtMs(), 0, "");
       try {
-        builds.put(key, finish(spec, ended, features, stopTick, columns, progress[0], progress[1], cause));
+        builds.put(key, finish(p.asGiven(), ended, features, stopTick, columns, progress[0], progress[1], cause));
       } catch (RuntimeException e) {
         LOG.warn("cannot finish training set {}", key, e);
         builds.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],

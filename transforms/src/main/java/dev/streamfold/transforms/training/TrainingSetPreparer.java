@@ -88,10 +88,11 @@ final class TrainingSetPreparer {
   record Range(List<MessageId> readThrough, long targetEvents, String stopText) {}
 
   /**
-   * A validated training set: its spec (a stop at a tick resolved to a message ID or position), label stream,
-   * output, labels, features, projection and range; the last tick read when a feature is cut at ticks, else -1.
+   * A validated training set: its spec as given and as resolved (a stop at a tick, or at latest when a feature is cut
+   * at ticks, resolved to the label stream's message ID or position there), label stream, output, labels, features,
+   * projection and range; the last tick read when a feature is cut at ticks, else -1.
    */
-  record Prepared(TrainingSetSpec spec, StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format,
+  record Prepared(TrainingSetSpec asGiven, TrainingSetSpec spec, StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format,
       Labels labels, Features features, String projection, Range range, long stopTick) {}
 
   /** Validate every field of a training set and resolve its stop; starts nothing. */
@@ -106,10 +107,12 @@ final class TrainingSetPreparer {
     Features features = features(asGiven, info, labels);
     long stopTick = -1;
     TrainingSetSpec spec;
+    boolean nothingCovered = false;
     if (features.clocked()) {
-      stopTick = clockStop(asGiven, stream);
-      spec = atTick(asGiven.to().kind() == ReplayCursor.Kind.LATEST ? withStop(asGiven, ReplayCursor.tick(stopTick, true))
-          : asGiven, stream, info);
+      ClockCut cut = clockCut(asGiven, stream, info);
+      spec = cut.spec();
+      stopTick = cut.tick();
+      nothingCovered = cut.nothing();
     } else {
       spec = atTick(asGiven, stream, info);
     }
@@ -132,8 +135,8 @@ final class TrainingSetPreparer {
       throw new TransformException.InvalidTrainingSet("--out: " + e.getMessage());
     }
     String projection = projection(labels, features.joins());
-    Range range = range(spec, stream, info);
-    return new Prepared(spec, stream, info, output, format, labels, features, projection, range, stopTick);
+    Range range = nothingCovered ? new Range(List.of(), 0, null) : range(spec, stream, info);
+    return new Prepared(asGiven, spec, stream, info, output, format, labels, features, projection, range, stopTick);
   }
 
   /**
@@ -163,31 +166,59 @@ final class TrainingSetPreparer {
   }
 
   /**
-   * The last tick a build with features cut at ticks reads: the one that covers the label stream's stop (every
-   * label event then has its tick and the one before it read). {@code tick:N}: N ({@code --before}: N - 1); a message
-   * ID: the first tick covering it; latest: the clock's last tick now (label events appended since are left out); an
-   * event time: the clock's last tick now (the label stream's events are cut at the time).
+   * Where a build with features cut at ticks stops: the label stream's stop and the last tick read.
    *
-   * @throws TransformException.InvalidTrainingSet if the clock has no tick yet, or none covering the message ID
+   * @param spec the spec with the label stream's stop (a message ID, an event time, or latest when {@code nothing})
+   * @param tick the last tick read: the first one covering the label stream's stop, so that the same stop given as
+   *     a tick, latest or its message ID reads the same ticks; the clock's last tick for an event-time stop
+   * @param nothing true when no tick covers any event of the label stream yet: an empty training set
    */
-  private long clockStop(TrainingSetSpec spec, StreamRef stream) {
-    ReplayCursor to = spec.to();
-    long last = ledger.lastTick(spec.tenant()).map(dev.streamfold.core.Tick::number).orElse(0L);
+  private record ClockCut(TrainingSetSpec spec, long tick, boolean nothing) {}
+
+  /**
+   * The stop of a build with features cut at ticks. {@code tick:N} and latest (the clock's last tick now: label events
+   * appended since are left out) become the label stream's message ID at that tick; a message ID is checked to be in
+   * the label stream; an event time keeps cutting the label stream's events by time, through the clock's last tick.
+   *
+   * @throws TransformException.InvalidTrainingSet if the clock has no tick yet, the tick asked for does not exist or
+   *     holds no event of the label stream, or no tick covers the message ID yet
+   * @throws TransformException.InvalidReplay if the message ID is not in the label stream
+   */
+  private ClockCut clockCut(TrainingSetSpec asGiven, StreamRef stream, StreamInfo info) {
+    ReplayCursor to = asGiven.to();
+    java.util.Optional<dev.streamfold.core.Tick> lastTick = ledger.lastTick(asGiven.tenant());
+    long last = lastTick.map(dev.streamfold.core.Tick::number).orElse(0L);
     String option = "--" + to.describe(to.inclusive() ? "to" : "before");
     if (last == 0) {
-      throw new TransformException.InvalidTrainingSet(option + ": the tenant clock of '" + spec.tenant() + "' has no"
+      throw new TransformException.InvalidTrainingSet(option + ": the tenant clock of '" + asGiven.tenant() + "' has no"
           + " tick yet, and features from views over other streams are cut at its ticks; retry in a moment");
     }
     return switch (to.kind()) {
-      case TICK -> to.inclusive() ? to.tick() : Math.max(0, to.tick() - 1);
-      case LATEST, EVENT_TIME -> last;
-      case MESSAGE -> ledger.firstTick(spec.tenant(), tick -> tick.covers(stream.stream(), to.messageId().get()))
-          .map(dev.streamfold.core.Tick::number).orElseThrow(() -> new TransformException.InvalidTrainingSet(option
-              + ": no tick of the tenant clock covers it yet (its last tick is " + last + "): it was appended within the"
-              + " last tick interval, or is not in stream " + stream + "; retry in a moment"));
+      case EVENT_TIME -> new ClockCut(asGiven, last, false);
+      case LATEST -> {
+        dev.streamfold.core.PositionVector at = lastTick.get().position(stream.stream());
+        yield at.isEmpty() ? new ClockCut(asGiven, 0, true)
+            : cutAt(withStop(asGiven, new ReplayCursor(ReplayCursor.Kind.MESSAGE, Optional.of(at.messageIds().get(0)), 0,
+                true)), stream, option, last);
+      }
+      case TICK -> cutAt(atTick(asGiven, stream, info), stream, option, last);
+      case MESSAGE -> {
+        locator.locate(stream, info, to.messageId().get()); // in the label stream, or refused saying where it runs
+        yield cutAt(asGiven, stream, option, last);
+      }
       default -> throw new TransformException.InvalidTrainingSet(option + ": features from views over other streams"
           + " are cut at the tenant clock's ticks; stop at a message ID, tick:N, an event time or latest");
     };
+  }
+
+  /** The cut at a spec whose stop is a message ID of the label stream: the first tick covering it. */
+  private ClockCut cutAt(TrainingSetSpec spec, StreamRef stream, String option, long last) {
+    MessageId id = spec.to().messageId().orElseThrow();
+    long tick = ledger.firstTick(spec.tenant(), t -> t.covers(stream.stream(), id)).map(dev.streamfold.core.Tick::number)
+        .orElseThrow(() -> new TransformException.InvalidTrainingSet(option + ": no tick of the tenant clock covers"
+            + " message ID " + id + " of stream " + stream + " yet (its last tick is " + last + "): it was appended within"
+            + " the last tick interval; retry in a moment"));
+    return new ClockCut(spec, tick, false);
   }
 
   /** Check the entity, label and filter expressions against the label stream. */
@@ -223,7 +254,12 @@ final class TrainingSetPreparer {
     List<Boolean> tickOfView = new ArrayList<>();
     for (int f = 0; f < n; f++) {
       FeatureSpec feature = spec.features().get(f);
-      TransformDefinition view = served.get(spec.tenant(), feature.view());
+      TransformDefinition view;
+      try {
+        view = served.get(spec.tenant(), feature.view());
+      } catch (TransformException.NotFound e) {
+        throw new TransformException.NotFound("feature " + feature.describe() + ": " + e.getMessage());
+      }
       Map<String, List<StreamColumn>> viewStreams = new LinkedHashMap<>();
       for (String read : view.streams()) {
         viewStreams.put(read, streams.computeIfAbsent(read, r -> read.equals(spec.labelStream()) ? info.columns()

@@ -207,6 +207,7 @@ public abstract class TrainingSetWriter implements AutoCloseable {
   private static final class Jsonl extends TrainingSetWriter {
     private final OutputStream out;
     private final JsonGenerator json;
+    private boolean any;
 
     Jsonl(Path file, TrainingSetColumns columns) throws IOException {
       super(columns);
@@ -217,6 +218,7 @@ public abstract class TrainingSetWriter implements AutoCloseable {
 
     @Override
     public void write(Object[] row) throws IOException {
+      any = true;
       json.writeStartObject();
       for (int i = 0; i < row.length; i++) {
         String name = columns.names().get(i);
@@ -238,7 +240,9 @@ public abstract class TrainingSetWriter implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-      json.writeRaw('\n');
+      if (any) {
+        json.writeRaw('\n'); // every line ends with one; an empty set is an empty file
+      }
       json.close();
       out.close();
     }
