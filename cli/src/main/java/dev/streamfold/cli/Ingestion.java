@@ -165,7 +165,8 @@ final class Ingestion {
           feed.skipped > feed.shown.size() ? ", the first " + feed.shown.size() : "");
       feed.shown.forEach(line -> out.println("  " + line));
     }
-    out.printf("Appended %,d events to %s/%s in %.1f s: %,.0f events/s%s%n", result.events(), tenant, stream,
+    out.printf("Appended %,d event%s to %s/%s in %.1f s: %,.0f events/s%s%n", result.events(),
+        result.events() == 1 ? "" : "s", tenant, stream,
         result.elapsedNanos() / 1e9, result.eventsPerSecond(),
         result.events() == 0 ? "" : " (" + appendedIds(result) + ")");
     if (result.rateWaits() > 0) {
