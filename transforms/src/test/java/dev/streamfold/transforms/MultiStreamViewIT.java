@@ -8,7 +8,6 @@ import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.clock.TickIndex;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.schema.EventEnvelope;
@@ -63,6 +62,7 @@ class MultiStreamViewIT {
       + " JOIN (SELECT iata, arg_max(COALESCE(state, ''), seq) AS state FROM airports GROUP BY iata) a"
       + " ON f.origin = a.iata GROUP BY a.state";
 
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
 
@@ -70,32 +70,22 @@ class MultiStreamViewIT {
   private record Sent(MessageId id, List<Object> row) {}
 
   @BeforeAll
-  static void start() {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl())
-        .withClockInterval(Duration.ofMillis(50)));
-    views = ViewStore.connect(Testkit.redis().uri());
+  static void start() throws Exception {
+    harness = TransformsHarness.connect(Duration.ofMillis(50));
+    ledger = harness.ledger();
+    views = harness.views();
   }
 
   @AfterAll
   static void stop() {
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+    if (harness != null) {
+      harness.close();
     }
   }
 
   private static TransformManager manager(String tenant) {
-    TransformManager manager = new TransformManager(ledger, views, TransformsHarness.options("multi-stream-" + tenant)
-        .tenants(Set.of(tenant)).parallelism(2).taskSlots(8).build());
-    try {
-      manager.start();
-      return manager;
-    } catch (RuntimeException | Error e) {
-      manager.close();
-      throw e;
-    }
+    return harness.startManager(TransformsHarness.options("multi-stream-" + tenant).tenants(Set.of(tenant)).parallelism(2).taskSlots(8)
+        .build());
   }
 
   private static List<Sent> appendFlights(StreamRef stream, List<Flights.Flight> flights, int batch) {

@@ -9,7 +9,6 @@ import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.core.Tick;
 import dev.streamfold.ledger.Appended;
-import dev.streamfold.ledger.LedgerOptions;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.schema.EventEnvelope;
 import dev.streamfold.schema.StreamColumn;
@@ -18,6 +17,7 @@ import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.SqlOracle;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TrainingSetBuilds;
 import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
@@ -32,10 +32,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,53 +77,31 @@ class TrainingSetAcrossStreamsIT {
       FROM with_state w JOIN by_origin b ON b.message_id = w.message_id
       """;
 
+  private static TransformsHarness harness;
   private static PulsarLedger ledger;
   private static ViewStore views;
   private static Path out;
 
   @BeforeAll
   static void start() throws Exception {
-    ledger = PulsarLedger.connect(LedgerOptions.of(Testkit.pulsar().serviceUrl(), Testkit.pulsar().adminUrl())
-        .withClockInterval(Duration.ofMillis(50)));
-    views = ViewStore.connect(Testkit.redis().uri());
+    harness = TransformsHarness.connect(Duration.ofMillis(50));
+    ledger = harness.ledger();
+    views = harness.views();
     out = Files.createDirectories(Testkit.workDir().resolve("training-across-streams"));
   }
 
   @AfterAll
   static void stop() {
-    if (views != null) {
-      views.close();
-    }
-    if (ledger != null) {
-      ledger.close();
+    if (harness != null) {
+      harness.close();
     }
   }
 
   private static TransformManager manager(String tenant) {
-    TransformManager manager = new TransformManager(ledger, views, TransformsHarness.options("training-across-" + tenant)
-        .tenants(Set.of(tenant)).taskSlots(8).build());
-    try {
-      manager.start();
-      return manager;
-    } catch (RuntimeException | Error e) {
-      manager.close();
-      throw e;
-    }
+    return harness.startManager(TransformsHarness.options("training-across-" + tenant).tenants(Set.of(tenant)).taskSlots(8)
+        .build());
   }
 
-  private static TrainingSetStatus build(TransformManager manager, TrainingSetSpec spec) {
-    manager.createTrainingSet(spec);
-    AtomicReference<TrainingSetStatus> last = new AtomicReference<>();
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      TrainingSetStatus status = manager.trainingSet(spec.tenant(), spec.name());
-      last.set(status);
-      if (status.phase().equals(TrainingSetStatus.FAILED)) {
-        throw new AssertionError("training set " + spec.name() + " failed: " + status.error());
-      }
-      return status.phase().equals(TrainingSetStatus.COMPLETE);
-    });
-    return last.get();
-  }
 
   private static TrainingSetSpec spec(String tenant, String name, List<String> features, ReplayCursor to, String file) {
     return new TrainingSetSpec(tenant, name, "flights", "origin", "delay >= 15", "",
@@ -193,9 +169,9 @@ class TrainingSetAcrossStreamsIT {
           .containsExactly("event", "tick", "tick", "tick");
       assertThat(plan.tick()).isPositive();
 
-      TrainingSetStatus built = build(manager, spec(tenant, "delayed", features, ReplayCursor.latest(), "delayed.jsonl"));
+      TrainingSetStatus built = TrainingSetBuilds.build(manager, spec(tenant, "delayed", features, ReplayCursor.latest(), "delayed.jsonl"));
       assertThat(built.rows()).isEqualTo(flights.size());
-      List<JsonNode> rows = jsonl(Path.of(built.output()));
+      List<JsonNode> rows = TrainingSetBuilds.jsonl(Path.of(built.output()));
       List<Tick> ticks = ledger.ticks(tenant, 0, (int) ledger.lastTick(tenant).orElseThrow().number());
       Map<String, Map<String, Object>> expected = oracle(ticks, sentFlights, airports);
       assertThat(rows).hasSize(expected.size());
@@ -225,7 +201,7 @@ class TrainingSetAcrossStreamsIT {
 
       // Cut at a label event halfway: the rows up to it are the same rows (a row never depends on the stop)
       int half = 3_000;
-      TrainingSetStatus prefix = build(manager, spec(tenant, "half", features,
+      TrainingSetStatus prefix = TrainingSetBuilds.build(manager, spec(tenant, "half", features,
           ReplayCursor.parse(sentFlights.get(half).id().toString(), true), "half.jsonl"));
       List<String> prefixLines = Files.readAllLines(Path.of(prefix.output()));
       assertThat(prefixLines).hasSize(half + 1);
@@ -233,7 +209,7 @@ class TrainingSetAcrossStreamsIT {
 
       // the same stop as a tick, as latest and as its message ID: the same rows, ticks and manifest but for the stop
       long haltTick = manifest.at("/range/tick").asLong();
-      TrainingSetStatus atTick = build(manager, spec(tenant, "at_tick", features, ReplayCursor.tick(haltTick, true),
+      TrainingSetStatus atTick = TrainingSetBuilds.build(manager, spec(tenant, "at_tick", features, ReplayCursor.tick(haltTick, true),
           "at-tick.jsonl"));
       JsonNode atTickManifest = JSON.readTree(Files.readString(Path.of(atTick.manifest())));
       assertThat(atTickManifest.at("/range/stop").asText()).isEqualTo("to tick:" + haltTick);
@@ -252,7 +228,7 @@ class TrainingSetAcrossStreamsIT {
 
       // a label stream no tick covers yet: an empty training set, not an error
       StreamRef empty = FlightEvents.createStream(ledger, new StreamRef(tenant, "later_flights"));
-      TrainingSetStatus none = build(manager, new TrainingSetSpec(tenant, "none", empty.stream(), "origin", "delay >= 15",
+      TrainingSetStatus none = TrainingSetBuilds.build(manager, new TrainingSetSpec(tenant, "none", empty.stream(), "origin", "delay >= 15",
           "", List.of(FeatureSpec.parse("airport_state.state")), ReplayCursor.latest(),
           out.resolve(tenant).resolve("none.jsonl").toString(), "test none"));
       assertThat(none.rows()).isZero();
@@ -306,14 +282,4 @@ class TrainingSetAcrossStreamsIT {
     return rows;
   }
 
-  private static List<JsonNode> jsonl(Path file) throws Exception {
-    List<JsonNode> rows = new ArrayList<>();
-    for (String line : Files.readAllLines(file)) {
-      if (!line.isBlank()) {
-        rows.add(JSON.readTree(line));
-      }
-    }
-    Objects.requireNonNull(rows);
-    return rows;
-  }
 }

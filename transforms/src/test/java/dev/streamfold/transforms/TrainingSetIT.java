@@ -11,6 +11,7 @@ import dev.streamfold.ledger.pulsar.PulsarLedger;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.Testkit;
 import dev.streamfold.transforms.fixtures.FlightEvents;
+import dev.streamfold.transforms.fixtures.TrainingSetBuilds;
 import dev.streamfold.transforms.fixtures.TransformsHarness;
 import dev.streamfold.transforms.manager.TransformManager;
 import dev.streamfold.transforms.training.FeatureSpec;
@@ -19,13 +20,11 @@ import dev.streamfold.transforms.training.TrainingSetStatus;
 import dev.streamfold.views.ViewStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -35,7 +34,6 @@ import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,19 +79,6 @@ class TrainingSetIT {
     }
   }
 
-  private static TrainingSetStatus build(TrainingSetSpec spec) {
-    manager.createTrainingSet(spec);
-    AtomicReference<TrainingSetStatus> last = new AtomicReference<>();
-    Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      TrainingSetStatus status = manager.trainingSet(spec.tenant(), spec.name());
-      last.set(status);
-      if (status.phase().equals(TrainingSetStatus.FAILED)) {
-        throw new AssertionError("training set " + spec.name() + " failed: " + status.error());
-      }
-      return status.phase().equals(TrainingSetStatus.COMPLETE);
-    });
-    return last.get();
-  }
 
   private static TrainingSetSpec spec(String tenant, String name, String label, String where, List<String> features,
       ReplayCursor to, String file) {
@@ -102,15 +87,6 @@ class TrainingSetIT {
         out.resolve(tenant).resolve(file).toString(), "test " + name);
   }
 
-  private static List<JsonNode> jsonl(Path file) throws Exception {
-    List<JsonNode> rows = new ArrayList<>();
-    for (String line : Files.readAllLines(file)) {
-      if (!line.isBlank()) {
-        rows.add(JSON.readTree(line));
-      }
-    }
-    return rows;
-  }
 
   /** Proofs 1, 2, 3, 5 and 6 on 20,000 real flights. */
   @Test
@@ -124,12 +100,12 @@ class TrainingSetIT {
         "SELECT destination, COUNT(*) AS flights, SUM(delay) AS total_delay FROM flights GROUP BY destination", List.of());
 
     List<String> features = List.of("origin_counts.flights", "dest_delays.total_delay@destination");
-    TrainingSetStatus first = build(spec(tenant, "delayed", "delay >= 15", "", features, ReplayCursor.latest(),
+    TrainingSetStatus first = TrainingSetBuilds.build(manager, spec(tenant, "delayed", "delay >= 15", "", features, ReplayCursor.latest(),
         "delayed.jsonl"));
     assertThat(first.rows()).isEqualTo(20_000);
     assertThat(first.eventsRead()).isEqualTo(20_000);
     assertThat(first.stopMessageId()).isEqualTo(ids.get(19_999).messageId().toString());
-    List<JsonNode> rows = jsonl(Path.of(first.output()));
+    List<JsonNode> rows = TrainingSetBuilds.jsonl(Path.of(first.output()));
     assertThat(rows).hasSize(20_000);
 
     // Oracles in ledger (append) order: the label event itself never counts.
@@ -160,7 +136,7 @@ class TrainingSetIT {
 
     // The same set as Parquet: schema, count and values match; built twice: byte-identical.
     String stopAt = first.stopMessageId();
-    TrainingSetStatus parquet = build(spec(tenant, "delayed_pq", "delay >= 15", "", features,
+    TrainingSetStatus parquet = TrainingSetBuilds.build(manager, spec(tenant, "delayed_pq", "delay >= 15", "", features,
         ReplayCursor.parse(stopAt, true), "delayed.parquet"));
     Path parquetFile = Path.of(parquet.output());
     byte[] firstBytes = Files.readAllBytes(parquetFile);
@@ -211,14 +187,14 @@ class TrainingSetIT {
     Flights.Flight corrected = flights.get(100);
     FlightEvents.append(ledger, stream, List.of(new Flights.Flight(corrected.date(), 0, corrected.distance(), corrected.origin(),
         corrected.destination())));
-    TrainingSetStatus again = build(spec(tenant, "delayed_pq", "delay >= 15", "", features,
+    TrainingSetStatus again = TrainingSetBuilds.build(manager, spec(tenant, "delayed_pq", "delay >= 15", "", features,
         ReplayCursor.parse(stopAt, true), "delayed.parquet"));
     assertThat(again.rows()).isEqualTo(20_000);
     assertThat(Files.readAllBytes(parquetFile)).isEqualTo(firstBytes);
-    TrainingSetStatus jsonAgain = build(spec(tenant, "delayed_again", "delay >= 15", "", features,
+    TrainingSetStatus jsonAgain = TrainingSetBuilds.build(manager, spec(tenant, "delayed_again", "delay >= 15", "", features,
         ReplayCursor.parse(stopAt, true), "delayed-again.jsonl"));
     assertThat(Files.readAllBytes(Path.of(jsonAgain.output()))).isEqualTo(Files.readAllBytes(Path.of(first.output())));
-    TrainingSetStatus latest = build(spec(tenant, "delayed_latest", "delay >= 15", "delay >= 15", features,
+    TrainingSetStatus latest = TrainingSetBuilds.build(manager, spec(tenant, "delayed_latest", "delay >= 15", "delay >= 15", features,
         ReplayCursor.latest(), "delayed-latest.csv"));
     long delayed = flights.stream().filter(f -> f.delay() >= 15).count();
     assertThat(latest.rows()).as("--where keeps only label events").isEqualTo(delayed);
@@ -239,10 +215,10 @@ class TrainingSetIT {
         new Flights.Flight("2015-01-01T10:01:00", 0, 1, "LBL", "XXX"),
         new Flights.Flight("2015-01-01T10:01:01", 0, 1, "LBL", "XXX"),
         new Flights.Flight("2015-01-01T09:00:00", 0, 1, "LBL", "XXX")));
-    TrainingSetStatus set = build(spec(tenant, "ttl", "distance", "origin = 'LBL'",
+    TrainingSetStatus set = TrainingSetBuilds.build(manager, spec(tenant, "ttl", "distance", "origin = 'LBL'",
         List.of("origin_counts.flights@destination/60s", "all_flights=origin_counts.flights@destination"), ReplayCursor.latest(),
         "ttl.jsonl"));
-    List<JsonNode> rows = jsonl(Path.of(set.output()));
+    List<JsonNode> rows = TrainingSetBuilds.jsonl(Path.of(set.output()));
     assertThat(rows).extracting(r -> r.get("event_time").asText()).containsExactly("2015-01-01T10:00:59Z",
         "2015-01-01T10:01:00Z", "2015-01-01T10:01:01Z", "2015-01-01T09:00:00Z");
     assertThat(rows.get(0).get("origin_counts__flights").asLong()).as("59 s old").isEqualTo(1);
@@ -255,7 +231,7 @@ class TrainingSetIT {
 
     // The range of a set built --before a message ID ends at the event before it, and the status and
     // manifest say so: rebuilding --to that ID gives the same set.
-    TrainingSetStatus before = build(spec(tenant, "ttl_before", "distance", "origin = 'LBL'",
+    TrainingSetStatus before = TrainingSetBuilds.build(manager, spec(tenant, "ttl_before", "distance", "origin = 'LBL'",
         List.of("origin_counts.flights@destination/60s"), ReplayCursor.parse(ttlIds.get(3).messageId().toString(), false),
         "ttl-before.jsonl"));
     assertThat(before.rows()).isEqualTo(2);
@@ -287,10 +263,10 @@ class TrainingSetIT {
         new Flights.Flight("2015-01-01T10:06:00", 0, 4, "LBL", "AAA"),
         new Flights.Flight("2015-01-01T10:07:00", 20, 1, "AAA", "YYY"),
         new Flights.Flight("2015-01-01T10:08:00", 0, 5, "LBL", "AAA")));
-    TrainingSetStatus set = build(spec(tenant, "filtered", "distance", "origin = 'LBL'",
+    TrainingSetStatus set = TrainingSetBuilds.build(manager, spec(tenant, "filtered", "distance", "origin = 'LBL'",
         List.of("small_delays.flights@destination", "recent=small_delays.flights@destination/1h"), ReplayCursor.latest(),
         "filtered.jsonl"));
-    List<JsonNode> rows = jsonl(Path.of(set.output()));
+    List<JsonNode> rows = TrainingSetBuilds.jsonl(Path.of(set.output()));
     assertThat(rows).extracting(r -> r.get("label").asInt()).containsExactly(1, 2, 3, 4, 5);
     assertThat(rows).extracting(r -> r.get("small_delays__flights").isNull() ? null : r.get("small_delays__flights").asLong())
         .as("no row yet, 1 flight, filtered out, back with 3 flights, filtered out")

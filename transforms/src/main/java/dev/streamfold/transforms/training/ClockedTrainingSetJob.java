@@ -6,6 +6,7 @@ import dev.streamfold.transforms.job.FoldStage;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.job.StreamRows;
 import dev.streamfold.transforms.source.ClockedLedgerSource;
+import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.source.SourceEvent;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.sql.TableEnvironments;
@@ -102,7 +103,7 @@ final class ClockedTrainingSetJob {
         .transform("ledger clock (ordinals)", TypeInformation.of(SourceEvent.class),
             new ClockOrdinals(reads.labelStream(), reads.bound()));
     for (Map.Entry<String, Set<String>> read : columnsRead.entrySet()) {
-      var parser = new dev.streamfold.transforms.source.PayloadParser(reads.streams().get(read.getKey()), read.getValue());
+      PayloadParser parser = new PayloadParser(reads.streams().get(read.getKey()), read.getValue());
       DataStream<Row> rows = events.transform("rows of " + read.getKey(), parser.ledgerClockRowType(),
           StreamRows.ledgerClock(read.getKey(), parser));
       tableEnv.createTemporaryView(TableEnvironments.quote(read.getKey()), rows, parser.ledgerClockSchema());

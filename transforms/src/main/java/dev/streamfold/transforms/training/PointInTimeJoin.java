@@ -1,6 +1,7 @@
 package dev.streamfold.transforms.training;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamfold.transforms.source.TickGate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -49,7 +50,7 @@ import org.apache.flink.types.RowKind;
  * stream than the label stream (or several) is cut at ticks: its changes are held until the end of their tick (the
  * last input, after every record the tick caused) and applied then, so a label event sees such a view as it was at
  * the end of the tick before its own. Views over the label stream alone keep the per-event rule above. When a
- * {@link dev.streamfold.transforms.source.TickGate} is set, each completed tick is said to it: the source emits no
+ * {@link TickGate} is set, each completed tick is said to it: the source emits no
  * event of the next tick with label events before then, which keeps views with several inputs (joins) exact.
  *
  * <p>The file is written to a temporary name beside the output and renamed when the input ends; a
@@ -114,7 +115,7 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     Files.deleteIfExists(temp);
     writer = TrainingSetWriter.open(plan.format(), temp, plan.columns());
     if (plan.clock().gate() != null) {
-      dev.streamfold.transforms.source.TickGate.of(plan.clock().gate()).opened();
+      TickGate.of(plan.clock().gate()).opened();
     }
   }
 
@@ -267,7 +268,7 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
       changes.clear();
     }
     if (plan.clock().gate() != null) {
-      dev.streamfold.transforms.source.TickGate.of(plan.clock().gate()).completed((Long) p.row().getField(0));
+      TickGate.of(plan.clock().gate()).completed((Long) p.row().getField(0));
     }
   }
 
@@ -342,7 +343,7 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
         Files.deleteIfExists(temp);
       }
       if (plan.clock().gate() != null) {
-        dev.streamfold.transforms.source.TickGate.close(plan.clock().gate());
+        TickGate.close(plan.clock().gate());
       }
       super.close();
     }
