@@ -2,7 +2,6 @@ package dev.streamfold.bench;
 
 import dev.streamfold.api.v1.ClockTick;
 import dev.streamfold.api.v1.ExportTrainingSetRequest;
-import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.ListTicksRequest;
 import dev.streamfold.api.v1.StreamInfo;
 import dev.streamfold.api.v1.TickPosition;
@@ -13,9 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +41,6 @@ final class TrainingAcrossStreamsBench {
   static final String NAME = "bench_across_streams";
   static final List<String> FEATURES = List.of("origin_flights=" + DELAYS + ".flights", "avg_delay=" + DELAYS
       + ".avg_delay", "airport_state=" + STATE + ".state", "joined_flights=" + JOINED + ".flights");
-  static final Duration TIMEOUT = Duration.ofMinutes(30);
 
   private final BenchEnv env;
   private final Report report;
@@ -86,22 +82,10 @@ final class TrainingAcrossStreamsBench {
         if (profile) {
           env.jfrStart("training-across-streams");
         }
-        TrainingSetDone done = null;
-        Map<String, Double> peak;
-        double seconds;
-        try (RssSampler sampler = RssSampler.start(env.pids(), 100)) {
-          long t0 = System.nanoTime();
-          Iterator<ExportTrainingSetResponse> responses = sf.replay()
-              .withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).exportTrainingSet(request);
-          while (responses.hasNext()) {
-            ExportTrainingSetResponse r = responses.next();
-            if (r.hasDone()) {
-              done = r.getDone();
-            }
-          }
-          seconds = (System.nanoTime() - t0) / 1e9;
-          peak = sampler.peaksMib();
-        }
+        TrainingSetExports.Export export = TrainingSetExports.run(sf, request, env.pids());
+        TrainingSetDone done = export.done();
+        Map<String, Double> peak = export.peakMib();
+        double seconds = export.seconds();
         if (profile) {
           env.jfrStop("training-across-streams");
           System.out.printf("[6-training-across-streams] profiled (not counted): %.1f s%n", seconds);

@@ -2,19 +2,15 @@ package dev.streamfold.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.streamfold.api.v1.ExportTrainingSetRequest;
-import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.StreamInfo;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetProgress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Benchmark 6: training sets. Builds a point-in-time training set over every event of the flights stream
@@ -32,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 final class TrainingSetBench {
   static final String NAME = "bench_delays";
   static final List<String> FEATURES = List.of(BackfillBench.VIEW + ".avg_delay", BackfillBench.VIEW + ".flights");
-  static final Duration TIMEOUT = Duration.ofMinutes(30);
 
   private final BenchEnv env;
   private final Report report;
@@ -68,34 +63,14 @@ final class TrainingSetBench {
         if (profile) {
           env.jfrStart("training-set");
         }
-        TrainingSetDone done = null;
-        TrainingSetProgress last = null;
-        Map<String, Double> peak;
-        double seconds;
+        TrainingSetExports.Export export = TrainingSetExports.run(sf, request, env.pids());
+        TrainingSetDone done = export.done();
+        TrainingSetProgress last = export.last();
+        Map<String, Double> peak = export.peakMib();
+        double seconds = export.seconds();
         // Progress timeline (~250 ms progress messages): first events read, all events read.
-        double firstRead = -1;
-        double allRead = -1;
-        try (RssSampler sampler = RssSampler.start(env.pids(), 100)) {
-          long t0 = System.nanoTime();
-          Iterator<ExportTrainingSetResponse> responses = sf.replay()
-              .withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).exportTrainingSet(request);
-          while (responses.hasNext()) {
-            ExportTrainingSetResponse r = responses.next();
-            if (r.hasProgress()) {
-              last = r.getProgress();
-              if (firstRead < 0 && last.getEventsRead() > 0) {
-                firstRead = (System.nanoTime() - t0) / 1e9;
-              }
-              if (allRead < 0 && last.getTargetEvents() > 0 && last.getEventsRead() >= last.getTargetEvents()) {
-                allRead = (System.nanoTime() - t0) / 1e9;
-              }
-            } else if (r.hasDone()) {
-              done = r.getDone();
-            }
-          }
-          seconds = (System.nanoTime() - t0) / 1e9;
-          peak = sampler.peaksMib();
-        }
+        double firstRead = export.firstReadSeconds();
+        double allRead = export.allReadSeconds();
         if (profile) {
           env.jfrStop("training-set");
         }
