@@ -46,6 +46,8 @@ final class TrainingSetCommand {
       description = {"Build a training set: one row per event of the label stream (that --where selects): its message"
           + " ID, event time, entity and label, and every feature as its view held it just before that event in"
           + " ledger order (the event itself and everything after it excluded; no row yet = null, never 0).",
+          "Or one row per row of --labels-file, its columns kept, every feature the fold of the events whose event"
+              + " time is at or before the row's --time (with --known-at: also acknowledged by then).",
           "The server writes --out (Parquet, CSV or JSON Lines by extension) and <out>.manifest.json beside it;"
               + " the path is made absolute here and must be valid on the server's machine (the local stack runs"
               + " on this one). Shows a progress bar, prints the first --head rows (streamed back by the server)"
@@ -65,16 +67,32 @@ final class TrainingSetCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "The training set's name (letters, digits, '_', '-').")
     String name;
 
-    @Option(names = "--label-stream", paramLabel = "STREAM", required = true,
-        description = "The stream whose events are the labels; every feature view must read it.")
+    @Option(names = "--label-stream", paramLabel = "STREAM",
+        description = "The stream whose events are the labels (or --labels-file).")
     String labelStream;
 
+    @Option(names = "--labels-file", paramLabel = "FILE",
+        description = "Labels from a file instead (Feast's entity dataframe): CSV with a header line, JSON Lines or"
+            + " Parquet, by extension, read by the server (the path is made absolute here). One row out per row in,"
+            + " its columns kept, each feature cut by event time at the row's --time (events at or before it).")
+    String labelsFile;
+
+    @Option(names = "--time", paramLabel = "COLUMN",
+        description = "With --labels-file: the column holding each row's time (ISO-8601, or a Parquet TIMESTAMP).")
+    String time;
+
+    @Option(names = "--known-at", description = "With --labels-file: also leave out events the ledger acknowledged"
+        + " after the row's time (what was known then, not only what had happened).")
+    boolean knownAt;
+
     @Option(names = "--entity", paramLabel = "EXPR", required = true,
-        description = "Field or SQL expression of the label stream: the entity key, e.g. origin.")
+        description = "Field or SQL expression of the label stream (or the labels file): the entity key, e.g. origin;"
+            + " the default @join of the features.")
     String entity;
 
-    @Option(names = "--label", paramLabel = "EXPR", required = true,
-        description = "Field or SQL expression of the label stream: the label, e.g. \"delay >= 15\".")
+    @Option(names = "--label", paramLabel = "EXPR",
+        description = "With --label-stream: field or SQL expression of the label stream, the label, e.g."
+            + " \"delay >= 15\".")
     String label;
 
     @Option(names = "--where", paramLabel = "EXPR",
@@ -138,6 +156,7 @@ final class TrainingSetCommand {
 
     /** The request this command sends. */
     ExportTrainingSetRequest request() {
+      checkLabels();
       if (head < 0) {
         throw new CliException("--head must be 0 or more, got " + head);
       }
@@ -146,10 +165,16 @@ final class TrainingSetCommand {
         throw new CliException("give at least one feature: --features VIEW.column,... or --feature VIEW.column");
       }
       ExportTrainingSetRequest.Builder b = ExportTrainingSetRequest.newBuilder().setTenant(server.tenant).setName(name)
-          .setLabelStream(labelStream).setEntity(entity).setLabel(label).addAllFeatures(features)
+          .setEntity(entity).addAllFeatures(features)
           .setTo(stop().equalsIgnoreCase("latest") ? "" : stop()).setBefore(before != null).setDetach(noWait).setDryRun(dryRun)
           .setStreamRows(!dryRun && !noWait && head > 0).setMaxRows(noWait ? 0 : head)
           .setCommand(commandLine(spec.root().commandLine().getParseResult().originalArgs()));
+      if (labelStream != null) {
+        b.setLabelStream(labelStream).setLabel(label);
+      } else {
+        b.setLabelsFile(Path.of(labelsFile).toAbsolutePath().normalize().toString()).setTimeColumn(time)
+            .setKnownAt(knownAt);
+      }
       if (where != null) {
         b.setWhere(where);
       }
@@ -157,6 +182,30 @@ final class TrainingSetCommand {
         b.setOut(Path.of(out).toAbsolutePath().normalize().toString());
       }
       return b.build();
+    }
+
+    /** Labels from a stream (with --label) or from a file (with --time), not both. */
+    private void checkLabels() {
+      if ((labelStream == null) == (labelsFile == null)) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),"give the labels: --label-stream STREAM (with --label) or --labels-file FILE (with"
+            + " --time), one of them");
+      }
+      if (labelStream != null) {
+        if (label == null) {
+          throw new CliException("--label-stream needs --label EXPR, e.g. --label \"delay >= 15\"");
+        }
+        if (time != null || knownAt) {
+          throw new CliException((time != null ? "--time" : "--known-at") + " goes with --labels-file");
+        }
+      } else {
+        if (time == null) {
+          throw new CliException("--labels-file needs --time COLUMN: the column holding each row's time");
+        }
+        if (label != null || where != null) {
+          throw new CliException((label != null ? "--label" : "--where") + ": with --labels-file the labels are the"
+              + " file's own columns, kept as they are; leave it out");
+        }
+      }
     }
 
     /** The stop cursor as given: --to, --before, or latest. */
@@ -379,6 +428,7 @@ final class TrainingSetCommand {
     return String.format(Locale.ROOT, "Training set %s: %,d rows from %,d events in %.1f s (%,.0f rows/s), up to %s"
         + " → %s (manifest %s)", d.getName(), d.getRows(), d.getEventsRead(), d.getSeconds(), d.getRowsPerSecond(),
         d.getStopMessageId().isEmpty() ? "message ID none (no event in the range: an empty stream, or --to before every event)"
+            : d.getStopMessageId().startsWith("tick:") ? d.getStopMessageId() + " of the tenant clock"
             : (d.getStopMessageId().contains(",") ? "position " : "message ID ") + d.getStopMessageId(),
         d.getOutput(), d.getManifest());
   }

@@ -19,14 +19,27 @@ final class TrainingSetPlans {
   static String text(TrainingSetPlan p) {
     StringBuilder out = new StringBuilder();
     out.append("Training set ").append(p.getName()).append(" (dry run: nothing built)\n");
-    out.append("  labels    stream ").append(p.getLabelStream())
-        .append(p.getPartitions() > 0 ? " (" + p.getPartitions() + " partitions)" : "")
-        .append(p.getWhere().isEmpty() ? ", every event" : ", events where " + p.getWhere()).append('\n');
-    out.append("  stop      ").append(p.getStop())
-        .append(p.getReadThrough().isEmpty() ? " (no event to read)" : ", reads through " + p.getReadThrough())
-        .append(p.getTick() > 0 ? "; other streams through tick " + p.getTick() + " of the tenant clock" : "").append('\n');
-    out.append(String.format(Locale.ROOT, "  events    %s%,d of the label stream%n", p.getTargetEventsExact() ? "" : "at most ",
-        p.getTargetEvents()));
+    if (!p.getLabelsFile().isEmpty()) {
+      out.append(String.format(Locale.ROOT, "  labels    file %s, %,d rows, time column %s%n", p.getLabelsFile(),
+          p.getLabelRows(), p.getTimeColumn()));
+      out.append("  cut       by event time: each feature is the fold of the events whose event time is at or before the"
+          + " row's time").append(p.getCutRule().endsWith("known-at") ? ", and that the ledger had acknowledged by then"
+          : "").append('\n');
+      out.append("  stop      ").append(p.getStop()).append(", reads every stream through tick ").append(p.getTick())
+          .append(" of the tenant clock\n");
+      out.append(String.format(Locale.ROOT, "  events    at most %,d (the streams' events and the file's rows)%n",
+          p.getTargetEvents()));
+    } else {
+      out.append("  labels    stream ").append(p.getLabelStream())
+          .append(p.getPartitions() > 0 ? " (" + p.getPartitions() + " partitions)" : "")
+          .append(p.getWhere().isEmpty() ? ", every event" : ", events where " + p.getWhere()).append('\n');
+      out.append("  stop      ").append(p.getStop())
+          .append(p.getReadThrough().isEmpty() ? " (no event to read)" : ", reads through " + p.getReadThrough())
+          .append(p.getTick() > 0 ? "; other streams through tick " + p.getTick() + " of the tenant clock" : "")
+          .append('\n');
+      out.append(String.format(Locale.ROOT, "  events    %s%,d of the label stream%n", p.getTargetEventsExact() ? ""
+          : "at most ", p.getTargetEvents()));
+    }
     out.append("  features\n");
     for (TrainingSetPlanFeature f : p.getFeaturesList()) {
       out.append("    ").append(f.getName()).append(' ').append(f.getType()).append(" = ").append(f.getView())
@@ -52,6 +65,12 @@ final class TrainingSetPlans {
     ObjectNode root = JSON.createObjectNode();
     root.put("name", p.getName());
     root.put("label_stream", p.getLabelStream());
+    if (!p.getLabelsFile().isEmpty()) {
+      root.put("labels_file", p.getLabelsFile());
+      root.put("label_rows", p.getLabelRows());
+      root.put("time_column", p.getTimeColumn());
+    }
+    root.put("cut_rule", p.getCutRule());
     root.put("partitions", p.getPartitions());
     root.put("where", p.getWhere());
     root.put("stop", p.getStop());

@@ -34,7 +34,7 @@ class TrainingSetCommandTest {
       .setPhase("RUNNING").setEventsRead(50).setTargetEvents(100).setRows(20).setOutput("/d/delayed.parquet")
       .setManifest("/d/delayed.parquet.manifest.json").setStopMessageId("7:99:-1:-1").build();
 
-  private static final TrainingSetPlan PLAN = TrainingSetPlan.newBuilder().setName("delayed").setLabelStream("flights")
+  private static final TrainingSetPlan PLAN = TrainingSetPlan.newBuilder().setName("delayed").setLabelStream("flights").setCutRule("as-served")
       .setStop("to latest").setReadThrough("7:99:-1:-1").setTargetEvents(100).setTargetEventsExact(true)
       .setWhere("distance > 100").setOutput("/d/delayed.parquet").setManifest("/d/delayed.parquet.manifest.json")
       .setFormat("parquet").setHeader(TrainingSetHeader.newBuilder().addColumns("message_id").addColumns("event_time")
@@ -237,7 +237,7 @@ class TrainingSetCommandTest {
     r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "recent=delays_by_origin.avg_delay/2h", "--dry-run", "--json");
     assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
-    assertThat(r.out()).isEqualTo("{\"name\":\"delayed\",\"label_stream\":\"flights\",\"partitions\":0,"
+    assertThat(r.out()).isEqualTo("{\"name\":\"delayed\",\"label_stream\":\"flights\",\"cut_rule\":\"as-served\",\"partitions\":0,"
         + "\"where\":\"distance > 100\",\"stop\":\"to latest\",\"read_through\":\"7:99:-1:-1\",\"target_events\":100,"
         + "\"target_events_exact\":true,\"tick\":42,\"output\":\"/d/delayed.parquet\",\"format\":\"parquet\","
         + "\"manifest\":\"/d/delayed.parquet.manifest.json\",\"columns\":[{\"name\":\"message_id\",\"type\":\"STRING\"},"

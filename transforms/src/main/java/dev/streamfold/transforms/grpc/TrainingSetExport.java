@@ -116,7 +116,8 @@ final class TrainingSetExport {
         .setTargetEvents(e.targetEvents()).setTargetEventsExact(e.targetEventsExact()).setWhere(e.where())
         .setOutput(e.output()).setManifest(e.manifest()).setFormat(e.format())
         .setHeader(TrainingSetHeader.newBuilder().addAllColumns(e.columns()).addAllTypes(e.types()))
-        .setTick(Math.max(0, e.tick()));
+        .setTick(Math.max(0, e.tick())).setLabelsFile(e.labelsFile()).setLabelRows(e.labelRows())
+        .setTimeColumn(e.timeColumn()).setCutRule(e.cutRule());
     for (TrainingSetExplanation.Feature f : e.features()) {
       plan.addFeatures(TrainingSetPlanFeature.newBuilder().setName(f.name()).setView(f.view())
           .setViewVersion(f.viewVersion()).setLogic(f.logic()).addAllStreams(f.streams()).setColumn(f.column())
@@ -137,9 +138,16 @@ final class TrainingSetExport {
    */
   static TrainingSetSpec spec(ExportTrainingSetRequest r) {
     require(r.getName(), "name", "the training set's name");
-    require(r.getLabelStream(), "label_stream", "the stream whose events are the labels");
-    require(r.getEntity(), "entity", "a SQL expression over the label stream giving the entity key, e.g. origin");
-    require(r.getLabel(), "label", "a SQL expression over the label stream, e.g. delay >= 15");
+    boolean fromFile = !r.getLabelsFile().isBlank();
+    if (fromFile) {
+      require(r.getTimeColumn(), "time_column", "the labels file's column holding each row's time");
+      require(r.getEntity(), "entity", "a SQL expression over the labels file's columns giving the entity key, e.g."
+          + " origin");
+    } else {
+      require(r.getLabelStream(), "label_stream", "the stream whose events are the labels (or labels_file)");
+      require(r.getEntity(), "entity", "a SQL expression over the label stream giving the entity key, e.g. origin");
+      require(r.getLabel(), "label", "a SQL expression over the label stream, e.g. delay >= 15");
+    }
     if (r.getFeaturesCount() == 0) {
       throw new IllegalArgumentException("field 'features' needs at least one feature: [name=]VIEW.column[@join][/ttl],"
           + " e.g. delays_by_origin.avg_delay");
@@ -162,8 +170,16 @@ final class TrainingSetExport {
     String command = r.getCommand().isBlank()
         ? "ExportTrainingSet " + TextFormat.printer().emittingSingleLine(true).printToString(r).trim()
         : r.getCommand();
+    TrainingSetSpec.FileLabels labels = null;
+    if (fromFile) {
+      String path = r.getLabelsFile().trim();
+      if (caller != null && !caller.isAdmin()) {
+        path = tenantPath("labels_file", r.getTenant(), path);
+      }
+      labels = new TrainingSetSpec.FileLabels(path, r.getTimeColumn(), r.getKnownAt());
+    }
     return new TrainingSetSpec(r.getTenant(), r.getName(), r.getLabelStream(), r.getEntity(), r.getLabel(),
-        r.getWhere(), features, to, out, command);
+        r.getWhere(), features, to, out, command, labels);
   }
 
   /**
@@ -176,11 +192,32 @@ final class TrainingSetExport {
    * @throws IllegalArgumentException if {@code out} is absolute or leaves the directory ({@code ..})
    */
   static String tenantOutput(String tenant, String out) {
-    java.nio.file.Path path = java.nio.file.Path.of(out).normalize();
+    return confined(tenant, out, "field 'out': with a tenant token a training set is written under the server's"
+        + " training-sets/" + tenant + "/ directory; give a relative path there (or none), not '" + out + "' (any path"
+        + " needs the admin token)");
+  }
+
+  /**
+   * Confine a tenant token's labels file to {@code training-sets/<tenant>/} on the server, so that no tenant reads
+   * files outside its own directory; the admin token may name any path.
+   *
+   * @param field the request field, for the message
+   * @param tenant the caller's tenant
+   * @param file the requested path
+   * @return {@code <tenant>/<file>}, relative to the server's training-sets directory
+   * @throws IllegalArgumentException if {@code file} is absolute or leaves the directory ({@code ..})
+   */
+  static String tenantPath(String field, String tenant, String file) {
+    return confined(tenant, file, "field '" + field + "': with a tenant token a labels file is read from the server's"
+        + " training-sets/" + tenant + "/ directory; give a relative path there, not '" + file + "' (any path needs the"
+        + " admin token)");
+  }
+
+  /** {@code <tenant>/<path>}, or refused with {@code refusal} when the path is absolute, empty or leaves with '..'. */
+  private static String confined(String tenant, String file, String refusal) {
+    java.nio.file.Path path = java.nio.file.Path.of(file).normalize();
     if (path.isAbsolute() || path.startsWith("..") || path.toString().isEmpty()) {
-      throw new IllegalArgumentException("field 'out': with a tenant token a training set is written under the"
-          + " server's training-sets/" + tenant + "/ directory; give a relative path there (or none), not '" + out
-          + "' (any path needs the admin token)");
+      throw new IllegalArgumentException(refusal);
     }
     return tenant + "/" + path;
   }

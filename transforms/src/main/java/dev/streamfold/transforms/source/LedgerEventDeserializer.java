@@ -40,6 +40,7 @@ public final class LedgerEventDeserializer implements PulsarDeserializationSchem
           message.getEventTime() > 0 ? message.getEventTime() : message.getPublishTime(),
           message.getSequenceId(), null, message.getProperty(dev.streamfold.schema.EventEnvelope.TYPE_PROPERTY));
       event.payloadBytes = value == null ? new byte[0] : value;
+      event.publishTimeMs = message.getPublishTime();
       event.position(PulsarMessageIds.toText(message.getMessageId(), partition));
       out.collect(event);
       return;
@@ -51,6 +52,7 @@ public final class LedgerEventDeserializer implements PulsarDeserializationSchem
         message.getSequenceId(),
         value == null ? "" : new String(value, StandardCharsets.UTF_8),
         message.getProperty(dev.streamfold.schema.EventEnvelope.TYPE_PROPERTY));
+    event.publishTimeMs = message.getPublishTime();
     // a partition's own topic reports partition -1 in its message IDs; the topic name tells it
     event.position(PulsarMessageIds.toText(message.getMessageId(), partition));
     out.collect(event);

@@ -13,6 +13,11 @@ public class SourceEvent {
   public String key;
   /** Event time, epoch milliseconds. */
   public long eventTimeMs;
+  /**
+   * When the ledger acknowledged the event (Pulsar's publish time), epoch milliseconds; 0 when the source did not
+   * set it. A training set's {@code --known-at} cut leaves out events acknowledged after the label's time.
+   */
+  public long publishTimeMs;
   /** Pulsar sequence id given by the appender. */
   public long sequenceId;
   /**

@@ -382,7 +382,30 @@ public final class OptimizedPlan {
     return Optional.empty();
   }
 
+  /**
+   * The first operation of the plan whose result depends on the order its input rows arrive in, wherever it is
+   * (over one stream's events too), as {@link #orderDependentOverMergedInputs} lists them but for sums and averages of
+   * floating-point values: a fold in another order than the ledger's (a training set cut by event time) gives such an
+   * operation another meaning than the served view's ({@code LAST_VALUE}: the last by event time, not the last
+   * appended), where a floating-point sum differs in its last digits only.
+   *
+   * @return what depends on the order, e.g. {@code LAST_VALUE}, or empty
+   */
+  public Optional<String> orderDependent() {
+    for (RelNode node : nodes) {
+      Optional<String> dependent = orderDependence(node, false);
+      if (dependent.isPresent()) {
+        return dependent;
+      }
+    }
+    return Optional.empty();
+  }
+
   private static Optional<String> orderDependence(RelNode node) {
+    return orderDependence(node, true);
+  }
+
+  private static Optional<String> orderDependence(RelNode node, boolean floatingSums) {
     if (isEventTimeWindow(node)) {
       return Optional.of("an event-time window (TUMBLE, HOP, CUMULATE or SESSION: whether an event is behind the"
           + " watermark, and dropped, depends on how the inputs' rows and watermarks interleave)");
@@ -405,7 +428,7 @@ public final class OptimizedPlan {
           || kind == SqlKind.JSON_OBJECTAGG || ORDER_DEPENDENT_FUNCTIONS.contains(name)) {
         return Optional.of(name);
       }
-      if (FLOATING_SUMS.contains(kind) && call.getArgList().stream().anyMatch(arg -> isFloatingPoint(
+      if (floatingSums && FLOATING_SUMS.contains(kind) && call.getArgList().stream().anyMatch(arg -> isFloatingPoint(
           node.getInput(0).getRowType().getFieldList().get(arg).getType()))) {
         return Optional.of(name + " of DOUBLE (floating-point addition depends on the order of the rows)");
       }

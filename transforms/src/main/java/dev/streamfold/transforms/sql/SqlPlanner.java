@@ -54,9 +54,13 @@ public final class SqlPlanner {
    * @param eventTimeWindows whether the plan computes event-time windows (its stream table then has
    *     {@code _event_time} as rowtime attribute, with watermarks)
    * @param columnsReadByStream for each stream read, its declared and metadata columns the plan reads
+   * @param windowedStreams the streams whose rows an event-time window reads
+   * @param orderDependent the first operation whose result depends on the order the rows are folded in
+   *     ({@link OptimizedPlan#orderDependent}), e.g. {@code LAST_VALUE}, or empty
    */
   public record PlannedQuery(List<String> streams, LinkedHashMap<String, String> columns, List<String> keyColumns,
-      boolean eventTimeWindows, Map<String, Set<String>> columnsReadByStream, Set<String> windowedStreams) {
+      boolean eventTimeWindows, Map<String, Set<String>> columnsReadByStream, Set<String> windowedStreams,
+      Optional<String> orderDependent) {
 
     public PlannedQuery {
       streams = List.copyOf(new java.util.TreeSet<>(streams));
@@ -188,7 +192,8 @@ public final class SqlPlanner {
         }
       }
       return new PlannedQuery(List.copyOf(read.keySet()), columns(planned.table()), List.of(),
-          planned.plan().hasEventTimeWindows(), read, windowed(planned.plan(), read.keySet()));
+          planned.plan().hasEventTimeWindows(), read, windowed(planned.plan(), read.keySet()),
+          planned.plan().orderDependent());
     } catch (StackOverflowError e) {
       throw tooDeep();
     } catch (RuntimeException e) {
@@ -364,7 +369,7 @@ public final class SqlPlanner {
       read.put(stream, plan.columnsRead().getOrDefault(stream, Set.of()));
     }
     return new PlannedQuery(List.copyOf(scanned), columns, keys, plan.hasEventTimeWindows(), read,
-        windowed(plan, read.keySet()));
+        windowed(plan, read.keySet()), plan.orderDependent());
   }
 
   /** The streams among {@code streams} whose rows an event-time window of the plan reads. */

@@ -201,27 +201,30 @@ public final class PointInTimeJoin extends AbstractStreamOperatorV2<Void> implem
     lastEventRank = p.rank();
     events++;
     Row r = p.row();
-    lastMessageId = (String) r.getField(TrainingSetPlan.MESSAGE_ID);
-    currentEventTimeMs = ((LocalDateTime) r.getField(TrainingSetPlan.EVENT_TIME)).toInstant(ZoneOffset.UTC).toEpochMilli();
-    if (!Boolean.TRUE.equals(r.getField(TrainingSetPlan.IS_LABEL))) {
+    String messageId = (String) r.getField(plan.messageId());
+    if (messageId != null) { // a label from a file has none
+      lastMessageId = messageId;
+    }
+    currentEventTimeMs = ((LocalDateTime) r.getField(plan.eventTime())).toInstant(ZoneOffset.UTC).toEpochMilli();
+    if (!Boolean.TRUE.equals(r.getField(plan.isLabel()))) {
       return;
     }
     List<FeatureSpec> features = plan.features();
-    Object[] out = new Object[4 + features.size()];
-    out[0] = r.getField(TrainingSetPlan.MESSAGE_ID);
-    out[1] = currentEventTimeMs;
-    out[2] = r.getField(TrainingSetPlan.ENTITY);
-    out[3] = TrainingSetWriter.normalize(plan.columns().types().get(3), r.getField(TrainingSetPlan.LABEL));
+    int leading = plan.leading();
+    Object[] out = new Object[leading + features.size()];
+    for (int c = 0; c < leading; c++) {
+      out[c] = TrainingSetWriter.normalize(plan.columns().types().get(c), r.getField(c));
+    }
     for (int f = 0; f < features.size(); f++) {
       int view = plan.featureView(f);
-      Object key = r.getField(TrainingSetPlan.JOINS + plan.joinIndex(f));
+      Object key = r.getField(plan.joins() + plan.joinIndex(f));
       Versioned held = key == null ? null : state.get(view).get(labelKey(view, key));
       Object value = null;
       if (held != null && (features.get(f).ttlMs() < 0
           || currentEventTimeMs - held.updatedAtMs() <= features.get(f).ttlMs())) {
         value = held.row().getField(plan.featureColumnIndex(f));
       }
-      out[4 + f] = TrainingSetWriter.normalize(plan.columns().types().get(4 + f), value);
+      out[leading + f] = TrainingSetWriter.normalize(plan.columns().types().get(leading + f), value);
     }
     writer.write(out);
     rows++;

@@ -34,6 +34,25 @@ public record TrainingSetColumns(List<String> names, List<String> types) impleme
     return new TrainingSetColumns(List.copyOf(names), List.copyOf(types));
   }
 
+  /**
+   * The columns of a training set from a labels file: the file's columns as they are, then one per feature.
+   *
+   * @param file the file's columns, in order
+   * @param features output name to SQL type of each feature, in order
+   * @return the columns
+   */
+  public static TrainingSetColumns of(List<dev.streamfold.schema.StreamColumn> file, LinkedHashMap<String, String> features) {
+    List<String> names = new ArrayList<>();
+    List<String> types = new ArrayList<>();
+    for (dev.streamfold.schema.StreamColumn column : file) {
+      names.add(column.name());
+      types.add(column.type());
+    }
+    names.addAll(features.keySet());
+    types.addAll(features.values());
+    return new TrainingSetColumns(List.copyOf(names), List.copyOf(types));
+  }
+
   /** Number of columns. */
   public int size() {
     return names.size();

@@ -22,11 +22,16 @@ import java.util.List;
  * @param columns the output's column names, in order
  * @param types each column's SQL type
  * @param features each feature: its column, view, version, the streams its view reads, join, time-to-live and cut
- * @param tick the last tick of the tenant clock read when a feature is cut at ticks, else -1
+ * @param tick the last tick of the tenant clock read when a feature is cut at ticks or by event time, else -1
+ * @param labelsFile labels from a file: its absolute path on the server, else ""
+ * @param labelRows the labels file's rows (0 for labels from a stream)
+ * @param timeColumn the labels file's time column ("" for labels from a stream)
+ * @param cutRule {@code as-served}, {@code event-time} or {@code event-time known-at}
  */
 public record TrainingSetExplanation(String name, String labelStream, int partitions, String stop, String readThrough,
     long targetEvents, boolean targetEventsExact, String where, String output, String format, String manifest,
-    List<String> columns, List<String> types, List<Feature> features, long tick) {
+    List<String> columns, List<String> types, List<Feature> features, long tick, String labelsFile, long labelRows,
+    String timeColumn, String cutRule) {
 
   public TrainingSetExplanation {
     columns = List.copyOf(columns);
@@ -47,7 +52,9 @@ public record TrainingSetExplanation(String name, String labelStream, int partit
    * @param join the SQL expression over the label stream giving the view's row key
    * @param ttlMs its time-to-live in ms of event time, -1 for none
    * @param cut {@code event}: just before the label event in the label stream's ledger order (a view over the label
-   *     stream alone); {@code tick}: at the last tick of the tenant clock before the label event (any other view)
+   *     stream alone); {@code tick}: at the last tick of the tenant clock before the label event (any other view);
+   *     {@code event-time}: the fold of the events whose event time is at or before the label's time (labels from a
+   *     file)
    */
   public record Feature(String name, String view, int viewVersion, String logic, List<String> streams, String column,
       String type, String join, long ttlMs, String cut) {

@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class TrainingSetManager {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingSetManager.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The file in a running build's scratch directory that holds a labels file's rows in time order. */
+  private static final String LABELS_IN_TIME_ORDER = "labels-in-time-order.tsv";
   /** The file in a running build's scratch directory that records it. */
   private static final String BUILD_RECORD = "build.json";
 
@@ -119,7 +121,7 @@ public final class TrainingSetManager {
   public TrainingSetExplanation explain(TrainingSetSpec asGiven) {
     TrainingSetPreparer.Prepared p = preparer.prepare(asGiven);
     TrainingSetSpec spec = p.spec(); // a stop at a tick resolved to the label stream's position there
-    TrainingSetColumns columns = TrainingSetColumns.of(p.labels().labelType(), p.features().types());
+    TrainingSetColumns columns = columns(p);
     List<TrainingSetExplanation.Feature> features = new ArrayList<>();
     for (int f = 0; f < spec.features().size(); f++) {
       FeatureSpec feature = spec.features().get(f);
@@ -127,7 +129,15 @@ public final class TrainingSetManager {
       features.add(new TrainingSetExplanation.Feature(feature.name(), view.name(), view.version(),
           view.isFold() ? "java" : "sql", view.streams(), feature.column(), p.features().types().get(feature.name()),
           p.features().joins().get(p.features().joinOf()[f]), feature.ttlMs(),
-          p.features().tickViews()[p.features().viewOf()[f]] ? "tick" : "event"));
+          cut(p, p.features().viewOf()[f])));
+    }
+    if (p.fromFile()) {
+      Path manifest = p.output().resolveSibling(p.output().getFileName() + ".manifest.json");
+      return new TrainingSetExplanation(spec.name(), "", 0, p.asGiven().to().describe(p.asGiven().to().inclusive()
+          ? "to" : "before"), "", p.range().targetEvents(), false, "", p.output().toAbsolutePath().toString(),
+          p.format().name().toLowerCase(java.util.Locale.ROOT), manifest.toAbsolutePath().toString(), columns.names(),
+          columns.types(), features, p.stopTick(), p.file().path().toAbsolutePath().toString(), p.file().rows(),
+          p.file().timeColumn(), cutRule(p));
     }
     boolean eventTimeStop = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME;
     String readThrough = String.join(",", p.range().readThrough().stream().map(Object::toString).toList());
@@ -136,7 +146,24 @@ public final class TrainingSetManager {
         p.asGiven().to().describe(p.asGiven().to().inclusive() ? "to" : "before"), readThrough,
         p.range().targetEvents(), !eventTimeStop && !p.info().partitioned(), spec.where(),
         p.output().toAbsolutePath().toString(), p.format().name().toLowerCase(java.util.Locale.ROOT),
-        manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features, p.stopTick());
+        manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features, p.stopTick(), "", 0, "",
+        cutRule(p));
+  }
+
+  /** The output's columns: the label stream's own four, or the labels file's columns; then the features. */
+  private static TrainingSetColumns columns(TrainingSetPreparer.Prepared p) {
+    return p.fromFile() ? TrainingSetColumns.of(p.file().columns(), p.features().types())
+        : TrainingSetColumns.of(p.labels().labelType(), p.features().types());
+  }
+
+  /** The cut rule of a build: {@code as-served}, or {@code event-time} (labels from a file), with known-at. */
+  static String cutRule(TrainingSetPreparer.Prepared p) {
+    return !p.fromFile() ? "as-served" : p.spec().labelsFile().knownAt() ? "event-time known-at" : "event-time";
+  }
+
+  /** Where a feature view is cut: {@code event} or {@code tick} (labels from a stream), {@code event-time}. */
+  private static String cut(TrainingSetPreparer.Prepared p, int view) {
+    return p.fromFile() ? "event-time" : p.features().tickViews()[view] ? "tick" : "event";
   }
 
   /** Submit the build's job (or write an empty file for an empty range) and follow it to its end. */
@@ -154,7 +181,7 @@ public final class TrainingSetManager {
     ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, range.stopText(),
         spec.to().inclusive(), spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? spec.to().eventTimeMs() : Long.MAX_VALUE,
         spec.to().inclusive());
-    TrainingSetColumns columns = TrainingSetColumns.of(p.labels().labelType(), features.types());
+    TrainingSetColumns columns = columns(p);
     String run = UUID.randomUUID().toString();
     Path scratch = dataDir.resolve("training").resolve(run);
     try {
@@ -168,6 +195,10 @@ public final class TrainingSetManager {
         output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString(),
         features.clocked() ? new TrainingSetPlan.Clocking(true, features.tickViews(), "training-" + run)
             : TrainingSetPlan.Clocking.ledgerOrder(features.views().size()));
+    if (p.fromFile()) {
+      stopTick = p.stopTick();
+      readThrough = "tick:" + stopTick;
+    }
     String key = spec.tenant() + "/" + spec.name();
     long startedAt = clock.millis();
     String stopId = readThrough == null ? "" : readThrough;
@@ -175,20 +206,35 @@ public final class TrainingSetManager {
     TrainingSetStatus status = new TrainingSetStatus(spec.name(), TrainingSetStatus.RUNNING, 0, range.targetEvents(), 0,
         output.toString(), manifest.toString(), stopId, startedAt, 0, "");
     List<TransformDefinition> views = features.views();
-    if (readThrough == null || range.targetEvents() == 0) {
+    if (readThrough == null || range.targetEvents() == 0 || p.fromFile() && p.file().rows() == 0) {
       CheckpointStore.deleteLocalDir(scratch);
       try (TrainingSetWriter writer = TrainingSetWriter.open(format, output, columns)) {
         // an empty range: a file with the schema and no rows
       } catch (IOException e) {
         throw new TransformException.InvalidTrainingSet("--out: cannot write " + output + ": " + e.getMessage());
       }
-      status = finish(p.asGiven(), status, features, stopTick, columns, 0, 0, "");
+      status = finish(p, status, columns, 0, 0, "");
       builds.put(key, status);
       return status;
     }
     String subscription = "streamfold-training-" + run;
-    String partitionedStop = info.partitioned() && spec.to().inclusive() ? range.stopText() : null;
-    JobGraph graph = features.clocked()
+    // the stop a build reports: a labels file's tick, a partitioned stream's position vector, else the last event read
+    String fixedStop = p.fromFile() ? readThrough
+        : info.partitioned() && spec.to().inclusive() ? range.stopText() : null;
+    if (p.fromFile()) {
+      try {
+        p.file().writeInTimeOrder(scratch.resolve(LABELS_IN_TIME_ORDER));
+      } catch (IOException e) {
+        CheckpointStore.deleteLocalDir(scratch);
+        throw new TransformException("cannot write the labels of training set " + spec.name() + " to " + scratch + ": "
+            + e.getMessage(), e);
+      }
+    }
+    JobGraph graph = p.fromFile()
+        ? EventTimeTrainingSetJob.build(new EventTimeTrainingSetJob.Reads(spec.name(), spec.tenant(), features.streams(),
+            p.labels().streams().get(TrainingSetPreparer.LABELS_TABLE), scratch.resolve(LABELS_IN_TIME_ORDER).toString(),
+            spec.labelsFile().knownAt(), ledger.serviceUrl(), ledger.adminUrl(), stopTick), p.projection(), views, plan)
+        : features.clocked()
         ? ClockedTrainingSetJob.build(new ClockedTrainingSetJob.Reads(spec.name(), spec.tenant(), spec.labelStream(),
             features.streams(), ledger.serviceUrl(), ledger.adminUrl(), stopTick, bound), p.projection(), views, plan)
         : TrainingSetJobBuilder.build(spec.name(), spec.labelStream(), info.columns(), stream.topic(),
@@ -212,12 +258,12 @@ public final class TrainingSetManager {
       // The range ends at the last event folded (for --before and event-time stops, not the stop cursor); on a
       // partitioned stream a message stop is its position vector (rebuild with --to that vector), and an
       // event-time stop is rebuilt with the same event time.
-      String lastRead = partitionedStop != null ? partitionedStop : lastMessageId(scratch);
+      String lastRead = fixedStop != null ? fixedStop : lastMessageId(scratch);
       TrainingSetStatus ended = new TrainingSetStatus(started.name(), started.phase(), started.eventsRead(),
           started.targetEvents(), started.rows(), started.output(), started.manifest(), lastRead,
           started.startedAtMs(), 0, "");
       try {
-        builds.put(key, finish(p.asGiven(), ended, features, stopTick, columns, progress[0], progress[1], cause));
+        builds.put(key, finish(p, ended, columns, progress[0], progress[1], cause));
       } catch (RuntimeException e) {
         LOG.warn("cannot finish training set {}", key, e);
         builds.put(key, new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, progress[0],
@@ -226,7 +272,7 @@ public final class TrainingSetManager {
       } finally {
         scratchDirs.remove(key);
         CheckpointStore.deleteLocalDir(scratch);
-        if (!features.clocked()) { // a clocked job reads with readers, which leave no subscription
+        if (!features.clocked() && !p.fromFile()) { // a clocked job reads with readers, which leave no subscription
           try {
             ledger.deleteSubscription(stream, subscription);
           } catch (RuntimeException e) {
@@ -297,8 +343,10 @@ public final class TrainingSetManager {
   }
 
   /** Record the end of a training set: the manifest when it succeeded. */
-  private TrainingSetStatus finish(TrainingSetSpec spec, TrainingSetStatus started,
-      TrainingSetPreparer.Features features, long stopTick, TrainingSetColumns columns, long events, long rows, String cause) {
+  private TrainingSetStatus finish(TrainingSetPreparer.Prepared p, TrainingSetStatus started, TrainingSetColumns columns,
+      long events, long rows, String cause) {
+    TrainingSetSpec spec = p.asGiven();
+    TrainingSetPreparer.Features features = p.features();
     long now = clock.millis();
     if (cause != null && !cause.isEmpty()) {
       LOG.error("training set {} failed: {}", spec.name(), cause);
@@ -311,7 +359,8 @@ public final class TrainingSetManager {
         tickViews.add(features.viewNames().get(v));
       }
     }
-    TrainingSetManifest.write(spec, started, features.views(), columns, events, rows, now, tickViews, stopTick);
+    TrainingSetManifest.write(spec, started, features.views(), columns, events, rows, now, tickViews, p.stopTick(),
+        p.file(), cutRule(p));
     LOG.info("training set {}: {} rows from {} events in {} ms", spec.name(), rows, events, now - started.startedAtMs());
     return new TrainingSetStatus(spec.name(), TrainingSetStatus.COMPLETE, events, started.targetEvents(), rows,
         started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, "");

@@ -40,28 +40,42 @@ final class TrainingSetManifest {
    * @param createdAtMs when the build completed, epoch ms
    * @param tickViews the feature views cut at ticks
    * @param stopTick the last tick read, or -1 when no feature is cut at ticks
+   * @param file the labels file, or null for labels from a stream
+   * @param cutRule {@code as-served}, {@code event-time} or {@code event-time known-at}
    * @throws UncheckedIOException if the file cannot be written
    */
   static void write(TrainingSetSpec spec, TrainingSetStatus started, List<TransformDefinition> views,
       TrainingSetColumns columns, long events, long rows, long createdAtMs, java.util.Set<String> tickViews,
-      long stopTick) {
+      long stopTick, LabelsFile file, String cutRule) {
     Map<String, Object> manifest = new LinkedHashMap<>();
     manifest.put("name", spec.name());
     manifest.put("tenant", spec.tenant());
-    manifest.put("label_stream", spec.labelStream());
-    manifest.put("entity", spec.entity());
-    manifest.put("label", spec.label());
-    manifest.put("where", spec.where());
+    if (file != null) {
+      Map<String, Object> labels = new LinkedHashMap<>();
+      labels.put("path", file.path().toAbsolutePath().toString());
+      labels.put("sha256", file.sha256());
+      labels.put("rows", file.rows());
+      labels.put("time_column", file.timeColumn());
+      manifest.put("labels_file", labels);
+      manifest.put("entity", spec.entity());
+    } else {
+      manifest.put("label_stream", spec.labelStream());
+      manifest.put("entity", spec.entity());
+      manifest.put("label", spec.label());
+      manifest.put("where", spec.where());
+    }
     Map<String, Object> range = new LinkedHashMap<>();
     range.put("from", "earliest");
-    range.put("to", started.stopMessageId());
+    if (file == null) {
+      range.put("to", started.stopMessageId());
+    }
     range.put("stop", spec.to().describe(spec.to().inclusive() ? "to" : "before"));
     range.put("events", events);
     if (stopTick >= 0) {
       range.put("tick", stopTick);
     }
     manifest.put("range", range);
-    manifest.put("cut_rule", "as-served");
+    manifest.put("cut_rule", cutRule);
     List<Map<String, Object>> features = new ArrayList<>();
     for (FeatureSpec f : spec.features()) {
       TransformDefinition view = views.stream().filter(v -> v.name().equals(f.view())).findFirst().orElseThrow();
@@ -71,7 +85,7 @@ final class TrainingSetManifest {
       entry.put("column", f.column());
       entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
       entry.put("ttl_ms", f.ttlMs());
-      entry.put("cut", tickViews.contains(view.name()) ? "tick" : "event");
+      entry.put("cut", file != null ? "event-time" : tickViews.contains(view.name()) ? "tick" : "event");
       entry.put("transform_version", view.version());
       entry.put(view.isFold() ? "fold" : "sql", view.logic());
       features.add(entry);

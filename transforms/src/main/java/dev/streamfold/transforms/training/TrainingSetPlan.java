@@ -6,9 +6,11 @@ import java.util.List;
 /**
  * Everything the point-in-time join needs at run time, validated before the job starts.
  *
- * <p>The event projection (input 1) has the columns, in order: {@value #ENTITY} entity text, {@value
- * #LABEL} label, {@value #IS_LABEL} whether the event is a label event, {@value #EVENT_TIME} event time,
- * {@value #MESSAGE_ID} message ID text, then the distinct join keys as text from {@value #JOINS}.
+ * <p>The event projection (input 1) has the columns, in order: the output's leading columns (every output column
+ * before the features: {@code message_id, event_time, entity, label} for labels from a stream, the file's columns for
+ * labels from a file), then {@code _is_label} whether the record is a label, {@code _event_time} its event time (the
+ * label's time), {@code _message_id} its message ID text (null for a label from a file), then the distinct join keys
+ * as text.
  *
  * @param features the requested features, in output order
  * @param featureViews the distinct feature views, in input order (input {@code 2 + i} is view {@code i})
@@ -42,12 +44,30 @@ public record TrainingSetPlan(List<FeatureSpec> features, List<String> featureVi
     }
   }
 
-  static final int ENTITY = 0;
-  static final int LABEL = 1;
-  static final int IS_LABEL = 2;
-  static final int EVENT_TIME = 3;
-  static final int MESSAGE_ID = 4;
-  static final int JOINS = 5;
+  /** The number of output columns before the features: the event projection's first columns. */
+  int leading() {
+    return columns.size() - features.size();
+  }
+
+  /** The event projection's column saying whether the record is a label. */
+  int isLabel() {
+    return leading();
+  }
+
+  /** The event projection's event time column. */
+  int eventTime() {
+    return leading() + 1;
+  }
+
+  /** The event projection's message ID column. */
+  int messageId() {
+    return leading() + 2;
+  }
+
+  /** The event projection's first join key column. */
+  int joins() {
+    return leading() + 3;
+  }
 
   int featureView(int feature) {
     return featureViewOfFeature[feature];

@@ -93,7 +93,17 @@ final class TrainingSetPreparer {
    * projection and range; the last tick read when a feature is cut at ticks, else -1.
    */
   record Prepared(TrainingSetSpec asGiven, TrainingSetSpec spec, StreamRef stream, StreamInfo info, Path output, TrainingSetFormat format,
-      Labels labels, Features features, String projection, Range range, long stopTick) {}
+      Labels labels, Features features, String projection, Range range, long stopTick, LabelsFile file) {
+    /** True when the labels come from a file: every feature is cut by event time at the row's time. */
+    boolean fromFile() {
+      return file != null;
+    }
+  }
+
+  /** The SQL table of a labels file's rows: a name no stream can have (stream names hold no space). */
+  static final String LABELS_TABLE = "labels file";
+  /** The column of the labels file's table that is true on its rows, null on the events between them. */
+  static final String LABEL_ROW_COLUMN = "_label_row";
 
   /** Validate every field of a training set and resolve its stop; starts nothing. */
   Prepared prepare(TrainingSetSpec asGiven) {
@@ -101,10 +111,13 @@ final class TrainingSetPreparer {
       throw new TransformException.InvalidTrainingSet("invalid training set name '" + asGiven.name()
           + "': use a letter or '_' then letters, digits, '_' or '-'");
     }
+    if (asGiven.fromFile()) {
+      return prepareFromFile(asGiven);
+    }
     StreamRef stream = new StreamRef(asGiven.tenant(), asGiven.labelStream());
     StreamInfo info = ledger.describe(stream);
     Labels labels = labels(asGiven, info);
-    Features features = features(asGiven, info, labels);
+    Features features = features(asGiven, info, labels, null);
     long stopTick = -1;
     TrainingSetSpec spec;
     boolean nothingCovered = false;
@@ -124,19 +137,99 @@ final class TrainingSetPreparer {
       throw new TransformException.InvalidTrainingSet("stream " + stream + " is not partitioned: give one message ID,"
           + " not a position vector");
     }
-    Path output = Path.of(spec.output());
-    if (!output.isAbsolute()) {
-      output = dataDir.resolve("training-sets").resolve(output);
+    Path output = output(spec);
+    TrainingSetFormat format = format(output);
+    String projection = projection(labels, features.joins());
+    Range range = nothingCovered ? new Range(List.of(), 0, null) : range(spec, stream, info);
+    return new Prepared(asGiven, spec, stream, info, output, format, labels, features, projection, range, stopTick, null);
+  }
+
+  /**
+   * A training set whose labels are the rows of a file, each feature cut by event time at the row's time: the file
+   * read and checked, every feature view checked to be usable by event time, the stop resolved to the tick of the
+   * tenant clock the build reads through.
+   */
+  private Prepared prepareFromFile(TrainingSetSpec asGiven) {
+    if (!asGiven.labelStream().isEmpty()) {
+      throw new TransformException.InvalidTrainingSet("--labels-file and --label-stream: give one of them");
     }
-    TrainingSetFormat format;
+    if (!asGiven.label().isBlank() || !asGiven.where().isEmpty()) {
+      throw new TransformException.InvalidTrainingSet((asGiven.label().isBlank() ? "--where" : "--label") + ": with"
+          + " --labels-file the labels are the file's own rows and columns, kept as they are; leave it out");
+    }
+    Path path = Path.of(asGiven.labelsFile().path());
+    LabelsFile file = LabelsFile.read(path.isAbsolute() ? path : dataDir.resolve("training-sets").resolve(path),
+        asGiven.labelsFile().timeColumn());
+    List<StreamColumn> tableColumns = new ArrayList<>(file.columns());
+    tableColumns.add(new StreamColumn(LABEL_ROW_COLUMN, "BOOLEAN"));
+    Map<String, List<StreamColumn>> streams = Map.of(LABELS_TABLE, tableColumns);
+    String table = TableEnvironments.quote(LABELS_TABLE);
+    String entity = requireExpression("--entity", asGiven.entity());
+    checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
+    Labels labels = new Labels(table, streams, entity, "", "", "TRUE");
+    Features features = features(asGiven, null, labels, file);
+    ReplayCursor to = asGiven.to();
+    long last = ledger.lastTick(asGiven.tenant()).map(dev.streamfold.core.Tick::number).orElse(0L);
+    if (last == 0) {
+      throw new TransformException.InvalidTrainingSet("--labels-file: the tenant clock of '" + asGiven.tenant() + "'"
+          + " has no tick yet, and a build from a labels file reads the streams through one of its ticks; retry in a"
+          + " moment");
+    }
+    long stopTick = switch (to.kind()) {
+      case LATEST -> last;
+      case TICK -> {
+        long tick = to.inclusive() ? to.tick() : to.tick() - 1;
+        if (tick < 1 || tick > last) {
+          throw new TransformException.InvalidTrainingSet("--" + to.describe(to.inclusive() ? "to" : "before") + ": the"
+              + " tenant clock of '" + asGiven.tenant() + "' has ticks 1 to " + last);
+        }
+        yield tick;
+      }
+      default -> throw new TransformException.InvalidTrainingSet("--" + to.describe(to.inclusive() ? "to" : "before")
+          + ": with --labels-file each feature is cut at its row's time, and the build reads every stream through a"
+          + " tick of the tenant clock: --to latest (its last tick, the default) or --to tick:N");
+    };
+    Path output = output(asGiven);
+    TrainingSetFormat format = format(output);
+    for (StreamColumn column : file.columns()) {
+      if (features.types().containsKey(column.name())) {
+        throw new TransformException.InvalidTrainingSet("feature " + asGiven.features().stream()
+            .filter(f -> f.name().equals(column.name())).findFirst().map(FeatureSpec::describe).orElse(column.name())
+            + ": the column name '" + column.name() + "' is a column of the labels file; name the feature"
+            + " (name=VIEW.column)");
+      }
+    }
+    long events = 0;
+    for (String read : features.streams().keySet()) {
+      events += ledger.describe(new StreamRef(asGiven.tenant(), read)).eventCount();
+    }
+    StringBuilder projection = new StringBuilder("SELECT ");
+    for (StreamColumn column : file.columns()) {
+      projection.append('`').append(column.name()).append("`, ");
+    }
+    projection.append("COALESCE(`").append(LABEL_ROW_COLUMN).append("`, FALSE) AS `_is_label`, `")
+        .append(PayloadParser.EVENT_TIME_COLUMN).append("`, `").append(PayloadParser.MESSAGE_ID_COLUMN).append('`');
+    for (int j = 0; j < features.joins().size(); j++) {
+      projection.append(", CAST((").append(features.joins().get(j)).append(") AS STRING) AS `_join_").append(j)
+          .append('`');
+    }
+    projection.append(" FROM ").append(table);
+    return new Prepared(asGiven, asGiven, null, null, output, format, labels, features, projection.toString(),
+        new Range(List.of(), events + file.rows(), null), stopTick, file);
+  }
+
+  /** The output file: a relative path under the data directory's {@code training-sets/}. */
+  private Path output(TrainingSetSpec spec) {
+    Path output = Path.of(spec.output());
+    return output.isAbsolute() ? output : dataDir.resolve("training-sets").resolve(output);
+  }
+
+  private static TrainingSetFormat format(Path output) {
     try {
-      format = TrainingSetFormat.of(output);
+      return TrainingSetFormat.of(output);
     } catch (IllegalArgumentException e) {
       throw new TransformException.InvalidTrainingSet("--out: " + e.getMessage());
     }
-    String projection = projection(labels, features.joins());
-    Range range = nothingCovered ? new Range(List.of(), 0, null) : range(spec, stream, info);
-    return new Prepared(asGiven, spec, stream, info, output, format, labels, features, projection, range, stopTick);
   }
 
   /**
@@ -162,7 +255,7 @@ final class TrainingSetPreparer {
 
   private static TrainingSetSpec withStop(TrainingSetSpec spec, ReplayCursor to) {
     return new TrainingSetSpec(spec.tenant(), spec.name(), spec.labelStream(), spec.entity(), spec.label(),
-        spec.where(), spec.features(), to, spec.output(), spec.command());
+        spec.where(), spec.features(), to, spec.output(), spec.command(), spec.labelsFile());
   }
 
   /**
@@ -239,8 +332,13 @@ final class TrainingSetPreparer {
     return new Labels(table, streams, entity, label, labelType, where);
   }
 
-  /** Resolve each feature to its view, column and join, checking each, in the order given. */
-  private Features features(TrainingSetSpec spec, StreamInfo info, Labels labels) {
+  /**
+   * Resolve each feature to its view, column and join, checking each, in the order given.
+   *
+   * @param info the label stream, or null for labels from a file
+   * @param file the labels file, or null for labels from a stream: every view is then folded by event time
+   */
+  private Features features(TrainingSetSpec spec, StreamInfo info, Labels labels, LabelsFile file) {
     List<TransformDefinition> views = new ArrayList<>();
     List<String> viewNames = new ArrayList<>();
     List<String> joins = new ArrayList<>();
@@ -250,7 +348,9 @@ final class TrainingSetPreparer {
     int[] columnOf = new int[n];
     LinkedHashMap<String, String> featureTypes = new LinkedHashMap<>();
     LinkedHashMap<String, List<StreamColumn>> streams = new LinkedHashMap<>();
-    streams.put(spec.labelStream(), info.columns());
+    if (file == null) {
+      streams.put(spec.labelStream(), info.columns());
+    }
     List<Boolean> tickOfView = new ArrayList<>();
     for (int f = 0; f < n; f++) {
       FeatureSpec feature = spec.features().get(f);
@@ -262,22 +362,33 @@ final class TrainingSetPreparer {
       }
       Map<String, List<StreamColumn>> viewStreams = new LinkedHashMap<>();
       for (String read : view.streams()) {
-        viewStreams.put(read, streams.computeIfAbsent(read, r -> read.equals(spec.labelStream()) ? info.columns()
-            : ledger.describe(new StreamRef(spec.tenant(), r)).columns()));
+        viewStreams.put(read, streams.computeIfAbsent(read, r -> file == null && read.equals(spec.labelStream())
+            ? info.columns() : ledger.describe(new StreamRef(spec.tenant(), r)).columns()));
       }
-      boolean tickView = view.readsSeveralStreams() || !view.sourceStream().equals(spec.labelStream());
-      if (!view.isFold() && SqlPlanner.analyze(view.sql(), viewStreams, null).eventTimeWindows()) {
+      SqlPlanner.PlannedQuery planned = view.isFold() ? null : SqlPlanner.analyze(view.sql(), viewStreams, null);
+      if (planned != null && planned.eventTimeWindows()) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' uses event-time windows; windowed views are not supported as features yet");
       }
-      if (tickView && feature.ttlMs() >= 0) {
+      if (file != null) {
+        checkEventTimeFold(feature, view, planned);
+      }
+      // By event time a view over one stream is cut at each row exactly (its events are folded one by one); a view
+      // over several streams (a join or union) is cut at the end of the events before each row, through a gate
+      boolean tickView = view.readsSeveralStreams() || file == null && !view.sourceStream().equals(spec.labelStream());
+      if (file != null && tickView && feature.ttlMs() >= 0) {
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' reads several streams " + view.streams() + ", and a time to live (/ttl) is supported on features from"
+            + " views over one stream only, for now");
+      }
+      if (file == null && tickView && feature.ttlMs() >= 0) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' reads " + (view.readsSeveralStreams() ? "several streams " + view.streams() : "stream '"
             + view.sourceStream() + "'") + ", not the label stream alone, so it is cut at the tenant clock's ticks and"
             + " its rows carry no event time of the label stream to age; a time to live (/ttl) is supported on"
             + " features from views over the label stream only");
       }
-      if (tickView && info.partitioned()) {
+      if (file == null && tickView && info.partitioned()) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' reads " + view.streams() + ", not the label stream alone, and the label stream '" + spec.labelStream()
             + "' has " + info.partitions() + " partitions; features cut at the tenant clock's ticks are supported with"
@@ -307,6 +418,17 @@ final class TrainingSetPreparer {
       String join = feature.join().isEmpty() ? labels.entity() : feature.join();
       checkExpression("feature " + feature.describe() + " join", join, "CAST((" + join + ") AS STRING)",
           labels.table(), labels.streams());
+      if (file != null && view.keyColumns().size() == 1) {
+        String joinType = checkExpression("feature " + feature.describe() + " join", join, join, labels.table(),
+            labels.streams());
+        String keyType = view.columns().get(view.keyColumns().get(0));
+        if (!sameKind(joinType, keyType)) {
+          throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": its join value " + join
+              + " is " + joinType + " in labels file " + file.path() + ", but view '" + view.name() + "' is keyed by "
+              + view.keyColumns().get(0) + " " + keyType + "; give a join of that type (@CAST(... AS " + keyType
+              + ")) or a column that holds it");
+        }
+      }
       if (!joins.contains(join)) {
         joins.add(join);
       }
@@ -325,10 +447,38 @@ final class TrainingSetPreparer {
         streams);
   }
 
+  /** Whether values of two SQL types can name the same row key: equal types, or two integer types. */
+  private static boolean sameKind(String a, String b) {
+    List<String> integers = List.of("INT", "BIGINT", "SMALLINT", "TINYINT");
+    return a.equals(b) || integers.contains(a) && integers.contains(b);
+  }
+
+  /**
+   * Check that a feature view can be folded by event time: a Java transformation (whose result may depend on the
+   * order it folds events in) and SQL whose result depends on the order of its rows are refused, since by event time
+   * they would compute something else than the served view does (which folds in ledger order).
+   */
+  private static void checkEventTimeFold(FeatureSpec feature, TransformDefinition view, SqlPlanner.PlannedQuery planned) {
+    if (view.isFold()) {
+      throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+          + "' is a Java transformation, which folds events in ledger order; a labels file cuts features by event"
+          + " time, folding events in event-time order, in which a fold may compute something else than the served"
+          + " view; use a view defined in SQL");
+    }
+    if (planned.orderDependent().isPresent()) {
+      throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+          + "' uses " + planned.orderDependent().get() + ", whose result depends on the order events are folded in:"
+          + " the served view folds them in ledger order, a labels file cuts features by event time and folds them in"
+          + " event-time order, so the feature would differ from what is served; use an order-independent aggregate"
+          + " (COUNT, SUM, AVG, MIN, MAX) or labels from a stream (--label-stream, cut as served)");
+    }
+  }
+
   /** The projection of the label stream the job folds: entity, label, label filter, time, message ID, joins. */
   private static String projection(Labels labels, List<String> joins) {
-    StringBuilder projection = new StringBuilder("SELECT CAST((" + labels.entity() + ") AS STRING) AS `_entity`, ("
-        + labels.label() + ") AS `_label`, COALESCE(CAST((" + labels.where() + ") AS BOOLEAN), FALSE) AS `_is_label`, `"
+    StringBuilder projection = new StringBuilder("SELECT `" + PayloadParser.MESSAGE_ID_COLUMN + "` AS `message_id`, `"
+        + PayloadParser.EVENT_TIME_COLUMN + "` AS `event_time`, CAST((" + labels.entity() + ") AS STRING) AS `entity`, ("
+        + labels.label() + ") AS `label`, COALESCE(CAST((" + labels.where() + ") AS BOOLEAN), FALSE) AS `_is_label`, `"
         + PayloadParser.EVENT_TIME_COLUMN + "`, `" + PayloadParser.MESSAGE_ID_COLUMN + "`");
     for (int j = 0; j < joins.size(); j++) {
       projection.append(", CAST((").append(joins.get(j)).append(") AS STRING) AS `_join_").append(j).append('`');

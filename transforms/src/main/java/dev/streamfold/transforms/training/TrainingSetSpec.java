@@ -21,17 +21,45 @@ import java.util.Objects;
  * @param output the output file; its extension chooses the format ({@link TrainingSetFormat}); a relative
  *     path is resolved against the server's data directory {@code training-sets/}
  * @param command the command line or request that asked for it, recorded in the manifest
+ * @param labelsFile labels from a file instead of a stream ({@code labelStream} and {@code label} then "", {@code
+ *     entity} an expression over the file's columns), cut by event time; null for labels from {@code labelStream}
  */
 public record TrainingSetSpec(String tenant, String name, String labelStream, String entity, String label, String where,
-    List<FeatureSpec> features, ReplayCursor to, String output, String command) {
+    List<FeatureSpec> features, ReplayCursor to, String output, String command, FileLabels labelsFile) {
 
   public TrainingSetSpec {
     Objects.requireNonNull(tenant, "tenant");
     Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(labelStream, "labelStream");
+    labelStream = labelStream == null ? "" : labelStream;
     where = where == null ? "" : where.trim();
     features = features == null ? List.of() : List.copyOf(features);
     to = to == null ? ReplayCursor.latest() : to;
     command = command == null ? "" : command;
+  }
+
+  /** A training set whose labels are the events of {@code labelStream} (see the canonical constructor). */
+  public TrainingSetSpec(String tenant, String name, String labelStream, String entity, String label, String where,
+      List<FeatureSpec> features, ReplayCursor to, String output, String command) {
+    this(tenant, name, labelStream, entity, label, where, features, to, output, command, null);
+  }
+
+  /**
+   * Labels from a file (Feast's entity dataframe): one output row per row of the file, its columns kept, each feature
+   * cut by event time at the row's time.
+   *
+   * @param path the CSV, JSON Lines or Parquet file, on the server ({@link LabelsFile})
+   * @param timeColumn the column holding each row's time
+   * @param knownAt also leave out events the ledger acknowledged after the row's time (a bitemporal cut)
+   */
+  public record FileLabels(String path, String timeColumn, boolean knownAt) {
+    public FileLabels {
+      Objects.requireNonNull(path, "path");
+      timeColumn = timeColumn == null ? "" : timeColumn.trim();
+    }
+  }
+
+  /** True when the labels come from a file ({@link #labelsFile}). */
+  public boolean fromFile() {
+    return labelsFile != null;
   }
 }

@@ -1,0 +1,170 @@
+package dev.streamfold.transforms.training;
+
+import dev.streamfold.transforms.source.SourceEvent;
+import dev.streamfold.transforms.source.TickGate;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.UUID;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The clock of a training set cut by event time (labels from a file): takes every event of the streams read, sorts
+ * them by their <i>cut time</i> (the event time; with {@code knownAt} the later of the event time and the time the
+ * ledger acknowledged the event, so an event counts once it both happened and was known), ties in the tenant clock's
+ * order, and when the input ends hands them on in that order with the labels file's rows merged in: a row whose time
+ * is T after every event of cut time at or before T (Feast's rule: inclusive), before every later one. Each element
+ * handed on is numbered 0, 1, 2, ... (its ordinal), carries it as Flink timestamp and is followed by a watermark of it:
+ * downstream this is the one-stream ledger clock of {@link PointInTimeJoin}, on which a label sees each view as the
+ * fold of exactly the elements before it.
+ *
+ * <p>A label row is a {@link SourceEvent} of stream {@link TrainingSetPreparer#LABELS_TABLE}, its payload the row's
+ * JSON object, its event time the row's time, no message ID. With a {@link TickGate} (a feature view reads several
+ * streams: a join or union, whose output mixes the effects of consecutive events), each group of rows of one time is
+ * preceded by an end-of-tick marker numbered 1, 2, ..., and the next event waits until the join has completed that
+ * marker: the view's state at the marker is then exactly the fold of the events before it.
+ *
+ * <p>Upstream watermarks are dropped; the final one is emitted after the last element. Memory: at most
+ * {@link EventSorter#DEFAULT_BUFFER_BYTES} of events (more are sorted in runs on disk), plus one label row.
+ */
+final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
+    implements OneInputStreamOperator<SourceEvent, SourceEvent>, BoundedOneInput {
+  private static final long serialVersionUID = 1L;
+  /** How long the first wait at the gate allows the join to start. */
+  private static final Duration GATE_OPENING = Duration.ofMinutes(2);
+
+  private final String labelsInTimeOrder;
+  private final boolean knownAt;
+  private final String gate;
+  private final long bufferBytes;
+  private transient EventSorter sorter;
+  private transient long ordinal;
+  private transient long tick;
+
+  /**
+   * @param labelsInTimeOrder the labels file's rows in time order ({@link LabelsFile#writeInTimeOrder})
+   * @param knownAt cut events by the later of their event time and acknowledgement time
+   * @param gate the gate to wait at after each group of label rows, or null when no feature view reads several streams
+   * @param bufferBytes heap for sorting before runs go to disk
+   */
+  EventTimeOrder(String labelsInTimeOrder, boolean knownAt, String gate, long bufferBytes) {
+    this.labelsInTimeOrder = labelsInTimeOrder;
+    this.knownAt = knownAt;
+    this.gate = gate;
+    this.bufferBytes = bufferBytes;
+    setChainingStrategy(ChainingStrategy.ALWAYS); // in the source's task
+  }
+
+  /**
+   * The time at which an event counts for a label of time T (it does when this is at or before T).
+   *
+   * @param event the event
+   * @param knownAt whether the acknowledgement time counts too
+   * @return epoch ms
+   */
+  static long cutTime(SourceEvent event, boolean knownAt) {
+    return knownAt ? Math.max(event.eventTimeMs, event.publishTimeMs) : event.eventTimeMs;
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    Path labels = Path.of(labelsInTimeOrder);
+    sorter = new EventSorter(bufferBytes, labels.resolveSibling("sort-" + UUID.randomUUID()));
+  }
+
+  @Override
+  public void processElement(StreamRecord<SourceEvent> element) {
+    SourceEvent event = element.getValue();
+    if (!event.endOfTick) {
+      sorter.add(cutTime(event, knownAt), event);
+    }
+  }
+
+  @Override
+  public void processWatermark(Watermark mark) {
+    // the ordinals are this operator's clock
+  }
+
+  @Override
+  public void endInput() throws Exception {
+    try (BufferedReader labels = Files.newBufferedReader(Path.of(labelsInTimeOrder), StandardCharsets.UTF_8)) {
+      Label next = Label.read(labels);
+      long waitFor = 0;
+      Iterator<SourceEvent> events = sorter.sorted();
+      while (events.hasNext()) {
+        SourceEvent event = events.next();
+        long at = cutTime(event, knownAt);
+        while (next != null && next.timeMs() < at) {
+          next = emitGroup(next, labels);
+          waitFor = tick;
+        }
+        if (waitFor > 0) {
+          TickGate.of(gate).await(waitFor, GATE_OPENING);
+          waitFor = 0;
+        }
+        emit(event);
+      }
+      while (next != null) {
+        next = emitGroup(next, labels);
+      }
+    }
+    output.emitWatermark(Watermark.MAX_WATERMARK);
+  }
+
+  /** Emit the rows of {@code first}'s time (after a marker, with a gate); return the next row of a later time. */
+  private Label emitGroup(Label first, BufferedReader labels) throws IOException {
+    if (gate != null) {
+      emit(SourceEvent.endOfTick(++tick));
+    }
+    Label row = first;
+    while (row != null && row.timeMs() == first.timeMs()) {
+      SourceEvent label = new SourceEvent(null, null, row.timeMs(), 0, row.json());
+      label.stream = TrainingSetPreparer.LABELS_TABLE;
+      emit(label);
+      row = Label.read(labels);
+    }
+    return row;
+  }
+
+  private void emit(SourceEvent element) {
+    long at = ordinal++;
+    output.collect(new StreamRecord<>(element, at));
+    output.emitWatermark(new Watermark(at));
+  }
+
+  /** One row of the labels file in time order: its time and JSON object. */
+  private record Label(long timeMs, String json) {
+    static Label read(BufferedReader in) throws IOException {
+      String line = in.readLine();
+      if (line == null) {
+        return null;
+      }
+      int tab = line.indexOf('\t');
+      return new Label(Long.parseLong(line, 0, tab, 10), line.substring(tab + 1));
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (sorter != null) {
+        sorter.close();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      super.close();
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package dev.streamfold.transforms.training;
+
+import dev.streamfold.schema.StreamColumn;
+import dev.streamfold.transforms.TransformDefinition;
+import dev.streamfold.transforms.source.ClockedLedgerSource;
+import dev.streamfold.transforms.source.PayloadParser;
+import dev.streamfold.transforms.source.SourceEvent;
+import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.transformations.MultipleInputTransformation;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
+
+/**
+ * Builds the bounded job of a training set whose labels are the rows of a file, each feature cut by event time:
+ * <pre>
+ * ClockedLedgerSource (ticks 1 .. stop tick, every stream the feature views read)
+ *   -&gt; EventTimeOrder (sorted by cut time, the file's rows merged in; ordinals)
+ *   -&gt; rows of the labels file's table (one per element) -&gt; event projection --------------------&gt; PointInTimeJoin
+ *   -&gt; rows of each stream -&gt; feature view i's SQL -&gt; changelog --------------------------------------^
+ *   -&gt; end-of-tick markers, before each group of rows, when a view reads several streams ----------------^ (last input)
+ * </pre>
+ * Parallelism 1 throughout (one channel per input keeps the ordinals' order; one slot keeps the
+ * {@link dev.streamfold.transforms.source.TickGate} in one JVM). No checkpoints, no restarts: a failure fails the
+ * build and leaves no output file.
+ */
+final class EventTimeTrainingSetJob {
+  private EventTimeTrainingSetJob() {}
+
+  /**
+   * What the job reads.
+   *
+   * @param name the training set's name (job name)
+   * @param tenant the tenant whose clock orders the streams
+   * @param streams every stream the feature views read, to its declared columns
+   * @param labelColumns the labels file's table's columns (the file's, then the label-row flag)
+   * @param labelsInTimeOrder the file's rows in time order ({@link LabelsFile#writeInTimeOrder}), on the job's machine
+   * @param knownAt also cut events by the time the ledger acknowledged them
+   * @param serviceUrl Pulsar service URL
+   * @param adminUrl Pulsar admin URL
+   * @param stopTick the last tick read
+   */
+  record Reads(String name, String tenant, Map<String, List<StreamColumn>> streams, List<StreamColumn> labelColumns,
+      String labelsInTimeOrder, boolean knownAt, String serviceUrl, String adminUrl, long stopTick) {}
+
+  /**
+   * Build the job graph.
+   *
+   * @param reads what it reads
+   * @param eventProjectionSql the event projection over the labels file's table, columns as in {@link TrainingSetPlan}
+   * @param featureViews the feature views' definitions (SQL), in the plan's input order
+   * @param plan the validated plan; its clock has ticks (and a gate) when some view reads several streams
+   * @return the job graph, not yet submitted
+   */
+  static JobGraph build(Reads reads, String eventProjectionSql, List<TransformDefinition> featureViews,
+      TrainingSetPlan plan) {
+    Configuration conf = new Configuration();
+    conf.setString("restart-strategy.type", "none");
+    conf.setString("pipeline.name", "training set " + reads.name());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(1);
+    // With a gate, each group of label rows waits for its marker to reach the join: flush each record at once.
+    env.setBufferTimeout(plan.clock().gate() == null ? 100 : 1);
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
+
+    Map<String, Set<String>> columnsRead = new HashMap<>();
+    for (TransformDefinition view : featureViews) {
+      SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(view.sql(), reads.streams(), SqlPlanner.Rows.LEDGER_CLOCK);
+      for (String stream : planned.streams()) {
+        columnsRead.computeIfAbsent(stream, s -> new HashSet<>()).addAll(planned.columnsRead(stream));
+      }
+    }
+    Set<String> streams = new LinkedHashMap<>(reads.streams()).keySet();
+    ClockedLedgerSource source = ClockedLedgerSource.builder(reads.serviceUrl(), reads.tenant(), streams)
+        .stopAfterTick(reads.stopTick())
+        .adminUrl(reads.adminUrl())
+        .build();
+    DataStream<SourceEvent> elements = env.fromSource(source, WatermarkStrategy.noWatermarks(),
+            "clock of " + reads.tenant() + " " + streams, TypeInformation.of(SourceEvent.class))
+        .transform("event-time order", TypeInformation.of(SourceEvent.class),
+            new EventTimeOrder(reads.labelsInTimeOrder(), reads.knownAt(), plan.clock().gate(),
+                EventSorter.DEFAULT_BUFFER_BYTES));
+    for (Map.Entry<String, Set<String>> read : columnsRead.entrySet()) {
+      PayloadParser parser = new PayloadParser(reads.streams().get(read.getKey()), read.getValue());
+      DataStream<Row> rows = elements.transform("rows of " + read.getKey(), parser.ledgerClockRowType(),
+          dev.streamfold.transforms.job.StreamRows.ledgerClock(read.getKey(), parser));
+      tableEnv.createTemporaryView(TableEnvironments.quote(read.getKey()), rows, parser.ledgerClockSchema());
+    }
+    PayloadParser labelParser = new PayloadParser(reads.labelColumns());
+    DataStream<Row> labelRows = elements.transform("rows of the labels file", labelParser.ledgerClockRowType(),
+        new LabelTableRows(labelParser));
+    tableEnv.createTemporaryView(TableEnvironments.quote(TrainingSetPreparer.LABELS_TABLE), labelRows,
+        labelParser.ledgerClockSchema());
+
+    MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
+        new PointInTimeJoinFactory(plan), Types.VOID, 1);
+    join.addInput(tableEnv.toDataStream(tableEnv.sqlQuery(eventProjectionSql)).getTransformation());
+    List<String> sql = new ArrayList<>();
+    for (TransformDefinition view : featureViews) {
+      sql.add(view.sql());
+      join.addInput(tableEnv.toChangelogStream(tableEnv.sqlQuery(view.sql())).getTransformation());
+    }
+    if (plan.clock().ticks()) {
+      join.addInput(elements.flatMap(new TickEnds()).returns(Types.ROW(Types.LONG)).name("ends of label groups")
+          .getTransformation());
+    }
+    env.addOperator(join);
+    new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
+    return env.getStreamGraph().getJobGraph();
+  }
+
+  /** An end-of-tick marker as a row of its number; other elements give nothing (watermarks pass on). */
+  private static final class TickEnds implements FlatMapFunction<SourceEvent, Row> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void flatMap(SourceEvent event, Collector<Row> out) {
+      if (event.endOfTick) {
+        out.collect(Row.of(event.tick));
+      }
+    }
+  }
+}
