@@ -185,6 +185,40 @@ class TrainingSetCommandTest {
   }
 
   @Test
+  void labelsFromAFileAreSentAsAnAbsolutePathWithTheTimeColumn() {
+    CliRun r = cli.run("training-set", "create", "delayed", "--labels-file", "labels.csv", "--time", "ts", "--entity",
+        "origin", "--feature", "a.x", "--head", "0", "--known-at");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat(received).singleElement().isInstanceOfSatisfying(ExportTrainingSetRequest.class, q -> {
+      assertThat(q.getLabelsFile()).isEqualTo(Path.of("labels.csv").toAbsolutePath().normalize().toString());
+      assertThat(q.getTimeColumn()).isEqualTo("ts");
+      assertThat(q.getKnownAt()).isTrue();
+      assertThat(q.getLabelStream()).isEmpty();
+      assertThat(q.getLabel()).isEmpty();
+    });
+    String[][] refused = {
+        {"--labels-file", "l.csv", "--entity", "o", "--feature", "a.x"},
+        {"--labels-file", "l.csv", "--time", "ts", "--label", "x", "--entity", "o", "--feature", "a.x"},
+        {"--label-stream", "flights", "--entity", "o", "--feature", "a.x"},
+        {"--label-stream", "flights", "--label", "x", "--time", "ts", "--entity", "o", "--feature", "a.x"}};
+    String[] messages = {"error: --labels-file needs --time COLUMN: the column holding each row's time",
+        "error: --label: with --labels-file the labels are the file's own columns, kept as they are; leave it out",
+        "error: --label-stream needs --label EXPR, e.g. --label \"delay >= 15\"",
+        "error: --time goes with --labels-file"};
+    for (int i = 0; i < refused.length; i++) {
+      List<String> args = new java.util.ArrayList<>(List.of("training-set", "create", "delayed"));
+      args.addAll(List.of(refused[i]));
+      r = cli.run(args.toArray(String[]::new));
+      assertThat(r.exitCode()).isEqualTo(1);
+      assertThat(r.errors()).isEqualTo(messages[i]);
+    }
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--labels-file", "l.csv",
+        "--entity", "o", "--feature", "a.x");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(received).hasSize(1);
+  }
+
+  @Test
   void headZeroStreamsNoRowsAndToIsPassedOn() {
     CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "a.x", "--head", "0", "--to", "7:50:-1:-1");

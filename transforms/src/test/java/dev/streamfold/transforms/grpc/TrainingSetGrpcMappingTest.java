@@ -75,6 +75,24 @@ class TrainingSetGrpcMappingTest {
         dev.streamfold.api.auth.Caller.admin("id"));
     assertThat(adminCall.call(() -> TrainingSetExport.spec(request().setOut("/tmp/x.parquet").build()).output()))
         .isEqualTo("/tmp/x.parquet");
+
+    // a labels file is read from the tenant's directory too; the admin token reads any path
+    assertThat(tenantCall.call(() -> TrainingSetExport.spec(fileRequest().setLabelsFile("in/labels.csv").build())
+        .labelsFile().path())).isEqualTo("acme/in/labels.csv");
+    for (String file : new String[] {"/etc/passwd.csv", "../other/labels.csv"}) {
+      assertThatThrownBy(() -> tenantCall.call(() -> TrainingSetExport.spec(fileRequest().setLabelsFile(file).build())))
+          .as(file).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("field 'labels_file': with a tenant token a labels file is read from the server's"
+              + " training-sets/acme/ directory");
+    }
+    assertThat(adminCall.call(() -> TrainingSetExport.spec(fileRequest().build()).labelsFile()))
+        .isEqualTo(new dev.streamfold.transforms.training.TrainingSetSpec.FileLabels("/data/labels.csv", "ts", true));
+  }
+
+  /** A request with labels from a file: no label stream or label. */
+  private static ExportTrainingSetRequest.Builder fileRequest() {
+    return request().clearLabelStream().clearLabel().setLabelsFile("/data/labels.csv").setTimeColumn("ts")
+        .setKnownAt(true);
   }
 
   @Test
@@ -97,6 +115,9 @@ class TrainingSetGrpcMappingTest {
         .hasMessageStartingWith("field 'to': cannot read cursor 'yesterday'");
     assertThatThrownBy(() -> TrainingSetExport.spec(request().setBefore(true).build()))
         .hasMessageContaining("'before latest' is not a position");
+    assertThatThrownBy(() -> TrainingSetExport.spec(fileRequest().clearTimeColumn().build()))
+        .hasMessageStartingWith("field 'time_column' is required");
+    assertThat(TrainingSetExport.spec(fileRequest().build()).fromFile()).isTrue();
   }
 
   @Test
