@@ -35,7 +35,23 @@ final class AirportEvents {
    * @return the file's iata codes
    */
   static Set<String> ensureLoaded(BenchEnv env, Streamfold sf, Path csv, String tag) throws Exception {
-    sf.ensureStream(STREAM, COLUMNS);
+    return ensureLoaded(env, sf, csv, tag, STREAM, 0);
+  }
+
+  /**
+   * Make sure a stream holds the file's airports (appended, keyed by iata, when the stream is empty).
+   *
+   * @param env the benchmark's environment (tenant)
+   * @param sf the client
+   * @param csv the airports CSV
+   * @param tag the benchmark's log prefix
+   * @param stream the stream
+   * @param eventTimeMs every airport's event time (epoch ms), or 0 for the time of the append
+   * @return the file's iata codes
+   */
+  static Set<String> ensureLoaded(BenchEnv env, Streamfold sf, Path csv, String tag, String stream, long eventTimeMs)
+      throws Exception {
+    sf.ensureStream(stream, COLUMNS);
     Set<String> iatas = new HashSet<>();
     List<Event> airports = new ArrayList<>();
     Map<String, String> types = new LinkedHashMap<>();
@@ -44,16 +60,17 @@ final class AirportEvents {
       EventMapper mapper = new EventMapper("iata", null);
       ObjectNode row;
       while ((row = reader.next()) != null) {
-        airports.add(mapper.toEvent(row, reader.rowNumber(), reader.where()));
+        Event event = mapper.toEvent(row, reader.rowNumber(), reader.where());
+        airports.add(eventTimeMs == 0 ? event : event.toBuilder().setEventTimeMs(eventTimeMs).build());
         iatas.add(row.get("iata").asText());
       }
     }
-    if (sf.stream(STREAM).orElseThrow().getEventCount() == 0) {
+    if (sf.stream(stream).orElseThrow().getEventCount() == 0) {
       for (int from = 0; from < airports.size(); from += 1_000) {
-        sf.ingestBlocking().append(AppendRequest.newBuilder().setTenant(env.tenant).setStream(STREAM)
+        sf.ingestBlocking().append(AppendRequest.newBuilder().setTenant(env.tenant).setStream(stream)
             .addAllEvents(airports.subList(from, Math.min(airports.size(), from + 1_000))).build());
       }
-      System.out.printf("%s appended %,d airports from %s%n", tag, airports.size(), csv);
+      System.out.printf("%s appended %,d airports from %s to %s%n", tag, airports.size(), csv, stream);
     }
     return iatas;
   }

@@ -33,6 +33,7 @@ public final class BenchMain {
           new TrainingSetBench(env).run();
           if (TrainingAcrossStreamsBench.wanted(env)) {
             new TrainingAcrossStreamsBench(env).run();
+            new TrainingFromFileBench(env).run();
           }
         } catch (io.grpc.StatusRuntimeException e) {
           if (e.getStatus().getCode() != io.grpc.Status.Code.UNIMPLEMENTED) {
@@ -41,6 +42,7 @@ public final class BenchMain {
           NotYetAvailable.trainingSet(env); // a server built before ExportTrainingSet existed
         }
       }
+      case "training-from-file" -> new TrainingFromFileBench(new BenchEnv(rest)).run();
       case "summary" -> Summary.main(rest);
       case "jfr-top" -> JfrTop.main(rest);
       case "compare" -> Compare.main(rest);
