@@ -34,7 +34,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * preceded by an end-of-tick marker numbered 1, 2, ..., and the next event waits until the join has completed that
  * marker: the view's state at the marker is then exactly the fold of the events before it.
  *
- * <p>Upstream watermarks are dropped; the final one is emitted after the last element. Memory: at most
+ * <p>Events whose cut time is after the last row's are not handed on: they change no row. Upstream watermarks are
+ * dropped; the final one is emitted after the last element. Memory: at most
  * {@link EventSorter#DEFAULT_BUFFER_BYTES} of events (more are sorted in runs on disk), plus one label row.
  */
 final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
@@ -102,7 +103,7 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
       Label next = Label.read(labels);
       long waitFor = 0;
       Iterator<SourceEvent> events = sorter.sorted();
-      while (events.hasNext()) {
+      while (next != null && events.hasNext()) { // events after the last row change no row: left unfolded
         SourceEvent event = events.next();
         long at = cutTime(event, knownAt);
         while (next != null && next.timeMs() < at) {
