@@ -5,7 +5,6 @@ import dev.streamfold.api.v1.ExportTrainingSetRequest;
 import dev.streamfold.api.v1.ListTicksRequest;
 import dev.streamfold.api.v1.StreamInfo;
 import dev.streamfold.api.v1.TickPosition;
-import dev.streamfold.api.v1.TrainingSetDone;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -13,7 +12,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -76,45 +74,23 @@ final class TrainingAcrossStreamsBench {
           "features", FEATURES, "out", NAME + ".parquet"));
       Stats.Series series = new Stats.Series();
       List<Map<String, Object>> runs = new ArrayList<>();
-      // With --jfr, one more build after the measured ones is recorded and not counted (as in benchmark 6).
-      for (int rep = 0; rep < reps + (env.jfrDir == null ? 0 : 1); rep++) {
-        boolean profile = rep == reps;
-        if (profile) {
-          env.jfrStart("training-across-streams");
-        }
-        TrainingSetExports.Export export = TrainingSetExports.run(sf, request, env.pids());
-        TrainingSetDone done = export.done();
-        Map<String, Double> peak = export.peakMib();
-        double seconds = export.seconds();
-        if (profile) {
-          env.jfrStop("training-across-streams");
-          System.out.printf("[6-training-across-streams] profiled (not counted): %.1f s%n", seconds);
-          continue;
-        }
-        if (done == null || done.getRows() != flights.getEventCount()) {
-          throw new IllegalStateException("training set " + NAME + ": " + (done == null ? "no done message"
-              : done.getRows() + " rows for " + flights.getEventCount() + " label events"));
-        }
-        Path ours = Path.of(done.getOutput());
-        Path duck = ours.resolveSibling(NAME + "-duckdb.parquet");
-        double duckSeconds = duckdb(sf, flightsParquet, airportsCsv, events, ours, duck);
-        long differences = differences(ours, duck);
-        System.out.printf("[6-training-across-streams] rep %d: %,d rows in %.1f s = %,.0f rows/s; DuckDB %.1f s = %,.0f"
-            + " rows/s; rows that differ: %,d; peak RSS MiB server %.0f%n", rep + 1, done.getRows(), seconds,
-            done.getRows() / seconds, duckSeconds, done.getRows() / duckSeconds, differences,
-            peak.getOrDefault("server", 0.0));
-        if (differences != 0) {
-          throw new IllegalStateException(differences + " rows of " + ours + " differ from DuckDB's " + duck);
-        }
-        Map<String, Object> run = new LinkedHashMap<>();
-        run.put("rows", done.getRows());
-        run.put("seconds", seconds);
-        run.put("duckdbSeconds", duckSeconds);
-        run.put("peakRssMib", peak);
-        run.put("output", ours.toString());
-        runs.add(run);
-        series.add("rows/s", done.getRows() / seconds);
-        series.add("duckdb rows/s", done.getRows() / duckSeconds);
+      for (TrainingSetExports.Measured m : TrainingSetExports.measure(env, sf, request, flights.getEventCount(), reps,
+          "training-across-streams", ours -> {
+            Path duck = ours.resolveSibling(NAME + "-duckdb.parquet");
+            double duckSeconds = duckdb(sf, flightsParquet, airportsCsv, events, ours, duck);
+            long differences = differences(ours, duck);
+            if (differences != 0) {
+              throw new IllegalStateException(differences + " rows of " + ours + " differ from DuckDB's " + duck);
+            }
+            return duckSeconds;
+          })) {
+        double seconds = m.export().seconds();
+        long rows = m.export().done().getRows();
+        Map<String, Double> peak = m.export().peakMib();
+        runs.add(Map.of("rows", rows, "seconds", seconds, "duckdbSeconds", m.duckdbSeconds(), "peakRssMib", peak,
+            "output", m.export().done().getOutput()));
+        series.add("rows/s", rows / seconds);
+        series.add("duckdb rows/s", rows / m.duckdbSeconds());
         series.add("seconds", seconds);
         series.add("peak server RSS MiB", peak.getOrDefault("server", 0.0));
       }

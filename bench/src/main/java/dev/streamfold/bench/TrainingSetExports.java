@@ -4,8 +4,11 @@ import dev.streamfold.api.v1.ExportTrainingSetRequest;
 import dev.streamfold.api.v1.ExportTrainingSetResponse;
 import dev.streamfold.api.v1.TrainingSetDone;
 import dev.streamfold.api.v1.TrainingSetProgress;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -28,6 +31,68 @@ final class TrainingSetExports {
    */
   record Export(TrainingSetDone done, TrainingSetProgress last, double seconds, Map<String, Double> peakMib,
       double firstReadSeconds, double allReadSeconds) {}
+
+  /** The same training set computed by DuckDB from the raw files, checked row by row against ours. */
+  interface Baseline {
+    /**
+     * Compute it and compare.
+     *
+     * @param ours our output file
+     * @return DuckDB's seconds
+     * @throws IllegalStateException if a row differs
+     */
+    double run(Path ours) throws Exception;
+  }
+
+  /**
+   * A measured build: ours and DuckDB's.
+   *
+   * @param export our build
+   * @param duckdbSeconds DuckDB's seconds for the same rows
+   */
+  record Measured(Export export, double duckdbSeconds) {}
+
+  /**
+   * Run {@code reps} builds, each checked against the baseline (with a JFR profile, one more build recorded and not
+   * counted), and print one line per build.
+   *
+   * @param env the benchmark's environment (JFR, pids)
+   * @param sf the client
+   * @param request the build
+   * @param rows the rows each build must write
+   * @param reps the builds measured
+   * @param name the benchmark's name (log prefix, profile name)
+   * @param baseline DuckDB's run and the comparison
+   * @return the measured builds
+   * @throws IllegalStateException if a build ends without its rows, or a row differs from DuckDB's
+   */
+  static List<Measured> measure(BenchEnv env, Streamfold sf, ExportTrainingSetRequest request, long rows, int reps,
+      String name, Baseline baseline) throws Exception {
+    List<Measured> measured = new ArrayList<>();
+    for (int rep = 0; rep < reps + (env.jfrDir == null ? 0 : 1); rep++) {
+      boolean profile = rep == reps;
+      if (profile) {
+        env.jfrStart(name);
+      }
+      Export export = run(sf, request, env.pids());
+      if (profile) {
+        env.jfrStop(name);
+        System.out.printf("[%s] profiled (not counted): %.1f s%n", name, export.seconds());
+        continue;
+      }
+      TrainingSetDone done = export.done();
+      if (done == null || done.getRows() != rows) {
+        throw new IllegalStateException("training set " + request.getName() + ": " + (done == null ? "no done message"
+            : done.getRows() + " rows, not " + rows));
+      }
+      double duckSeconds = baseline.run(Path.of(done.getOutput()));
+      System.out.printf("[%s] rep %d: %,d rows in %.1f s = %,.0f rows/s; DuckDB %.1f s = %,.0f rows/s, every row equal;"
+          + " peak RSS MiB %s%n", name, rep + 1, done.getRows(), export.seconds(), done.getRows() / export.seconds(),
+          duckSeconds, done.getRows() / duckSeconds, export.peakMib());
+      measured.add(new Measured(export, duckSeconds));
+    }
+    return measured;
+  }
 
   /**
    * Run one build and follow it to its end, sampling the RSS of {@code pids} every 100 ms.

@@ -4,24 +4,16 @@ import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.job.FoldStage;
 import dev.streamfold.transforms.job.ReplayBound;
-import dev.streamfold.transforms.job.StreamRows;
 import dev.streamfold.transforms.source.ClockedLedgerSource;
-import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.source.SourceEvent;
-import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.sql.TableEnvironments;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
-import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -29,7 +21,6 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.transformations.MultipleInputTransformation;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.Collector;
 
 /**
  * Builds the bounded job of a training set whose features read other streams than the label stream (or several):
@@ -73,24 +64,10 @@ final class ClockedTrainingSetJob {
    */
   static JobGraph build(Reads reads, String eventProjectionSql, List<TransformDefinition> featureViews,
       TrainingSetPlan plan) {
-    Configuration conf = new Configuration();
-    conf.setString("restart-strategy.type", "none");
-    conf.setString("pipeline.name", "training set " + reads.name());
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(1);
-    // The source waits at the gate for the end of a tick to reach the join: flush each record at once.
-    env.setBufferTimeout(plan.clock().gate() == null ? 100 : 1);
+    StreamExecutionEnvironment env = TrainingJobs.environment(reads.name(), plan.clock().gate() != null);
     StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
-
     List<String> sql = new ArrayList<>(List.of(eventProjectionSql));
     featureViews.stream().filter(v -> !v.isFold()).forEach(v -> sql.add(v.sql()));
-    Map<String, Set<String>> columnsRead = new HashMap<>();
-    for (String query : sql) {
-      SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(query, reads.streams(), SqlPlanner.Rows.LEDGER_CLOCK);
-      for (String stream : planned.streams()) {
-        columnsRead.computeIfAbsent(stream, s -> new HashSet<>()).addAll(planned.columnsRead(stream));
-      }
-    }
     ClockedLedgerSource.Builder source = ClockedLedgerSource.builder(reads.serviceUrl(), reads.tenant(),
             reads.streams().keySet())
         .stopAfterTick(reads.stopTick())
@@ -102,12 +79,7 @@ final class ClockedTrainingSetJob {
             "clock of " + reads.tenant() + " " + reads.streams().keySet(), TypeInformation.of(SourceEvent.class))
         .transform("ledger clock (ordinals)", TypeInformation.of(SourceEvent.class),
             new ClockOrdinals(reads.labelStream(), reads.bound()));
-    for (Map.Entry<String, Set<String>> read : columnsRead.entrySet()) {
-      PayloadParser parser = new PayloadParser(reads.streams().get(read.getKey()), read.getValue());
-      DataStream<Row> rows = events.transform("rows of " + read.getKey(), parser.ledgerClockRowType(),
-          StreamRows.ledgerClock(read.getKey(), parser));
-      tableEnv.createTemporaryView(TableEnvironments.quote(read.getKey()), rows, parser.ledgerClockSchema());
-    }
+    TrainingJobs.registerStreams(tableEnv, events, reads.streams(), sql);
 
     MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
         new PointInTimeJoinFactory(plan), Types.VOID, 1);
@@ -122,7 +94,7 @@ final class ClockedTrainingSetJob {
       }
       join.addInput(changes.getTransformation());
     }
-    join.addInput(events.flatMap(new TickEnds()).returns(Types.ROW(Types.LONG)).name("ends of ticks").getTransformation());
+    join.addInput(events.flatMap(new TrainingJobs.TickEnds()).returns(Types.ROW(Types.LONG)).name("ends of ticks").getTransformation());
     env.addOperator(join);
     new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
     return env.getStreamGraph().getJobGraph();
@@ -133,18 +105,6 @@ final class ClockedTrainingSetJob {
     @Override
     public boolean filter(SourceEvent event) {
       return !event.endOfTick && stream.equals(event.stream);
-    }
-  }
-
-  /** An end-of-tick marker as a row of its tick number; events give nothing (watermarks pass on). */
-  private static final class TickEnds implements FlatMapFunction<SourceEvent, Row> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public void flatMap(SourceEvent event, Collector<Row> out) {
-      if (event.endOfTick) {
-        out.collect(Row.of(event.tick));
-      }
     }
   }
 }

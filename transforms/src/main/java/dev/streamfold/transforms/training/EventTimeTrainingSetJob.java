@@ -5,20 +5,14 @@ import dev.streamfold.transforms.TransformDefinition;
 import dev.streamfold.transforms.source.ClockedLedgerSource;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.source.SourceEvent;
-import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.sql.TableEnvironments;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -26,7 +20,6 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.transformations.MultipleInputTransformation;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.Collector;
 
 /**
  * Builds the bounded job of a training set whose labels are the rows of a file, each feature cut by event time:
@@ -71,22 +64,8 @@ final class EventTimeTrainingSetJob {
    */
   static JobGraph build(Reads reads, String eventProjectionSql, List<TransformDefinition> featureViews,
       TrainingSetPlan plan) {
-    Configuration conf = new Configuration();
-    conf.setString("restart-strategy.type", "none");
-    conf.setString("pipeline.name", "training set " + reads.name());
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(1);
-    // With a gate, each group of label rows waits for its marker to reach the join: flush each record at once.
-    env.setBufferTimeout(plan.clock().gate() == null ? 100 : 1);
+    StreamExecutionEnvironment env = TrainingJobs.environment(reads.name(), plan.clock().gate() != null);
     StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
-
-    Map<String, Set<String>> columnsRead = new HashMap<>();
-    for (TransformDefinition view : featureViews) {
-      SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(view.sql(), reads.streams(), SqlPlanner.Rows.LEDGER_CLOCK);
-      for (String stream : planned.streams()) {
-        columnsRead.computeIfAbsent(stream, s -> new HashSet<>()).addAll(planned.columnsRead(stream));
-      }
-    }
     Set<String> streams = new LinkedHashMap<>(reads.streams()).keySet();
     ClockedLedgerSource source = ClockedLedgerSource.builder(reads.serviceUrl(), reads.tenant(), streams)
         .stopAfterTick(reads.stopTick())
@@ -97,12 +76,8 @@ final class EventTimeTrainingSetJob {
         .transform("event-time order", TypeInformation.of(SourceEvent.class),
             new EventTimeOrder(reads.labelsInTimeOrder(), reads.knownAt(), plan.clock().gate(),
                 EventSorter.DEFAULT_BUFFER_BYTES));
-    for (Map.Entry<String, Set<String>> read : columnsRead.entrySet()) {
-      PayloadParser parser = new PayloadParser(reads.streams().get(read.getKey()), read.getValue());
-      DataStream<Row> rows = elements.transform("rows of " + read.getKey(), parser.ledgerClockRowType(),
-          dev.streamfold.transforms.job.StreamRows.ledgerClock(read.getKey(), parser));
-      tableEnv.createTemporaryView(TableEnvironments.quote(read.getKey()), rows, parser.ledgerClockSchema());
-    }
+    TrainingJobs.registerStreams(tableEnv, elements, reads.streams(),
+        featureViews.stream().map(TransformDefinition::sql).toList());
     PayloadParser labelParser = new PayloadParser(reads.labelColumns());
     DataStream<Row> labelRows = elements.transform("rows of the labels file", labelParser.ledgerClockRowType(),
         new LabelTableRows(labelParser));
@@ -112,29 +87,15 @@ final class EventTimeTrainingSetJob {
     MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
         new PointInTimeJoinFactory(plan), Types.VOID, 1);
     join.addInput(tableEnv.toDataStream(tableEnv.sqlQuery(eventProjectionSql)).getTransformation());
-    List<String> sql = new ArrayList<>();
     for (TransformDefinition view : featureViews) {
-      sql.add(view.sql());
       join.addInput(tableEnv.toChangelogStream(tableEnv.sqlQuery(view.sql())).getTransformation());
     }
     if (plan.clock().ticks()) {
-      join.addInput(elements.flatMap(new TickEnds()).returns(Types.ROW(Types.LONG)).name("ends of label groups")
+      join.addInput(elements.flatMap(new TrainingJobs.TickEnds()).returns(Types.ROW(Types.LONG)).name("ends of label groups")
           .getTransformation());
     }
     env.addOperator(join);
     new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
     return env.getStreamGraph().getJobGraph();
-  }
-
-  /** An end-of-tick marker as a row of its number; other elements give nothing (watermarks pass on). */
-  private static final class TickEnds implements FlatMapFunction<SourceEvent, Row> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public void flatMap(SourceEvent event, Collector<Row> out) {
-      if (event.endOfTick) {
-        out.collect(Row.of(event.tick));
-      }
-    }
   }
 }

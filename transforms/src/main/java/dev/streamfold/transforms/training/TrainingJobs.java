@@ -1,0 +1,82 @@
+package dev.streamfold.transforms.training;
+
+import dev.streamfold.schema.StreamColumn;
+import dev.streamfold.transforms.job.StreamRows;
+import dev.streamfold.transforms.source.PayloadParser;
+import dev.streamfold.transforms.source.SourceEvent;
+import dev.streamfold.transforms.sql.SqlPlanner;
+import dev.streamfold.transforms.sql.TableEnvironments;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
+
+/** What the training-set jobs that read several streams from one clocked source share. */
+final class TrainingJobs {
+  private TrainingJobs() {}
+
+  /**
+   * The environment of a bounded training job: parallelism 1 (one channel per input keeps the ordinals' order; one slot
+   * keeps a {@link dev.streamfold.transforms.source.TickGate} in one JVM), no restarts, and with a gate network buffers
+   * flushed every millisecond (the source waits for each marker to reach the join).
+   *
+   * @param name the training set's name
+   * @param gated whether the job waits at a gate
+   * @return the environment
+   */
+  static StreamExecutionEnvironment environment(String name, boolean gated) {
+    Configuration conf = new Configuration();
+    conf.setString("restart-strategy.type", "none");
+    conf.setString("pipeline.name", "training set " + name);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(1);
+    env.setBufferTimeout(gated ? 1 : 100);
+    return env;
+  }
+
+  /**
+   * Register, for every stream the queries read, a table of its rows on the clock set upstream (the elements'
+   * ordinals), parsing only the columns the queries read.
+   *
+   * @param tableEnv where the tables go
+   * @param elements the clocked elements
+   * @param streams every stream that may be read, to its declared columns
+   * @param queries the SQL run over them
+   */
+  static void registerStreams(StreamTableEnvironment tableEnv, DataStream<SourceEvent> elements,
+      Map<String, List<StreamColumn>> streams, List<String> queries) {
+    Map<String, Set<String>> columnsRead = new HashMap<>();
+    for (String query : queries) {
+      SqlPlanner.PlannedQuery planned = SqlPlanner.analyze(query, streams, SqlPlanner.Rows.LEDGER_CLOCK);
+      for (String stream : planned.streams()) {
+        columnsRead.computeIfAbsent(stream, s -> new HashSet<>()).addAll(planned.columnsRead(stream));
+      }
+    }
+    for (Map.Entry<String, Set<String>> read : columnsRead.entrySet()) {
+      PayloadParser parser = new PayloadParser(streams.get(read.getKey()), read.getValue());
+      DataStream<Row> rows = elements.transform("rows of " + read.getKey(), parser.ledgerClockRowType(),
+          StreamRows.ledgerClock(read.getKey(), parser));
+      tableEnv.createTemporaryView(TableEnvironments.quote(read.getKey()), rows, parser.ledgerClockSchema());
+    }
+  }
+
+  /** An end-of-tick marker as a row of its number; other elements give nothing (watermarks pass on). */
+  static final class TickEnds implements FlatMapFunction<SourceEvent, Row> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void flatMap(SourceEvent event, Collector<Row> out) {
+      if (event.endOfTick) {
+        out.collect(Row.of(event.tick));
+      }
+    }
+  }
+}
