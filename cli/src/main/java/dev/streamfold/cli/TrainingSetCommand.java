@@ -37,7 +37,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "training-set", mixinStandardHelpOptions = true,
     description = "Build point-in-time ML training sets from the ledger: one row per label event, with each feature"
-        + " as its view held it just before that event in ledger order.",
+        + " as its view held it just before that event in ledger order; or one row per row of a labels file (CSV,"
+        + " JSON Lines, Parquet), with each feature folded from the events at or before the row's time.",
     subcommands = {TrainingSetCommand.Create.class, TrainingSetCommand.StatusCommand.class})
 final class TrainingSetCommand {
   private TrainingSetCommand() {}
@@ -186,7 +187,10 @@ final class TrainingSetCommand {
 
     /** Labels from a stream (with --label) or from a file (with --time), not both. */
     private void checkLabels() {
-      if ((labelStream == null) == (labelsFile == null)) {
+      if (labelStream != null && labelsFile != null) {
+        throw new CliException("give --label-stream or --labels-file, not both");
+      }
+      if (labelStream == null && labelsFile == null) {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(),"give the labels: --label-stream STREAM (with --label) or --labels-file FILE (with"
             + " --time), one of them");
       }

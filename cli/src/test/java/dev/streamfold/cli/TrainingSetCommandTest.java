@@ -214,7 +214,8 @@ class TrainingSetCommandTest {
     }
     r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--labels-file", "l.csv",
         "--entity", "o", "--feature", "a.x");
-    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.errors()).isEqualTo("error: give --label-stream or --labels-file, not both");
     assertThat(received).hasSize(1);
   }
 

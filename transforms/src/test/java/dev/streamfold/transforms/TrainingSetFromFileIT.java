@@ -251,9 +251,33 @@ class TrainingSetFromFileIT {
           .isInstanceOf(TransformException.InvalidTrainingSet.class)
           .hasMessageContaining("its join value id is BIGINT").hasMessageContaining("keyed by origin STRING");
       assertThat(Files.exists(out.resolve(tenant).resolve("bad.jsonl"))).isFalse();
+      // the output may not overwrite the labels file
+      assertThatThrownBy(() -> manager.createTrainingSet(new TrainingSetSpec(tenant, "self", "", "origin", "", "",
+          List.of(FeatureSpec.parse("origin_delays.flights")), ReplayCursor.latest(), labelsCsv.toString(), "test",
+          new TrainingSetSpec.FileLabels(labelsCsv.toString(), "ts", false))))
+          .hasMessageContaining("it is the labels file");
+
+      // a tenant token's labels file must be in the server's training-sets/<tenant>/, wherever the path points
+      Path home = Path.of(manager.explainTrainingSet(new TrainingSetSpec(tenant, "where", "", "origin", "", "",
+          List.of(FeatureSpec.parse("origin_delays.flights")), ReplayCursor.latest(), "where.jsonl", "test",
+          new TrainingSetSpec.FileLabels(labelsCsv.toString(), "ts", false))).output()).getParent().resolve(tenant);
+      TrainingSetSpec outside = confined(spec(tenant, "outside", FEATURES, labelsCsv, false, "o.jsonl"), tenant);
+      assertThatThrownBy(() -> manager.explainTrainingSet(outside))
+          .hasMessageContaining("with a tenant token a labels file is read from the server's training-sets/" + tenant);
+      Path inside = Files.copy(labelsCsv, Files.createDirectories(home).resolve("labels.csv"));
+      assertThat(manager.explainTrainingSet(confined(spec(tenant, "inside", FEATURES, inside, false, "i.jsonl"), tenant))
+          .labelRows()).isEqualTo(2_000);
     } finally {
       manager.close();
     }
+  }
+
+  /** The spec as a tenant token's request makes it: its labels file confined to the tenant's directory. */
+  private static TrainingSetSpec confined(TrainingSetSpec spec, String tenant) {
+    TrainingSetSpec.FileLabels labels = spec.labelsFile();
+    return new TrainingSetSpec(spec.tenant(), spec.name(), "", spec.entity(), "", "", spec.features(), spec.to(),
+        spec.output(), spec.command(), new TrainingSetSpec.FileLabels(labels.path(), labels.timeColumn(),
+        labels.knownAt(), tenant));
   }
 
   @Test

@@ -173,10 +173,12 @@ final class TrainingSetExport {
     TrainingSetSpec.FileLabels labels = null;
     if (fromFile) {
       String path = r.getLabelsFile().trim();
-      if (caller != null && !caller.isAdmin()) {
+      boolean confined = caller != null && !caller.isAdmin();
+      if (confined && !java.nio.file.Path.of(path).isAbsolute()) {
         path = tenantPath("labels_file", r.getTenant(), path);
       }
-      labels = new TrainingSetSpec.FileLabels(path, r.getTimeColumn(), r.getKnownAt());
+      // an absolute path (the CLI sends one) is checked to be in the tenant's directory once resolved, by the server
+      labels = new TrainingSetSpec.FileLabels(path, r.getTimeColumn(), r.getKnownAt(), confined ? r.getTenant() : null);
     }
     return new TrainingSetSpec(r.getTenant(), r.getName(), r.getLabelStream(), r.getEntity(), r.getLabel(),
         r.getWhere(), features, to, out, command, labels);
@@ -209,8 +211,8 @@ final class TrainingSetExport {
    */
   static String tenantPath(String field, String tenant, String file) {
     return confined(tenant, file, "field '" + field + "': with a tenant token a labels file is read from the server's"
-        + " training-sets/" + tenant + "/ directory; give a relative path there, not '" + file + "' (any path needs the"
-        + " admin token)");
+        + " training-sets/" + tenant + "/ directory; give a path there, not '" + file + "' (any path needs the admin"
+        + " token)");
   }
 
   /** {@code <tenant>/<path>}, or refused with {@code refusal} when the path is absolute, empty or leaves with '..'. */

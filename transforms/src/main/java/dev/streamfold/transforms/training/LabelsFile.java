@@ -51,16 +51,20 @@ import org.apache.parquet.schema.Type;
  *
  * <p>Column types: Parquet's own (INT32 INT, INT64 BIGINT, FLOAT and DOUBLE DOUBLE, BOOLEAN, a string STRING, a
  * TIMESTAMP of any unit TIMESTAMP in milliseconds, a DATE or DECIMAL as its text STRING). CSV and JSON Lines are
- * read as DuckDB reads them, by what every value of a column looks like: whole numbers (without leading zeros, so
- * codes such as {@code 02134} stay text) BIGINT, other numbers DOUBLE, {@code true}/{@code false} BOOLEAN, anything
- * else STRING; a JSON object or array is its JSON text. An empty CSV field and a JSON null or absent field are null.
+ * read as DuckDB reads them, by what every value of a column looks like: whole numbers BIGINT, other numbers DOUBLE,
+ * {@code true}/{@code false} BOOLEAN, anything else STRING; a column with a whole number that a BIGINT would not keep
+ * as written (a leading zero as in {@code 02134}, {@code -0}, more than 19 digits) is STRING; a JSON object or array is
+ * its JSON text. An empty CSV field and a JSON null or absent field are null.
  * The time column is read as a timestamp: ISO-8601 text with a zone ({@code 2001-01-08T00:01:00Z}, {@code +02:00}),
  * without one (UTC; a space may replace the {@code T}) or a date alone (midnight UTC), or a Parquet TIMESTAMP or
  * DATE. Numbers are refused there: epoch seconds and milliseconds look alike.
  */
 public final class LabelsFile {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern WHOLE = Pattern.compile("-?(0|[1-9][0-9]{0,17})");
+  /** A whole number as a BIGINT column holds one: no leading zeros, no {@code -0} (text keeps them as written). */
+  private static final Pattern WHOLE = Pattern.compile("0|-?[1-9][0-9]{0,18}");
+  /** A zone offset without its colon ({@code +0000}, as {@code strftime %z} writes it). */
+  private static final Pattern COMPACT_OFFSET = Pattern.compile("(.*[T ].*[+-][0-9]{2})([0-9]{2})");
   /** A number as DuckDB and JSON write one, its integer part without leading zeros (so {@code 02134} is text). */
   private static final Pattern NUMBER = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
 
@@ -221,6 +225,13 @@ public final class LabelsFile {
       if (names.isEmpty()) {
         throw new TransformException.InvalidTrainingSet("--labels-file " + path + ": no columns");
       }
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (String name : names) {
+        if (!seen.add(name.toLowerCase(Locale.ROOT))) {
+          throw new TransformException.InvalidTrainingSet("labels file " + path + ": column " + ClientText.quote(name)
+              + " appears twice (names are compared ignoring case, as SQL and DuckDB compare them); rename one");
+        }
+      }
       int time = names.indexOf(timeColumn);
       if (time < 0) {
         throw new TransformException.InvalidTrainingSet("--time " + ClientText.quote(timeColumn) + ": labels file " + path
@@ -288,6 +299,10 @@ public final class LabelsFile {
           + " as ISO-8601 text, e.g. 2001-01-08T00:01:00Z (epoch seconds and milliseconds look alike)");
     }
     String iso = t.length() > 10 && t.charAt(10) == ' ' ? t.substring(0, 10) + 'T' + t.substring(11) : t;
+    java.util.regex.Matcher compact = COMPACT_OFFSET.matcher(iso);
+    if (compact.matches()) {
+      iso = compact.group(1) + ':' + compact.group(2);
+    }
     try {
       return OffsetDateTime.parse(iso).toInstant().toEpochMilli();
     } catch (DateTimeParseException notOffset) {
@@ -305,8 +320,9 @@ public final class LabelsFile {
   }
 
   private static Table csv(Path path, String timeColumn) throws IOException {
-    CSVFormat format = CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).get();
-    try (BufferedReader in = Files.newBufferedReader(path, StandardCharsets.UTF_8);
+    CSVFormat format = CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).setIgnoreEmptyLines(true)
+        .get();
+    try (BufferedReader in = withoutBom(Files.newBufferedReader(path, StandardCharsets.UTF_8));
         CSVParser parser = CSVParser.builder().setReader(in).setFormat(format).get()) {
       List<String> names = new ArrayList<>(parser.getHeaderNames());
       List<Object[]> values = new ArrayList<>();
@@ -330,7 +346,7 @@ public final class LabelsFile {
   private static Table jsonl(Path path, String timeColumn) throws IOException {
     List<String> names = new ArrayList<>();
     List<Map<String, Object>> objects = new ArrayList<>();
-    try (BufferedReader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+    try (BufferedReader in = withoutBom(Files.newBufferedReader(path, StandardCharsets.UTF_8))) {
       String line;
       int number = 0;
       while ((line = in.readLine()) != null) {
@@ -371,6 +387,15 @@ public final class LabelsFile {
     return inferred(names, values, "line", timeColumn);
   }
 
+  /** The reader past a UTF-8 byte order mark (as spreadsheets write one), if the text starts with one. */
+  private static BufferedReader withoutBom(BufferedReader in) throws IOException {
+    in.mark(1);
+    if (in.read() != '\uFEFF') {
+      in.reset();
+    }
+    return in;
+  }
+
   /** Columns of text values typed by what every value looks like; the values converted. */
   private static Table inferred(List<String> names, List<Object[]> values, String rowWord, String timeColumn) {
     List<String> types = new ArrayList<>();
@@ -383,17 +408,21 @@ public final class LabelsFile {
       boolean number = true;
       boolean bool = true;
       boolean allNull = true;
+      boolean integralAsText = false;
       for (Object[] row : values) {
         if (row[c] == null) {
           continue;
         }
         allNull = false;
         String v = row[c].toString();
-        whole &= WHOLE.matcher(v).matches();
+        boolean asBigint = WHOLE.matcher(v).matches() && fitsLong(v);
+        whole &= asBigint;
+        // a 20-digit id or -0 is kept as text, never rounded through a DOUBLE
+        integralAsText |= !asBigint && v.matches("-?[0-9]+");
         number &= NUMBER.matcher(v).matches();
         bool &= v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false");
       }
-      String type = whole ? "BIGINT" : number ? "DOUBLE" : bool ? "BOOLEAN" : "STRING";
+      String type = whole ? "BIGINT" : number && !integralAsText ? "DOUBLE" : bool ? "BOOLEAN" : "STRING";
       types.add(allNull ? "STRING" : type);
       for (Object[] row : values) {
         if (row[c] != null && !allNull) {
@@ -410,8 +439,25 @@ public final class LabelsFile {
     return new Table(names, types, values, rowWord);
   }
 
+  private static boolean fitsLong(String v) {
+    try {
+      Long.parseLong(v);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
   private static Table parquet(Path path) throws IOException {
-    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(path))) {
+    ParquetFileReader opened;
+    try {
+      opened = ParquetFileReader.open(new LocalInputFile(path));
+    } catch (RuntimeException | IOException e) {
+      throw new TransformException.InvalidTrainingSet("--labels-file " + path + ": not a Parquet file ("
+          + (String.valueOf(e.getMessage()).contains("is not a Parquet file") ? "no Parquet magic number at its end"
+          : e.getMessage()) + ")");
+    }
+    try (ParquetFileReader reader = opened) {
       MessageType schema = reader.getFooter().getFileMetaData().getSchema();
       List<String> names = new ArrayList<>();
       List<String> types = new ArrayList<>();
@@ -450,9 +496,11 @@ public final class LabelsFile {
     return switch (p.getPrimitiveTypeName()) {
       case BOOLEAN -> "BOOLEAN";
       case INT32 -> logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation
-          || logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation ? "STRING" : "INT";
+          || logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
+          || logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation ? "STRING" : "INT";
       case INT64 -> logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ? "TIMESTAMP"
-          : logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation ? "STRING" : "BIGINT";
+          : logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
+          || logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation ? "STRING" : "BIGINT";
       case FLOAT, DOUBLE -> "DOUBLE";
       case BINARY, FIXED_LEN_BYTE_ARRAY -> "STRING";
       case INT96 -> throw new TransformException.InvalidTrainingSet("labels file " + path + ": column "
@@ -473,6 +521,9 @@ public final class LabelsFile {
         if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
           return BigDecimal.valueOf(g.getInteger(c, 0), d.getScale()).toPlainString();
         }
+        if (logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation) { // milliseconds of the day
+          return java.time.LocalTime.ofNanoOfDay(g.getInteger(c, 0) * 1_000_000L).toString();
+        }
         return (long) g.getInteger(c, 0);
       case INT64:
         if (logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
@@ -485,6 +536,11 @@ public final class LabelsFile {
         }
         if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
           return BigDecimal.valueOf(g.getLong(c, 0), d.getScale()).toPlainString();
+        }
+        if (logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation t) {
+          long v = g.getLong(c, 0);
+          return java.time.LocalTime.ofNanoOfDay(t.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS ? v * 1_000L : v)
+              .toString();
         }
         return g.getLong(c, 0);
       case FLOAT:

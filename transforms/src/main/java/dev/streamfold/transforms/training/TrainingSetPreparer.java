@@ -15,6 +15,7 @@ import dev.streamfold.transforms.replay.TickStops;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.sql.TableEnvironments;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -157,17 +158,24 @@ final class TrainingSetPreparer {
       throw new TransformException.InvalidTrainingSet((asGiven.label().isBlank() ? "--where" : "--label") + ": with"
           + " --labels-file the labels are the file's own rows and columns, kept as they are; leave it out");
     }
-    Path path = Path.of(asGiven.labelsFile().path());
-    LabelsFile file = LabelsFile.read(path.isAbsolute() ? path : dataDir.resolve("training-sets").resolve(path),
-        asGiven.labelsFile().timeColumn());
+    LabelsFile file = LabelsFile.read(labelsPath(asGiven.labelsFile()), asGiven.labelsFile().timeColumn());
     List<StreamColumn> tableColumns = new ArrayList<>(file.columns());
     tableColumns.add(new StreamColumn(LABEL_ROW_COLUMN, "BOOLEAN"));
     Map<String, List<StreamColumn>> streams = Map.of(LABELS_TABLE, tableColumns);
     String table = TableEnvironments.quote(LABELS_TABLE);
     String entity = requireExpression("--entity", asGiven.entity());
-    checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
     Labels labels = new Labels(table, streams, entity, "", "", "TRUE");
-    Features features = features(asGiven, null, labels, file);
+    Features features;
+    try {
+      checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
+      features = features(asGiven, null, labels, file);
+    } catch (TransformException.InvalidTrainingSet e) {
+      if (e.getMessage().contains("not found in any table")) { // name the columns there are
+        throw new TransformException.InvalidTrainingSet(e.getMessage() + "; the labels file's columns: "
+            + file.columns().stream().map(StreamColumn::name).toList());
+      }
+      throw e;
+    }
     ReplayCursor to = asGiven.to();
     long last = ledger.lastTick(asGiven.tenant()).map(dev.streamfold.core.Tick::number).orElse(0L);
     if (last == 0) {
@@ -191,12 +199,18 @@ final class TrainingSetPreparer {
     };
     Path output = output(asGiven);
     TrainingSetFormat format = format(output);
+    if (sameFile(output, file.path())) {
+      throw new TransformException.InvalidTrainingSet("--out " + output + ": it is the labels file; write the training"
+          + " set to another file (the labels file is its input, and its SHA-256 in the manifest rebuilds it)");
+    }
     for (StreamColumn column : file.columns()) {
-      if (features.types().containsKey(column.name())) {
+      String clash = features.types().keySet().stream().filter(n -> n.equalsIgnoreCase(column.name())).findFirst()
+          .orElse(null);
+      if (clash != null) {
         throw new TransformException.InvalidTrainingSet("feature " + asGiven.features().stream()
-            .filter(f -> f.name().equals(column.name())).findFirst().map(FeatureSpec::describe).orElse(column.name())
-            + ": the column name '" + column.name() + "' is a column of the labels file; name the feature"
-            + " (name=VIEW.column)");
+            .filter(f -> f.name().equals(clash)).findFirst().map(FeatureSpec::describe).orElse(clash)
+            + ": the column name '" + clash + "' is " + (clash.equals(column.name()) ? "" : "(but for case) ") + "a"
+            + " column of the labels file; name the feature (name=VIEW.column)");
       }
     }
     long events = 0;
@@ -218,10 +232,49 @@ final class TrainingSetPreparer {
         new Range(List.of(), events + file.rows(), null), stopTick, file);
   }
 
+  /**
+   * The labels file: a relative path under the data directory's {@code training-sets/}; for a tenant token's request,
+   * one in {@code training-sets/<tenant>/} once resolved (symbolic links followed), so that no tenant reads another's
+   * files or the server's.
+   *
+   * @throws TransformException.InvalidTrainingSet if a tenant's file is elsewhere
+   */
+  private Path labelsPath(TrainingSetSpec.FileLabels labels) {
+    Path given = Path.of(labels.path());
+    Path path = (given.isAbsolute() ? given : dataDir.resolve("training-sets").resolve(given)).normalize();
+    if (labels.confinedTo() == null) {
+      return path;
+    }
+    Path home = dataDir.resolve("training-sets").resolve(labels.confinedTo()).normalize();
+    Path real = path;
+    try {
+      real = path.toRealPath();
+      home = home.toRealPath();
+    } catch (java.io.IOException e) {
+      // a missing file is refused by LabelsFile, naming it; a missing home holds no file
+    }
+    if (!real.startsWith(home)) {
+      throw new TransformException.InvalidTrainingSet("--labels-file " + labels.path() + ": with a tenant token a"
+          + " labels file is read from the server's training-sets/" + labels.confinedTo() + "/ directory (" + home
+          + "); put it there (any path needs the admin token)");
+    }
+    return path;
+  }
+
   /** The output file: a relative path under the data directory's {@code training-sets/}. */
   private Path output(TrainingSetSpec spec) {
     Path output = Path.of(spec.output());
     return output.isAbsolute() ? output : dataDir.resolve("training-sets").resolve(output);
+  }
+
+  /** Whether two paths name one file (both resolved when they exist). */
+  private static boolean sameFile(Path a, Path b) {
+    try {
+      return Files.exists(a) && Files.isSameFile(a, b) || a.toAbsolutePath().normalize().equals(b.toAbsolutePath()
+          .normalize());
+    } catch (java.io.IOException e) {
+      return false;
+    }
   }
 
   private static TrainingSetFormat format(Path output) {
@@ -425,8 +478,10 @@ final class TrainingSetPreparer {
         if (!sameKind(joinType, keyType)) {
           throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": its join value " + join
               + " is " + joinType + " in labels file " + file.path() + ", but view '" + view.name() + "' is keyed by "
-              + view.keyColumns().get(0) + " " + keyType + "; give a join of that type (@CAST(... AS " + keyType
-              + ")) or a column that holds it");
+              + view.keyColumns().get(0) + " " + keyType + "; give a join of that type (@"
+              + (keyType.equals("STRING") ? "CAST" : "TRY_CAST") + "(... AS " + keyType + ")"
+              + (keyType.equals("STRING") ? "" : ": a value that is no " + keyType + " then joins nothing") + ") or a"
+              + " column that holds it");
         }
       }
       if (!joins.contains(join)) {

@@ -50,11 +50,18 @@ public record TrainingSetSpec(String tenant, String name, String labelStream, St
    * @param path the CSV, JSON Lines or Parquet file, on the server ({@link LabelsFile})
    * @param timeColumn the column holding each row's time
    * @param knownAt also leave out events the ledger acknowledged after the row's time (a bitemporal cut)
+   * @param confinedTo the tenant whose directory {@code training-sets/<tenant>/} the file must be in (a tenant token's
+   *     request), or null for any path (the admin token)
    */
-  public record FileLabels(String path, String timeColumn, boolean knownAt) {
+  public record FileLabels(String path, String timeColumn, boolean knownAt, String confinedTo) {
     public FileLabels {
       Objects.requireNonNull(path, "path");
       timeColumn = timeColumn == null ? "" : timeColumn.trim();
+    }
+
+    /** Labels from any path the server can read (the admin token's request). */
+    public FileLabels(String path, String timeColumn, boolean knownAt) {
+      this(path, timeColumn, knownAt, null);
     }
   }
 

@@ -79,7 +79,11 @@ class TrainingSetGrpcMappingTest {
     // a labels file is read from the tenant's directory too; the admin token reads any path
     assertThat(tenantCall.call(() -> TrainingSetExport.spec(fileRequest().setLabelsFile("in/labels.csv").build())
         .labelsFile().path())).isEqualTo("acme/in/labels.csv");
-    for (String file : new String[] {"/etc/passwd.csv", "../other/labels.csv"}) {
+    // an absolute path (the CLI sends one) goes on, confined: the server checks it is in the tenant's directory
+    assertThat(tenantCall.call(() -> TrainingSetExport.spec(fileRequest().setLabelsFile("/etc/passwd.csv").build())
+        .labelsFile())).isEqualTo(new dev.streamfold.transforms.training.TrainingSetSpec.FileLabels("/etc/passwd.csv",
+            "ts", true, "acme"));
+    for (String file : new String[] {"../other/labels.csv", "a/../../labels.csv"}) {
       assertThatThrownBy(() -> tenantCall.call(() -> TrainingSetExport.spec(fileRequest().setLabelsFile(file).build())))
           .as(file).isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("field 'labels_file': with a tenant token a labels file is read from the server's"

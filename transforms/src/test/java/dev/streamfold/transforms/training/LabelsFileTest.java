@@ -102,7 +102,8 @@ class LabelsFileTest {
         .hasMessageContaining("use .csv, .jsonl (or .ndjson) or .parquet");
     assertThatThrownBy(() -> LabelsFile.read(csv, " ")).hasMessageContaining("--time is required");
     Path garbage = Files.writeString(dir.resolve("garbage.parquet"), "not parquet");
-    assertThatThrownBy(() -> LabelsFile.read(garbage, "ts")).hasMessageContaining("cannot read it as parquet");
+    assertThatThrownBy(() -> LabelsFile.read(garbage, "ts")).hasMessage("--labels-file " + garbage + ": not a Parquet"
+        + " file (no Parquet magic number at its end)");
     Path numbers = dir.resolve("numbers.parquet");
     try (TrainingSetWriter writer = TrainingSetWriter.open(TrainingSetFormat.PARQUET, numbers,
         new TrainingSetColumns(List.of("ts"), List.of("BIGINT")))) {
@@ -112,11 +113,26 @@ class LabelsFileTest {
   }
 
   @Test
+  void wholeNumbersABigintWouldChangeStayTextAndHeadersAreCheckedForDuplicates() throws Exception {
+    Path csv = Files.writeString(dir.resolve("ids.csv"), "\uFEFFid,zero,ts\n99999999999999999999,-0,2001-01-08\n"
+        + "1,1.5,2001-01-08 00:00:00+0000\n\n");
+    LabelsFile file = LabelsFile.read(csv, "ts");
+    assertThat(types(file)).containsExactly("id:STRING", "zero:STRING", "ts:TIMESTAMP");
+    assertThat(file.rows()).as("the blank last line is no row").isEqualTo(2);
+    Path sorted = dir.resolve("sorted.tsv");
+    file.writeInTimeOrder(sorted);
+    assertThat(Files.readAllLines(sorted).get(0)).contains("\"id\":\"99999999999999999999\",\"zero\":\"-0\"");
+    Path twice = Files.writeString(dir.resolve("twice.csv"), "origin,ts,Origin\nATL,2001-01-08,x\n");
+    assertThatThrownBy(() -> LabelsFile.read(twice, "ts")).hasMessageContaining("column 'Origin' appears twice");
+  }
+
+  @Test
   void timesAreIsoWithOrWithoutAZone() {
     assertThat(LabelsFile.timestamp("w", "2001-01-08T00:01:00Z")).isEqualTo(ms("2001-01-08T00:01:00Z"));
     assertThat(LabelsFile.timestamp("w", "2001-01-08T02:01:00.250+02:00")).isEqualTo(ms("2001-01-08T00:01:00.250Z"));
     assertThat(LabelsFile.timestamp("w", " 2001-01-08 00:01 ")).isEqualTo(ms("2001-01-08T00:01:00Z"));
     assertThat(LabelsFile.timestamp("w", "2001-01-08")).isEqualTo(ms("2001-01-08T00:00:00Z"));
+    assertThat(LabelsFile.timestamp("w", "2001-01-08T02:01:00+0200")).isEqualTo(ms("2001-01-08T00:01:00Z"));
     assertThat(new StreamColumn("ts", "TIMESTAMP").type()).isEqualTo("TIMESTAMP");
   }
 
