@@ -19,8 +19,8 @@ import java.util.PriorityQueue;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.core.memory.DataInputViewStreamWrapper;
-import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * Sorts a bounded sequence of events by a key (epoch ms), ties in the order they were added, in at most about
@@ -31,6 +31,9 @@ import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 final class EventSorter implements AutoCloseable {
   /** The heap a sorter fills before it writes a run, by default: 128 MiB (estimated from payload and ID lengths). */
   static final long DEFAULT_BUFFER_BYTES = 128L << 20;
+
+  /** The buffer of each run file read or written. */
+  private static final int IO_BUFFER = 1 << 20;
 
   private final long bufferBytes;
   private final Path spillDir;
@@ -110,12 +113,17 @@ final class EventSorter implements AutoCloseable {
     try {
       Files.createDirectories(spillDir);
       Path run = spillDir.resolve("run-" + runs.size());
-      try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(run), 1 << 16))) {
-        DataOutputViewStreamWrapper view = new DataOutputViewStreamWrapper(out);
+      // each entry serialized in memory, then written whole: the serializer writes field by field, and through a
+      // stream each of its small writes was a call down the stream chain (40 % of a build's source task)
+      DataOutputSerializer entry = new DataOutputSerializer(1 << 10);
+      try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(run), IO_BUFFER))) {
         for (Entry e : buffer) {
-          out.writeLong(e.key());
-          out.writeLong(e.seq());
-          serializer.serialize(e.event(), view);
+          entry.clear();
+          entry.writeLong(e.key());
+          entry.writeLong(e.seq());
+          serializer.serialize(e.event(), entry);
+          out.writeInt(entry.length());
+          out.write(entry.getSharedBuffer(), 0, entry.length());
         }
       }
       runs.add(run);
@@ -135,7 +143,7 @@ final class EventSorter implements AutoCloseable {
     Merge() {
       for (Path run : runs) {
         try {
-          DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(run), 1 << 16));
+          DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(run), IO_BUFFER));
           Entry first = read(in);
           if (first != null) {
             heads.add(new Head(first, in));
@@ -148,15 +156,24 @@ final class EventSorter implements AutoCloseable {
       }
     }
 
+    private byte[] bytes = new byte[1 << 10];
+    private final DataInputDeserializer entry = new DataInputDeserializer();
+
     private Entry read(DataInputStream in) throws IOException {
-      long key;
+      int length;
       try {
-        key = in.readLong();
+        length = in.readInt();
       } catch (EOFException end) {
         return null;
       }
-      long seq = in.readLong();
-      return new Entry(key, seq, serializer.deserialize(new DataInputViewStreamWrapper(in)));
+      if (bytes.length < length) {
+        bytes = new byte[Math.max(length, 2 * bytes.length)];
+      }
+      in.readFully(bytes, 0, length);
+      entry.setBuffer(bytes, 0, length);
+      long key = entry.readLong();
+      long seq = entry.readLong();
+      return new Entry(key, seq, serializer.deserialize(entry));
     }
 
     @Override
