@@ -15,7 +15,7 @@ import java.util.List;
  */
 final class HostileCommandLineCorpus {
   /** Entries in {@link #entries()}: the count the docs report. */
-  static final int SIZE = 143;
+  static final int SIZE = 146;
   static final String STREAM = "events";
   static final String VIEW = "counts";
 
@@ -102,7 +102,13 @@ final class HostileCommandLineCorpus {
         "create", "x", "--jar", "{csv}");
     add(1, "error: give either --sql or --jar/--class/--stream, not both", "transform", "create", "x", "--sql",
         "SELECT 1", "--jar", "{csv}");
-    add(2, "Missing required options: '--label-stream=", "training-set", "create", "x");
+    add(2, "Missing required option: '--entity=EXPR'", "training-set", "create", "x");
+    add(1, "error: give --label-stream or --labels-file, not both", "training-set", "create", "x", "--entity", "o",
+        "--label-stream", "s", "--labels-file", "l.csv", "--feature", "v.c");
+    add(1, "error: INVALID_ARGUMENT: --labels-file ", "training-set", "create", "x", "--labels-file", "no-such.csv",
+        "--time", "ts", "--entity", "o", "--feature", "v.c");
+    add(1, "error: INVALID_ARGUMENT: --labels-file ", "training-set", "create", "x", "--labels-file", "{csv}.txt",
+        "--time", "ts", "--entity", "o", "--feature", "v.c");
   }
 
   private void wrongTypes() {
