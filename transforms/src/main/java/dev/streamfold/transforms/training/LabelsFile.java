@@ -1,17 +1,12 @@
 package dev.streamfold.transforms.training;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamfold.core.ClientText;
 import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.transforms.TransformException;
-import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,26 +17,9 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVParser;
-import org.apache.commons.csv.CSVRecord;
-import org.apache.parquet.column.page.PageReadStore;
-import org.apache.parquet.example.data.Group;
-import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.ColumnIOFactory;
-import org.apache.parquet.io.LocalInputFile;
-import org.apache.parquet.io.RecordReader;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.PrimitiveType;
-import org.apache.parquet.schema.Type;
 
 /**
  * A training set's labels from a file (Feast's entity dataframe): a CSV (with a header line), JSON Lines or Parquet
@@ -60,13 +38,10 @@ import org.apache.parquet.schema.Type;
  * DATE. Numbers are refused there: epoch seconds and milliseconds look alike.
  */
 public final class LabelsFile {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  /** A whole number as a BIGINT column holds one: no leading zeros, no {@code -0} (text keeps them as written). */
-  private static final Pattern WHOLE = Pattern.compile("0|-?[1-9][0-9]{0,18}");
   /** A zone offset without its colon ({@code +0000}, as {@code strftime %z} writes it). */
   private static final Pattern COMPACT_OFFSET = Pattern.compile("(.*[T ].*[+-][0-9]{2})([0-9]{2})");
   /** A number as DuckDB and JSON write one, its integer part without leading zeros (so {@code 02134} is text). */
-  private static final Pattern NUMBER = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+  static final Pattern NUMBER = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
 
   private final Path path;
   private final String timeColumn;
@@ -129,9 +104,9 @@ public final class LabelsFile {
     }
     try {
       Table table = switch (format) {
-        case CSV -> csv(path, timeColumn.trim());
-        case JSONL -> jsonl(path, timeColumn.trim());
-        case PARQUET -> parquet(path);
+        case CSV -> LabelsFileReaders.csv(path, timeColumn.trim());
+        case JSONL -> LabelsFileReaders.jsonl(path, timeColumn.trim());
+        case PARQUET -> LabelsFileReaders.parquet(path);
       };
       return table.toLabels(path, timeColumn.trim());
     } catch (IOException | RuntimeException e) {
@@ -140,6 +115,53 @@ public final class LabelsFile {
       }
       throw new TransformException.InvalidTrainingSet("--labels-file " + path + ": cannot read it as "
           + format.name().toLowerCase(Locale.ROOT) + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Where a build reads its labels file: a relative path under {@code trainingSets} (the server's
+   * {@code training-sets/}); for a tenant token's request one in {@code training-sets/<tenant>/} once resolved
+   * (symbolic links followed), so that no tenant reads another's files or the server's.
+   *
+   * @param labels the request's labels file
+   * @param trainingSets the server's training-sets directory
+   * @return the path to read
+   * @throws TransformException.InvalidTrainingSet if a tenant's file is elsewhere
+   */
+  static Path locate(TrainingSetSpec.FileLabels labels, Path trainingSets) {
+    Path given = Path.of(labels.path());
+    Path path = (given.isAbsolute() ? given : trainingSets.resolve(given)).normalize();
+    if (labels.confinedTo() == null) {
+      return path;
+    }
+    Path home = trainingSets.resolve(labels.confinedTo()).normalize();
+    Path real = path;
+    try {
+      real = path.toRealPath();
+      home = home.toRealPath();
+    } catch (IOException e) {
+      // a missing file is refused by read, naming it; a missing home holds no file
+    }
+    if (!real.startsWith(home)) {
+      throw new TransformException.InvalidTrainingSet("--labels-file " + labels.path() + ": with a tenant token a"
+          + " labels file is read from the server's training-sets/" + labels.confinedTo() + "/ directory (" + home
+          + "); put it there (any path needs the admin token)");
+    }
+    return path;
+  }
+
+  /**
+   * Whether {@code other} names this file (both resolved when it exists): a build may not write its output over it.
+   *
+   * @param other a path
+   * @return true when it is this file
+   */
+  boolean isAt(Path other) {
+    try {
+      return Files.exists(other) && Files.isSameFile(other, path)
+          || other.toAbsolutePath().normalize().equals(path.toAbsolutePath().normalize());
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -220,7 +242,7 @@ public final class LabelsFile {
 
   /** The file as read: column names in order, their types, and each row's values (null, String, Long, Double,
    * Boolean, or epoch-ms Long for a Parquet TIMESTAMP column). */
-  private record Table(List<String> names, List<String> types, List<Object[]> values, String rowWord) {
+  record Table(List<String> names, List<String> types, List<Object[]> values, String rowWord) {
     LabelsFile toLabels(Path path, String timeColumn) {
       if (names.isEmpty()) {
         throw new TransformException.InvalidTrainingSet("--labels-file " + path + ": no columns");
@@ -316,242 +338,6 @@ public final class LabelsFile {
               + " timestamp; give ISO-8601, e.g. 2001-01-08T00:01:00Z, 2001-01-08 00:01:00 (UTC) or 2001-01-08");
         }
       }
-    }
-  }
-
-  private static Table csv(Path path, String timeColumn) throws IOException {
-    CSVFormat format = CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).setIgnoreEmptyLines(true)
-        .get();
-    try (BufferedReader in = withoutBom(Files.newBufferedReader(path, StandardCharsets.UTF_8));
-        CSVParser parser = CSVParser.builder().setReader(in).setFormat(format).get()) {
-      List<String> names = new ArrayList<>(parser.getHeaderNames());
-      List<Object[]> values = new ArrayList<>();
-      for (CSVRecord record : parser) {
-        if (record.size() != names.size()) {
-          throw new TransformException.InvalidTrainingSet("labels file " + path + ", row " + (values.size() + 1)
-              + " (line " + record.getParser().getCurrentLineNumber() + "): " + record.size() + " fields, but the header"
-              + " has " + names.size());
-        }
-        Object[] row = new Object[names.size()];
-        for (int c = 0; c < row.length; c++) {
-          String v = record.get(c);
-          row[c] = v.isEmpty() ? null : v;
-        }
-        values.add(row);
-      }
-      return inferred(names, values, "row", timeColumn);
-    }
-  }
-
-  private static Table jsonl(Path path, String timeColumn) throws IOException {
-    List<String> names = new ArrayList<>();
-    List<Map<String, Object>> objects = new ArrayList<>();
-    try (BufferedReader in = withoutBom(Files.newBufferedReader(path, StandardCharsets.UTF_8))) {
-      String line;
-      int number = 0;
-      while ((line = in.readLine()) != null) {
-        number++;
-        if (line.isBlank()) {
-          continue;
-        }
-        JsonNode node;
-        try {
-          node = JSON.readTree(line);
-        } catch (JsonProcessingException e) {
-          throw new TransformException.InvalidTrainingSet("labels file " + path + ", line " + number + ": not JSON: "
-              + e.getOriginalMessage());
-        }
-        if (!node.isObject()) {
-          throw new TransformException.InvalidTrainingSet("labels file " + path + ", line " + number + ": not a JSON"
-              + " object");
-        }
-        Map<String, Object> object = new LinkedHashMap<>();
-        for (Map.Entry<String, JsonNode> field : node.properties()) {
-          if (!names.contains(field.getKey())) {
-            names.add(field.getKey());
-          }
-          JsonNode v = field.getValue();
-          object.put(field.getKey(), v.isNull() ? null : v.isTextual() ? v.asText() : v.toString());
-        }
-        objects.add(object);
-      }
-    }
-    List<Object[]> values = new ArrayList<>();
-    for (Map<String, Object> object : objects) {
-      Object[] row = new Object[names.size()];
-      for (int c = 0; c < row.length; c++) {
-        row[c] = object.get(names.get(c));
-      }
-      values.add(row);
-    }
-    return inferred(names, values, "line", timeColumn);
-  }
-
-  /** The reader past a UTF-8 byte order mark (as spreadsheets write one), if the text starts with one. */
-  private static BufferedReader withoutBom(BufferedReader in) throws IOException {
-    in.mark(1);
-    if (in.read() != '\uFEFF') {
-      in.reset();
-    }
-    return in;
-  }
-
-  /** Columns of text values typed by what every value looks like; the values converted. */
-  private static Table inferred(List<String> names, List<Object[]> values, String rowWord, String timeColumn) {
-    List<String> types = new ArrayList<>();
-    for (int c = 0; c < names.size(); c++) {
-      if (names.get(c).equals(timeColumn)) {
-        types.add("STRING"); // its text is read as a timestamp (a number there is refused, not typed)
-        continue;
-      }
-      boolean whole = true;
-      boolean number = true;
-      boolean bool = true;
-      boolean allNull = true;
-      boolean integralAsText = false;
-      for (Object[] row : values) {
-        if (row[c] == null) {
-          continue;
-        }
-        allNull = false;
-        String v = row[c].toString();
-        boolean asBigint = WHOLE.matcher(v).matches() && fitsLong(v);
-        whole &= asBigint;
-        // a 20-digit id or -0 is kept as text, never rounded through a DOUBLE
-        integralAsText |= !asBigint && v.matches("-?[0-9]+");
-        number &= NUMBER.matcher(v).matches();
-        bool &= v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false");
-      }
-      String type = whole ? "BIGINT" : number && !integralAsText ? "DOUBLE" : bool ? "BOOLEAN" : "STRING";
-      types.add(allNull ? "STRING" : type);
-      for (Object[] row : values) {
-        if (row[c] != null && !allNull) {
-          String v = row[c].toString();
-          row[c] = switch (type) {
-            case "BIGINT" -> Long.parseLong(v);
-            case "DOUBLE" -> Double.parseDouble(v);
-            case "BOOLEAN" -> Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
-            default -> v;
-          };
-        }
-      }
-    }
-    return new Table(names, types, values, rowWord);
-  }
-
-  private static boolean fitsLong(String v) {
-    try {
-      Long.parseLong(v);
-      return true;
-    } catch (NumberFormatException e) {
-      return false;
-    }
-  }
-
-  private static Table parquet(Path path) throws IOException {
-    ParquetFileReader opened;
-    try {
-      opened = ParquetFileReader.open(new LocalInputFile(path));
-    } catch (RuntimeException | IOException e) {
-      throw new TransformException.InvalidTrainingSet("--labels-file " + path + ": not a Parquet file ("
-          + (String.valueOf(e.getMessage()).contains("is not a Parquet file") ? "no Parquet magic number at its end"
-          : e.getMessage()) + ")");
-    }
-    try (ParquetFileReader reader = opened) {
-      MessageType schema = reader.getFooter().getFileMetaData().getSchema();
-      List<String> names = new ArrayList<>();
-      List<String> types = new ArrayList<>();
-      for (Type field : schema.getFields()) {
-        names.add(field.getName());
-        types.add(parquetType(path, field));
-      }
-      List<Object[]> values = new ArrayList<>();
-      PageReadStore pages;
-      while ((pages = reader.readNextRowGroup()) != null) {
-        RecordReader<Group> records = new ColumnIOFactory().getColumnIO(schema)
-            .getRecordReader(pages, new GroupRecordConverter(schema));
-        for (long i = 0; i < pages.getRowCount(); i++) {
-          Group g = records.read();
-          Object[] row = new Object[names.size()];
-          for (int c = 0; c < row.length; c++) {
-            if (g.getFieldRepetitionCount(c) > 0) {
-              row[c] = parquetValue(schema.getType(c).asPrimitiveType(), types.get(c), g, c);
-            }
-          }
-          values.add(row);
-        }
-      }
-      return new Table(names, types, values, "row");
-    }
-  }
-
-  /** A Parquet column's SQL type here; TIMESTAMP values are read as epoch ms. */
-  private static String parquetType(Path path, Type field) {
-    if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
-      throw new TransformException.InvalidTrainingSet("labels file " + path + ": column " + field.getName() + " is a "
-          + "list or group; labels files hold plain columns only");
-    }
-    PrimitiveType p = field.asPrimitiveType();
-    LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
-    return switch (p.getPrimitiveTypeName()) {
-      case BOOLEAN -> "BOOLEAN";
-      case INT32 -> logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation
-          || logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
-          || logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation ? "STRING" : "INT";
-      case INT64 -> logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ? "TIMESTAMP"
-          : logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
-          || logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation ? "STRING" : "BIGINT";
-      case FLOAT, DOUBLE -> "DOUBLE";
-      case BINARY, FIXED_LEN_BYTE_ARRAY -> "STRING";
-      case INT96 -> throw new TransformException.InvalidTrainingSet("labels file " + path + ": column "
-          + field.getName() + " is an INT96 timestamp (a legacy Spark/Impala type); write it as TIMESTAMP"
-          + " (pyarrow: coerce_timestamps='ms')");
-    };
-  }
-
-  private static Object parquetValue(PrimitiveType p, String type, Group g, int c) {
-    LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
-    switch (p.getPrimitiveTypeName()) {
-      case BOOLEAN:
-        return g.getBoolean(c, 0);
-      case INT32:
-        if (logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation) {
-          return LocalDate.ofEpochDay(g.getInteger(c, 0)).toString();
-        }
-        if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
-          return BigDecimal.valueOf(g.getInteger(c, 0), d.getScale()).toPlainString();
-        }
-        if (logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation) { // milliseconds of the day
-          return java.time.LocalTime.ofNanoOfDay(g.getInteger(c, 0) * 1_000_000L).toString();
-        }
-        return (long) g.getInteger(c, 0);
-      case INT64:
-        if (logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
-          long v = g.getLong(c, 0);
-          return switch (ts.getUnit()) {
-            case MILLIS -> v;
-            case MICROS -> Math.floorDiv(v, 1_000L);
-            case NANOS -> Math.floorDiv(v, TimeUnit.MILLISECONDS.toNanos(1));
-          };
-        }
-        if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
-          return BigDecimal.valueOf(g.getLong(c, 0), d.getScale()).toPlainString();
-        }
-        if (logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation t) {
-          long v = g.getLong(c, 0);
-          return java.time.LocalTime.ofNanoOfDay(t.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS ? v * 1_000L : v)
-              .toString();
-        }
-        return g.getLong(c, 0);
-      case FLOAT:
-        return (double) g.getFloat(c, 0);
-      case DOUBLE:
-        return g.getDouble(c, 0);
-      default:
-        if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
-          return new BigDecimal(new java.math.BigInteger(g.getBinary(c, 0).getBytes()), d.getScale()).toPlainString();
-        }
-        return g.getString(c, 0);
     }
   }
 

@@ -15,7 +15,6 @@ import dev.streamfold.transforms.replay.TickStops;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.sql.SqlPlanner;
 import dev.streamfold.transforms.sql.TableEnvironments;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -158,7 +157,8 @@ final class TrainingSetPreparer {
       throw new TransformException.InvalidTrainingSet((asGiven.label().isBlank() ? "--where" : "--label") + ": with"
           + " --labels-file the labels are the file's own rows and columns, kept as they are; leave it out");
     }
-    LabelsFile file = LabelsFile.read(labelsPath(asGiven.labelsFile()), asGiven.labelsFile().timeColumn());
+    LabelsFile file = LabelsFile.read(LabelsFile.locate(asGiven.labelsFile(), dataDir.resolve("training-sets")),
+        asGiven.labelsFile().timeColumn());
     List<StreamColumn> tableColumns = new ArrayList<>(file.columns());
     tableColumns.add(new StreamColumn(LABEL_ROW_COLUMN, "BOOLEAN"));
     Map<String, List<StreamColumn>> streams = Map.of(LABELS_TABLE, tableColumns);
@@ -199,7 +199,7 @@ final class TrainingSetPreparer {
     };
     Path output = output(asGiven);
     TrainingSetFormat format = format(output);
-    if (sameFile(output, file.path())) {
+    if (file.isAt(output)) {
       throw new TransformException.InvalidTrainingSet("--out " + output + ": it is the labels file; write the training"
           + " set to another file (the labels file is its input, and its SHA-256 in the manifest rebuilds it)");
     }
@@ -232,49 +232,10 @@ final class TrainingSetPreparer {
         new Range(List.of(), events + file.rows(), null), stopTick, file);
   }
 
-  /**
-   * The labels file: a relative path under the data directory's {@code training-sets/}; for a tenant token's request,
-   * one in {@code training-sets/<tenant>/} once resolved (symbolic links followed), so that no tenant reads another's
-   * files or the server's.
-   *
-   * @throws TransformException.InvalidTrainingSet if a tenant's file is elsewhere
-   */
-  private Path labelsPath(TrainingSetSpec.FileLabels labels) {
-    Path given = Path.of(labels.path());
-    Path path = (given.isAbsolute() ? given : dataDir.resolve("training-sets").resolve(given)).normalize();
-    if (labels.confinedTo() == null) {
-      return path;
-    }
-    Path home = dataDir.resolve("training-sets").resolve(labels.confinedTo()).normalize();
-    Path real = path;
-    try {
-      real = path.toRealPath();
-      home = home.toRealPath();
-    } catch (java.io.IOException e) {
-      // a missing file is refused by LabelsFile, naming it; a missing home holds no file
-    }
-    if (!real.startsWith(home)) {
-      throw new TransformException.InvalidTrainingSet("--labels-file " + labels.path() + ": with a tenant token a"
-          + " labels file is read from the server's training-sets/" + labels.confinedTo() + "/ directory (" + home
-          + "); put it there (any path needs the admin token)");
-    }
-    return path;
-  }
-
   /** The output file: a relative path under the data directory's {@code training-sets/}. */
   private Path output(TrainingSetSpec spec) {
     Path output = Path.of(spec.output());
     return output.isAbsolute() ? output : dataDir.resolve("training-sets").resolve(output);
-  }
-
-  /** Whether two paths name one file (both resolved when they exist). */
-  private static boolean sameFile(Path a, Path b) {
-    try {
-      return Files.exists(a) && Files.isSameFile(a, b) || a.toAbsolutePath().normalize().equals(b.toAbsolutePath()
-          .normalize());
-    } catch (java.io.IOException e) {
-      return false;
-    }
   }
 
   private static TrainingSetFormat format(Path output) {
@@ -424,7 +385,7 @@ final class TrainingSetPreparer {
             + "' uses event-time windows; windowed views are not supported as features yet");
       }
       if (file != null) {
-        checkEventTimeFold(feature, view, planned);
+        EventTimeFeatures.checkFold(feature, view, planned);
       }
       // By event time a view over one stream is cut at each row exactly (its events are folded one by one); a view
       // over several streams (a join or union) is cut at the end of the events before each row, through a gate
@@ -472,17 +433,8 @@ final class TrainingSetPreparer {
       checkExpression("feature " + feature.describe() + " join", join, "CAST((" + join + ") AS STRING)",
           labels.table(), labels.streams());
       if (file != null && view.keyColumns().size() == 1) {
-        String joinType = checkExpression("feature " + feature.describe() + " join", join, join, labels.table(),
-            labels.streams());
-        String keyType = view.columns().get(view.keyColumns().get(0));
-        if (!sameKind(joinType, keyType)) {
-          throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": its join value " + join
-              + " is " + joinType + " in labels file " + file.path() + ", but view '" + view.name() + "' is keyed by "
-              + view.keyColumns().get(0) + " " + keyType + "; give a join of that type (@"
-              + (keyType.equals("STRING") ? "CAST" : "TRY_CAST") + "(... AS " + keyType + ")"
-              + (keyType.equals("STRING") ? "" : ": a value that is no " + keyType + " then joins nothing") + ") or a"
-              + " column that holds it");
-        }
+        EventTimeFeatures.checkJoinType(feature, view, join, checkExpression("feature " + feature.describe() + " join",
+            join, join, labels.table(), labels.streams()), file);
       }
       if (!joins.contains(join)) {
         joins.add(join);
@@ -500,33 +452,6 @@ final class TrainingSetPreparer {
     }
     return new Features(views, viewNames, joins, viewOf, joinOf, columnOf, featureTypes, keyIndexes, tickViews,
         streams);
-  }
-
-  /** Whether values of two SQL types can name the same row key: equal types, or two integer types. */
-  private static boolean sameKind(String a, String b) {
-    List<String> integers = List.of("INT", "BIGINT", "SMALLINT", "TINYINT");
-    return a.equals(b) || integers.contains(a) && integers.contains(b);
-  }
-
-  /**
-   * Check that a feature view can be folded by event time: a Java transformation (whose result may depend on the
-   * order it folds events in) and SQL whose result depends on the order of its rows are refused, since by event time
-   * they would compute something else than the served view does (which folds in ledger order).
-   */
-  private static void checkEventTimeFold(FeatureSpec feature, TransformDefinition view, SqlPlanner.PlannedQuery planned) {
-    if (view.isFold()) {
-      throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-          + "' is a Java transformation, which folds events in ledger order; a labels file cuts features by event"
-          + " time, folding events in event-time order, in which a fold may compute something else than the served"
-          + " view; use a view defined in SQL");
-    }
-    if (planned.orderDependent().isPresent()) {
-      throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-          + "' uses " + planned.orderDependent().get() + ", whose result depends on the order events are folded in:"
-          + " the served view folds them in ledger order, a labels file cuts features by event time and folds them in"
-          + " event-time order, so the feature would differ from what is served; use an order-independent aggregate"
-          + " (COUNT, SUM, AVG, MIN, MAX) or labels from a stream (--label-stream, cut as served)");
-    }
   }
 
   /** The projection of the label stream the job folds: entity, label, label filter, time, message ID, joins. */
