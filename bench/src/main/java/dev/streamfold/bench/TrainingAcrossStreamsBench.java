@@ -75,15 +75,9 @@ final class TrainingAcrossStreamsBench {
       Stats.Series series = new Stats.Series();
       List<Map<String, Object>> runs = new ArrayList<>();
       for (TrainingSetExports.Measured m : TrainingSetExports.measure(env, sf, request, flights.getEventCount(), reps,
-          "training-across-streams", ours -> {
-            Path duck = ours.resolveSibling(NAME + "-duckdb.parquet");
-            double duckSeconds = duckdb(sf, flightsParquet, airportsCsv, events, ours, duck);
-            long differences = differences(ours, duck);
-            if (differences != 0) {
-              throw new IllegalStateException(differences + " rows of " + ours + " differ from DuckDB's " + duck);
-            }
-            return duckSeconds;
-          })) {
+          "training-across-streams", TrainingSetExports.duckdb(
+              (ours, duck) -> duckdb(sf, flightsParquet, airportsCsv, events, ours, duck),
+              TrainingAcrossStreamsBench::differences))) {
         double seconds = m.export().seconds();
         long rows = m.export().done().getRows();
         Map<String, Double> peak = m.export().peakMib();

@@ -80,15 +80,9 @@ final class TrainingFromFileBench {
       Stats.Series series = new Stats.Series();
       List<Map<String, Object>> runs = new ArrayList<>();
       for (TrainingSetExports.Measured m : TrainingSetExports.measure(env, sf, request, labelRows, reps,
-          "training-from-file", ours -> {
-            Path duck = ours.resolveSibling(NAME + "-duckdb.parquet");
-            double duckSeconds = duckdb(flightsParquet, flights.getEventCount(), airportsCsv, labels, duck);
-            long differences = differences(ours, duck, join);
-            if (differences != 0) {
-              throw new IllegalStateException(differences + " rows of " + ours + " differ from DuckDB's " + duck);
-            }
-            return duckSeconds;
-          })) {
+          "training-from-file", TrainingSetExports.duckdb(
+              (ours, duck) -> duckdb(flightsParquet, flights.getEventCount(), airportsCsv, labels, duck),
+              (ours, duck) -> differences(ours, duck, join)))) {
         double seconds = m.export().seconds();
         long rows = m.export().done().getRows();
         Map<String, Double> peak = m.export().peakMib();

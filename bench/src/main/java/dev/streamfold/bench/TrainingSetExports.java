@@ -45,6 +45,45 @@ final class TrainingSetExports {
   }
 
   /**
+   * A baseline that has DuckDB write the same training set beside ours and counts the rows that differ.
+   *
+   * @param duckdb writes DuckDB's file ({@code <ours' name>-duckdb.parquet} beside ours) and returns its seconds
+   * @param differences counts the rows of our file and DuckDB's that differ
+   * @return the baseline, failing when a row differs
+   */
+  static Baseline duckdb(FileBaseline duckdb, Comparison differences) {
+    return ours -> {
+      Path duck = ours.resolveSibling(ours.getFileName().toString().replace(".parquet", "") + "-duckdb.parquet");
+      double seconds = duckdb.write(ours, duck);
+      long different = differences.count(ours, duck);
+      if (different != 0) {
+        throw new IllegalStateException(different + " rows of " + ours + " differ from DuckDB's " + duck);
+      }
+      return seconds;
+    };
+  }
+
+  /** DuckDB writing its training set to a file. */
+  interface FileBaseline {
+    /**
+     * @param ours our output
+     * @param duck the file to write
+     * @return DuckDB's seconds
+     */
+    double write(Path ours, Path duck) throws Exception;
+  }
+
+  /** The rows of two training-set files that differ. */
+  interface Comparison {
+    /**
+     * @param ours our output
+     * @param duck DuckDB's
+     * @return the rows that differ
+     */
+    long count(Path ours, Path duck) throws Exception;
+  }
+
+  /**
    * A measured build: ours and DuckDB's.
    *
    * @param export our build
