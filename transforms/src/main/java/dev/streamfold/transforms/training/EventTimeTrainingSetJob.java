@@ -6,7 +6,6 @@ import dev.streamfold.transforms.source.ClockedLedgerSource;
 import dev.streamfold.transforms.source.PayloadParser;
 import dev.streamfold.transforms.source.SourceEvent;
 import dev.streamfold.transforms.sql.TableEnvironments;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,7 +65,7 @@ final class EventTimeTrainingSetJob {
       TrainingSetPlan plan) {
     StreamExecutionEnvironment env = TrainingJobs.environment(reads.name(), plan.clock().gate() != null);
     StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
-    Set<String> streams = new LinkedHashMap<>(reads.streams()).keySet();
+    Set<String> streams = reads.streams().keySet();
     ClockedLedgerSource source = ClockedLedgerSource.builder(reads.serviceUrl(), reads.tenant(), streams)
         .stopAfterTick(reads.stopTick())
         .adminUrl(reads.adminUrl())

@@ -209,13 +209,7 @@ public final class LabelsFile {
     return rows.length;
   }
 
-  /** The earliest and latest label time, epoch ms; {@code {0, -1}} for no row. */
-  long[] timeRange() {
-    if (times.length == 0) {
-      return new long[] {0, -1};
-    }
-    return new long[] {Arrays.stream(times).min().getAsLong(), Arrays.stream(times).max().getAsLong()};
-  }
+
 
   /**
    * Write the rows in the order a build takes them, by time (ties in file order), one line each: the time in epoch

@@ -131,21 +131,19 @@ public final class TrainingSetManager {
           p.features().joins().get(p.features().joinOf()[f]), feature.ttlMs(),
           cut(p, p.features().viewOf()[f])));
     }
-    if (p.fromFile()) {
-      Path manifest = p.output().resolveSibling(p.output().getFileName() + ".manifest.json");
-      return new TrainingSetExplanation(spec.name(), "", 0, p.asGiven().to().describe(p.asGiven().to().inclusive()
-          ? "to" : "before"), "", p.range().targetEvents(), false, "", p.output().toAbsolutePath().toString(),
-          p.format().name().toLowerCase(java.util.Locale.ROOT), manifest.toAbsolutePath().toString(), columns.names(),
-          columns.types(), features, p.stopTick(), p.file().path().toAbsolutePath().toString(), p.file().rows(),
-          p.file().timeColumn(), cutRule(p));
+    Path manifest = p.output().resolveSibling(p.output().getFileName() + ".manifest.json");
+    String stop = p.asGiven().to().describe(p.asGiven().to().inclusive() ? "to" : "before");
+    String output = p.output().toAbsolutePath().toString();
+    String format = p.format().name().toLowerCase(java.util.Locale.ROOT);
+    if (p.fromFile()) { // no label stream: every stream through the stop tick, and the file's rows
+      return new TrainingSetExplanation(spec.name(), "", 0, stop, "", p.range().targetEvents(), false, "", output,
+          format, manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features, p.stopTick(),
+          p.file().path().toAbsolutePath().toString(), p.file().rows(), p.file().timeColumn(), cutRule(p));
     }
     boolean eventTimeStop = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME;
     String readThrough = String.join(",", p.range().readThrough().stream().map(Object::toString).toList());
-    Path manifest = p.output().resolveSibling(p.output().getFileName() + ".manifest.json");
-    return new TrainingSetExplanation(spec.name(), spec.labelStream(), p.info().partitions(),
-        p.asGiven().to().describe(p.asGiven().to().inclusive() ? "to" : "before"), readThrough,
-        p.range().targetEvents(), !eventTimeStop && !p.info().partitioned(), spec.where(),
-        p.output().toAbsolutePath().toString(), p.format().name().toLowerCase(java.util.Locale.ROOT),
+    return new TrainingSetExplanation(spec.name(), spec.labelStream(), p.info().partitions(), stop, readThrough,
+        p.range().targetEvents(), !eventTimeStop && !p.info().partitioned(), spec.where(), output, format,
         manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features, p.stopTick(), "", 0, "",
         cutRule(p));
   }
@@ -176,7 +174,8 @@ public final class TrainingSetManager {
     TrainingSetPreparer.Features features = p.features();
     TrainingSetPreparer.Range range = p.range();
     long stopTick = p.stopTick();
-    String readThrough = range.readThrough().isEmpty() ? null
+    // what the build reads through: a labels file's stop tick, else the label stream's positions (null: none)
+    String readThrough = p.fromFile() ? "tick:" + stopTick : range.readThrough().isEmpty() ? null
         : String.join(",", range.readThrough().stream().map(Object::toString).toList());
     ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, range.stopText(),
         spec.to().inclusive(), spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? spec.to().eventTimeMs() : Long.MAX_VALUE,
@@ -195,10 +194,6 @@ public final class TrainingSetManager {
         output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString(),
         features.clocked() ? new TrainingSetPlan.Clocking(true, features.tickViews(), "training-" + run)
             : TrainingSetPlan.Clocking.ledgerOrder(features.views().size()));
-    if (p.fromFile()) {
-      stopTick = p.stopTick();
-      readThrough = "tick:" + stopTick;
-    }
     String key = spec.tenant() + "/" + spec.name();
     long startedAt = clock.millis();
     String stopId = readThrough == null ? "" : readThrough;

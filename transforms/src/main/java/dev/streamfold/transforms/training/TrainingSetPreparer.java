@@ -217,18 +217,9 @@ final class TrainingSetPreparer {
     for (String read : features.streams().keySet()) {
       events += ledger.describe(new StreamRef(asGiven.tenant(), read)).eventCount();
     }
-    StringBuilder projection = new StringBuilder("SELECT ");
-    for (StreamColumn column : file.columns()) {
-      projection.append('`').append(column.name()).append("`, ");
-    }
-    projection.append("COALESCE(`").append(LABEL_ROW_COLUMN).append("`, FALSE) AS `_is_label`, `")
-        .append(PayloadParser.EVENT_TIME_COLUMN).append("`, `").append(PayloadParser.MESSAGE_ID_COLUMN).append('`');
-    for (int j = 0; j < features.joins().size(); j++) {
-      projection.append(", CAST((").append(features.joins().get(j)).append(") AS STRING) AS `_join_").append(j)
-          .append('`');
-    }
-    projection.append(" FROM ").append(table);
-    return new Prepared(asGiven, asGiven, null, null, output, format, labels, features, projection.toString(),
+    String columns = String.join(", ", file.columns().stream().map(c -> "`" + c.name() + "`").toList());
+    String projection = projection(columns, "`" + LABEL_ROW_COLUMN + "`", table, features.joins());
+    return new Prepared(asGiven, asGiven, null, null, output, format, labels, features, projection,
         new Range(List.of(), events + file.rows(), null), stopTick, file);
   }
 
@@ -390,17 +381,13 @@ final class TrainingSetPreparer {
       // By event time a view over one stream is cut at each row exactly (its events are folded one by one); a view
       // over several streams (a join or union) is cut at the end of the events before each row, through a gate
       boolean tickView = view.readsSeveralStreams() || file == null && !view.sourceStream().equals(spec.labelStream());
-      if (file != null && tickView && feature.ttlMs() >= 0) {
+      if (tickView && feature.ttlMs() >= 0) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' reads several streams " + view.streams() + ", and a time to live (/ttl) is supported on features from"
-            + " views over one stream only, for now");
-      }
-      if (file == null && tickView && feature.ttlMs() >= 0) {
-        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + "' reads " + (view.readsSeveralStreams() ? "several streams " + view.streams() : "stream '"
-            + view.sourceStream() + "'") + ", not the label stream alone, so it is cut at the tenant clock's ticks and"
-            + " its rows carry no event time of the label stream to age; a time to live (/ttl) is supported on"
-            + " features from views over the label stream only");
+            + (file != null ? "' reads several streams " + view.streams() + ", and a time to live (/ttl) is supported"
+            + " on features from views over one stream only, for now" : "' reads " + (view.readsSeveralStreams()
+            ? "several streams " + view.streams() : "stream '" + view.sourceStream() + "'") + ", not the label stream"
+            + " alone, so it is cut at the tenant clock's ticks and its rows carry no event time of the label stream to"
+            + " age; a time to live (/ttl) is supported on features from views over the label stream only"));
       }
       if (file == null && tickView && info.partitioned()) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
@@ -454,18 +441,32 @@ final class TrainingSetPreparer {
         streams);
   }
 
-  /** The projection of the label stream the job folds: entity, label, label filter, time, message ID, joins. */
+  /** The projection of the label stream the job folds: message ID, time, entity and label, then as below. */
   private static String projection(Labels labels, List<String> joins) {
-    StringBuilder projection = new StringBuilder("SELECT `" + PayloadParser.MESSAGE_ID_COLUMN + "` AS `message_id`, `"
-        + PayloadParser.EVENT_TIME_COLUMN + "` AS `event_time`, CAST((" + labels.entity() + ") AS STRING) AS `entity`, ("
-        + labels.label() + ") AS `label`, COALESCE(CAST((" + labels.where() + ") AS BOOLEAN), FALSE) AS `_is_label`, `"
-        + PayloadParser.EVENT_TIME_COLUMN + "`, `" + PayloadParser.MESSAGE_ID_COLUMN + "`");
+    return projection("`" + PayloadParser.MESSAGE_ID_COLUMN + "` AS `message_id`, `" + PayloadParser.EVENT_TIME_COLUMN
+        + "` AS `event_time`, CAST((" + labels.entity() + ") AS STRING) AS `entity`, (" + labels.label() + ") AS `label`",
+        "CAST((" + labels.where() + ") AS BOOLEAN)", labels.table(), joins);
+  }
+
+  /**
+   * The event projection the point-in-time join reads ({@link TrainingSetPlan}): the output's leading columns, whether
+   * the record is a label, its event time and message ID, then each join key as text.
+   *
+   * @param leading the output's leading columns, as a select list
+   * @param isLabel a condition, true on the records that are labels (null counts as false)
+   * @param table the quoted table
+   * @param joins the distinct join expressions
+   */
+  private static String projection(String leading, String isLabel, String table, List<String> joins) {
+    StringBuilder projection = new StringBuilder("SELECT " + leading + ", COALESCE(" + isLabel + ", FALSE) AS"
+        + " `_is_label`, `" + PayloadParser.EVENT_TIME_COLUMN + "`, `" + PayloadParser.MESSAGE_ID_COLUMN + "`");
     for (int j = 0; j < joins.size(); j++) {
       projection.append(", CAST((").append(joins.get(j)).append(") AS STRING) AS `_join_").append(j).append('`');
     }
-    projection.append(" FROM ").append(labels.table());
+    projection.append(" FROM ").append(table);
     return projection.toString();
   }
+
 
   /** Resolve the stop cursor to the positions read through. */
   private Range range(TrainingSetSpec spec, StreamRef stream, StreamInfo info) {

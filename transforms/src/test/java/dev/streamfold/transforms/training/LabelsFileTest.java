@@ -53,7 +53,10 @@ class LabelsFileTest {
     LabelsFile file = LabelsFile.read(jsonl, "ts");
     assertThat(types(file)).containsExactly("origin:STRING", "ts:TIMESTAMP", "n:DOUBLE", "tags:STRING",
         "extra:BOOLEAN");
-    assertThat(file.timeRange()).containsExactly(ms("2001-01-08T00:00:00Z"), ms("2001-01-08T00:00:30Z"));
+    Path inOrder = dir.resolve("in-order.tsv");
+    file.writeInTimeOrder(inOrder);
+    assertThat(Files.readAllLines(inOrder)).extracting(line -> Long.parseLong(line.substring(0, line.indexOf('\t'))))
+        .containsExactly(ms("2001-01-08T00:00:00Z"), ms("2001-01-08T00:00:30Z"));
 
     Path parquet = dir.resolve("labels.parquet");
     TrainingSetColumns columns = new TrainingSetColumns(List.of("origin", "at", "n", "x"),
