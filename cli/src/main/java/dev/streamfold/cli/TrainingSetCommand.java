@@ -46,7 +46,8 @@ final class TrainingSetCommand {
   @Command(name = "create", mixinStandardHelpOptions = true,
       description = {"Build a training set: one row per event of the label stream (that --where selects): its message"
           + " ID, event time, entity and label, and every feature as its view held it just before that event in"
-          + " ledger order (the event itself and everything after it excluded; no row yet = null, never 0).",
+          + " ledger order (the event itself and everything after it excluded; no row yet = null, never 0); with --cut"
+          + " event-time, just before it in event-time order instead.",
           "Or one row per row of --labels-file, its columns kept, every feature the fold of the events whose event"
               + " time is at or before the row's --time (with --known-at: also acknowledged by then).",
           "The server writes --out (Parquet, CSV or JSON Lines by extension) and <out>.manifest.json beside it;"
@@ -82,8 +83,15 @@ final class TrainingSetCommand {
         description = "With --labels-file: the column holding each row's time (ISO-8601, or a Parquet TIMESTAMP).")
     String time;
 
-    @Option(names = "--known-at", description = "With --labels-file: also leave out events the ledger acknowledged"
-        + " after the row's time (what was known then, not only what had happened).")
+    @Option(names = "--cut", paramLabel = "RULE",
+        description = "as-served (the default with --label-stream: each feature as its view held it just before the"
+            + " label event in ledger order, or at the tenant clock's last tick before it for a view over other"
+            + " streams) or event-time (the default and only rule with --labels-file: each feature folded from the"
+            + " events before the label in event-time order; with --label-stream, --to is then latest or tick:N).")
+    String cut;
+
+    @Option(names = "--known-at", description = "Cut by event time and also leave out events the ledger acknowledged"
+        + " after the label's time (what was known then, not only what had happened); implies --cut event-time.")
     boolean knownAt;
 
     @Option(names = "--entity", paramLabel = "EXPR", required = true,
@@ -173,8 +181,11 @@ final class TrainingSetCommand {
       if (labelStream != null) {
         b.setLabelStream(labelStream).setLabel(label);
       } else {
-        b.setLabelsFile(Path.of(labelsFile).toAbsolutePath().normalize().toString()).setTimeColumn(time)
-            .setKnownAt(knownAt);
+        b.setLabelsFile(Path.of(labelsFile).toAbsolutePath().normalize().toString()).setTimeColumn(time);
+      }
+      b.setKnownAt(knownAt);
+      if (cut != null) {
+        b.setCut(cut.trim());
       }
       if (where != null) {
         b.setWhere(where);
@@ -198,8 +209,8 @@ final class TrainingSetCommand {
         if (label == null) {
           throw new CliException("--label-stream needs --label EXPR, e.g. --label \"delay >= 15\"");
         }
-        if (time != null || knownAt) {
-          throw new CliException((time != null ? "--time" : "--known-at") + " goes with --labels-file");
+        if (time != null) {
+          throw new CliException("--time goes with --labels-file; the time of a label event is its event time");
         }
       } else {
         if (time == null) {
@@ -209,6 +220,16 @@ final class TrainingSetCommand {
           throw new CliException((label != null ? "--label" : "--where") + ": with --labels-file the labels are the"
               + " file's own columns, kept as they are; leave it out");
         }
+        if ("as-served".equals(cut)) {
+          throw new CliException("--cut as-served: a labels file's rows are cut by event time (--cut event-time, the"
+              + " default with --labels-file)");
+        }
+      }
+      if (cut != null && !cut.equals("as-served") && !cut.equals("event-time")) {
+        throw new CliException("--cut " + cut + ": give as-served or event-time");
+      }
+      if (knownAt && "as-served".equals(cut)) {
+        throw new CliException("--known-at cuts by event time: give it with --cut event-time, not as-served");
       }
     }
 

@@ -200,11 +200,19 @@ class TrainingSetCommandTest {
         {"--labels-file", "l.csv", "--entity", "o", "--feature", "a.x"},
         {"--labels-file", "l.csv", "--time", "ts", "--label", "x", "--entity", "o", "--feature", "a.x"},
         {"--label-stream", "flights", "--entity", "o", "--feature", "a.x"},
-        {"--label-stream", "flights", "--label", "x", "--time", "ts", "--entity", "o", "--feature", "a.x"}};
+        {"--label-stream", "flights", "--label", "x", "--time", "ts", "--entity", "o", "--feature", "a.x"},
+        {"--labels-file", "l.csv", "--time", "ts", "--cut", "as-served", "--entity", "o", "--feature", "a.x"},
+        {"--label-stream", "flights", "--label", "x", "--cut", "by-time", "--entity", "o", "--feature", "a.x"},
+        {"--label-stream", "flights", "--label", "x", "--cut", "as-served", "--known-at", "--entity", "o", "--feature",
+            "a.x"}};
     String[] messages = {"error: --labels-file needs --time COLUMN: the column holding each row's time",
         "error: --label: with --labels-file the labels are the file's own columns, kept as they are; leave it out",
         "error: --label-stream needs --label EXPR, e.g. --label \"delay >= 15\"",
-        "error: --time goes with --labels-file"};
+        "error: --time goes with --labels-file; the time of a label event is its event time",
+        "error: --cut as-served: a labels file's rows are cut by event time (--cut event-time, the default with"
+            + " --labels-file)",
+        "error: --cut by-time: give as-served or event-time",
+        "error: --known-at cuts by event time: give it with --cut event-time, not as-served"};
     for (int i = 0; i < refused.length; i++) {
       List<String> args = new java.util.ArrayList<>(List.of("training-set", "create", "delayed"));
       args.addAll(List.of(refused[i]));
@@ -217,6 +225,23 @@ class TrainingSetCommandTest {
     assertThat(r.exitCode()).isEqualTo(1);
     assertThat(r.errors()).isEqualTo("error: give --label-stream or --labels-file, not both");
     assertThat(received).hasSize(1);
+  }
+
+  @Test
+  void theCutRuleIsPassedOnAndKnownAtWithALabelStream() {
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "a.x", "--head", "0", "--cut", "event-time", "--known-at");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--label", "delay >= 15", "--feature", "a.x", "--head", "0");
+    assertThat(r.exitCode()).as(r.errors()).isEqualTo(0);
+    assertThat(received).hasSize(2);
+    ExportTrainingSetRequest byEventTime = (ExportTrainingSetRequest) received.get(0);
+    assertThat(byEventTime.getCut()).isEqualTo("event-time");
+    assertThat(byEventTime.getKnownAt()).isTrue();
+    ExportTrainingSetRequest asServed = (ExportTrainingSetRequest) received.get(1);
+    assertThat(asServed.getCut()).isEmpty();
+    assertThat(asServed.getKnownAt()).isFalse();
   }
 
   @Test

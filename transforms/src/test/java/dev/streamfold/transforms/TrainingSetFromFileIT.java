@@ -115,7 +115,8 @@ class TrainingSetFromFileIT {
       String file) {
     return new TrainingSetSpec(tenant, name, "", "origin", "", "", features.stream().map(FeatureSpec::parse).toList(),
         ReplayCursor.latest(), out.resolve(tenant).resolve(file).toString(), "test " + name,
-        new TrainingSetSpec.FileLabels(labels.toString(), "ts", knownAt));
+        new TrainingSetSpec.FileLabels(labels.toString(), "ts"),
+        knownAt ? TrainingSetSpec.Cut.EVENT_TIME_KNOWN_AT : TrainingSetSpec.Cut.EVENT_TIME);
   }
 
   @Test
@@ -254,13 +255,13 @@ class TrainingSetFromFileIT {
       // the output may not overwrite the labels file
       assertThatThrownBy(() -> manager.createTrainingSet(new TrainingSetSpec(tenant, "self", "", "origin", "", "",
           List.of(FeatureSpec.parse("origin_delays.flights")), ReplayCursor.latest(), labelsCsv.toString(), "test",
-          new TrainingSetSpec.FileLabels(labelsCsv.toString(), "ts", false))))
+          new TrainingSetSpec.FileLabels(labelsCsv.toString(), "ts"), null)))
           .hasMessageContaining("it is the labels file");
 
       // a tenant token's labels file must be in the server's training-sets/<tenant>/, wherever the path points
       Path home = Path.of(manager.explainTrainingSet(new TrainingSetSpec(tenant, "where", "", "origin", "", "",
           List.of(FeatureSpec.parse("origin_delays.flights")), ReplayCursor.latest(), "where.jsonl", "test",
-          new TrainingSetSpec.FileLabels(labelsCsv.toString(), "ts", false))).output()).getParent().resolve(tenant);
+          new TrainingSetSpec.FileLabels(labelsCsv.toString(), "ts"), null)).output()).getParent().resolve(tenant);
       TrainingSetSpec outside = confined(spec(tenant, "outside", FEATURES, labelsCsv, false, "o.jsonl"), tenant);
       assertThatThrownBy(() -> manager.explainTrainingSet(outside))
           .hasMessageContaining("with a tenant token a labels file is read from the server's training-sets/" + tenant);
@@ -276,8 +277,8 @@ class TrainingSetFromFileIT {
   private static TrainingSetSpec confined(TrainingSetSpec spec, String tenant) {
     TrainingSetSpec.FileLabels labels = spec.labelsFile();
     return new TrainingSetSpec(spec.tenant(), spec.name(), "", spec.entity(), "", "", spec.features(), spec.to(),
-        spec.output(), spec.command(), new TrainingSetSpec.FileLabels(labels.path(), labels.timeColumn(),
-        labels.knownAt(), tenant));
+        spec.output(), spec.command(), new TrainingSetSpec.FileLabels(labels.path(), labels.timeColumn(), tenant),
+        spec.cut());
   }
 
   @Test

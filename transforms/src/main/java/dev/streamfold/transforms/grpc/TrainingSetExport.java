@@ -178,10 +178,16 @@ final class TrainingSetExport {
         path = tenantPath("labels_file", r.getTenant(), path);
       }
       // an absolute path (the CLI sends one) is checked to be in the tenant's directory once resolved, by the server
-      labels = new TrainingSetSpec.FileLabels(path, r.getTimeColumn(), r.getKnownAt(), confined ? r.getTenant() : null);
+      labels = new TrainingSetSpec.FileLabels(path, r.getTimeColumn(), confined ? r.getTenant() : null);
+    }
+    TrainingSetSpec.Cut cut;
+    try {
+      cut = TrainingSetSpec.Cut.parse(r.getCut(), r.getKnownAt());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("field 'cut': " + e.getMessage(), e);
     }
     return new TrainingSetSpec(r.getTenant(), r.getName(), r.getLabelStream(), r.getEntity(), r.getLabel(),
-        r.getWhere(), features, to, out, command, labels);
+        r.getWhere(), features, to, out, command, labels, cut);
   }
 
   /**

@@ -6,7 +6,7 @@ import dev.streamfold.transforms.sql.SqlPlanner;
 import java.util.List;
 
 /**
- * The rules a feature must meet to be cut by event time (labels from a file): its view folds to the same rows in
+ * The rules a feature must meet to be cut by event time (labels from a file, or {@code --cut event-time}): its view folds to the same rows in
  * event-time order as the served view does in ledger order, and the file's join value can name its row keys.
  */
 final class EventTimeFeatures {
@@ -22,21 +22,24 @@ final class EventTimeFeatures {
    * @param feature the feature
    * @param view its view
    * @param planned the view's SQL planned, or null for a Java transformation
+   * @param fromFile whether the labels come from a file (the message names what cuts by event time)
    * @throws TransformException.InvalidTrainingSet naming the feature, the operation and why
    */
-  static void checkFold(FeatureSpec feature, TransformDefinition view, SqlPlanner.PlannedQuery planned) {
+  static void checkFold(FeatureSpec feature, TransformDefinition view, SqlPlanner.PlannedQuery planned,
+      boolean fromFile) {
+    String cuts = fromFile ? "a labels file cuts features by event time" : "--cut event-time cuts features by event time";
     if (view.isFold()) {
       throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-          + "' is a Java transformation, which folds events in ledger order; a labels file cuts features by event"
-          + " time, folding events in event-time order, in which a fold may compute something else than the served"
-          + " view; use a view defined in SQL");
+          + "' is a Java transformation, which folds events in ledger order; " + cuts + ", folding events in"
+          + " event-time order, in which a fold may compute something else than the served view; use a view defined"
+          + " in SQL");
     }
     if (planned.orderDependent().isPresent()) {
       throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
           + "' uses " + planned.orderDependent().get() + ", whose result depends on the order events are folded in:"
-          + " the served view folds them in ledger order, a labels file cuts features by event time and folds them in"
-          + " event-time order, so the feature would differ from what is served; use an order-independent aggregate"
-          + " (COUNT, SUM, AVG, MIN, MAX) or labels from a stream (--label-stream, cut as served)");
+          + " the served view folds them in ledger order, " + cuts + " and folds them in event-time order, so the"
+          + " feature would differ from what is served; use an order-independent aggregate (COUNT, SUM, AVG, MIN, MAX)"
+          + (fromFile ? " or labels from a stream (--label-stream, cut as served)" : " or --cut as-served"));
     }
   }
 

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -19,23 +20,25 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * The clock of a training set cut by event time (labels from a file): takes every event of the streams read, sorts
- * them by their <i>cut time</i> (the event time; with {@code knownAt} the later of the event time and the time the
- * ledger acknowledged the event, so an event counts once it both happened and was known), ties in the tenant clock's
- * order, and when the input ends hands them on in that order with the labels file's rows merged in: a row whose time
- * is T after every event of cut time at or before T (Feast's rule: inclusive), before every later one. Each element
- * handed on is numbered 0, 1, 2, ... (its ordinal), carries it as Flink timestamp and is followed by a watermark of it:
- * downstream this is the one-stream ledger clock of {@link PointInTimeJoin}, on which a label sees each view as the
- * fold of exactly the elements before it.
+ * The clock of a training set cut by event time: takes every event of the streams read, sorts them by their <i>cut
+ * time</i> (the event time; with {@code knownAt} the later of the event time and the time the ledger acknowledged the
+ * event, so an event counts once it both happened and was known), ties in the tenant clock's order, and when the input
+ * ends hands them on in that order. Each element handed on is numbered 0, 1, 2, ... (its ordinal), carries it as Flink
+ * timestamp and is followed by a watermark of it: downstream this is the one-stream ledger clock of
+ * {@link PointInTimeJoin}, on which a label sees each view as the fold of exactly the elements before it.
  *
- * <p>A label row is a {@link SourceEvent} of stream {@link TrainingSetPreparer#LABELS_TABLE}, its payload the row's
- * JSON object, its event time the row's time, no message ID. With a {@link TickGate} (a feature view reads several
- * streams: a join or union, whose output mixes the effects of consecutive events), each group of rows of one time is
- * preceded by an end-of-tick marker numbered 1, 2, ..., and the next event waits until the join has completed that
- * marker: the view's state at the marker is then exactly the fold of the events before it.
+ * <p>Labels from a file: the file's rows are merged in, a row whose time is T after every event of cut time at or
+ * before T (Feast's rule: inclusive), before every later one. A label row is a {@link SourceEvent} of stream
+ * {@link TrainingSetPreparer#LABELS_TABLE}, its payload the row's JSON object, its event time the row's time, no
+ * message ID. Events whose cut time is after the last row's are not handed on: they change no row. Labels from a
+ * stream: the label stream's events are the labels, each after the events before it in this order.
  *
- * <p>Events whose cut time is after the last row's are not handed on: they change no row. Upstream watermarks are
- * dropped; the final one is emitted after the last element. Memory: at most
+ * <p>With a {@link TickGate} (a feature view reads several streams: a join or union, whose output mixes the effects of
+ * consecutive events), an end-of-tick marker numbered 1, 2, ... goes before each group of a file's rows of one time,
+ * or before each label stream event that follows an event such a view reads, and the next event waits until the join
+ * has completed that marker: the view's state at the marker is then exactly the fold of the events before it.
+ *
+ * <p>Upstream watermarks are dropped; the final one is emitted after the last element. Memory: at most
  * {@link EventSorter#DEFAULT_BUFFER_BYTES} of events (more are sorted in runs on disk), plus one label row.
  */
 final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
@@ -44,24 +47,53 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
   /** How long the first wait at the gate allows the join to start. */
   private static final Duration GATE_OPENING = Duration.ofMinutes(2);
 
-  private final String labelsInTimeOrder;
+  private final Labels labels;
   private final boolean knownAt;
-  private final String gate;
+  private final Gate gate;
+  private final String scratch;
   private final long bufferBytes;
   private transient EventSorter sorter;
   private transient long ordinal;
   private transient long tick;
 
   /**
-   * @param labelsInTimeOrder the labels file's rows in time order ({@link LabelsFile#writeInTimeOrder})
+   * Where the labels come from: the rows of a file in time order ({@link LabelsFile#writeInTimeOrder}), or the events
+   * of a stream; one of the two.
+   */
+  record Labels(String inTimeOrder, String stream) implements java.io.Serializable {
+    static Labels ofFile(String inTimeOrder) {
+      return new Labels(inTimeOrder, null);
+    }
+
+    static Labels ofStream(String stream) {
+      return new Labels(null, stream);
+    }
+  }
+
+  /**
+   * The gate to wait at before each label after events a view over several streams reads.
+   *
+   * @param id the {@link TickGate}'s id
+   * @param streams the streams the views over several streams read
+   */
+  record Gate(String id, Set<String> streams) implements java.io.Serializable {
+    Gate {
+      streams = Set.copyOf(streams);
+    }
+  }
+
+  /**
+   * @param labels where the labels come from
    * @param knownAt cut events by the later of their event time and acknowledgement time
-   * @param gate the gate to wait at after each group of label rows, or null when no feature view reads several streams
+   * @param gate the gate, or null when no feature view reads several streams
+   * @param scratch a directory for sorted runs
    * @param bufferBytes heap for sorting before runs go to disk
    */
-  EventTimeOrder(String labelsInTimeOrder, boolean knownAt, String gate, long bufferBytes) {
-    this.labelsInTimeOrder = labelsInTimeOrder;
+  EventTimeOrder(Labels labels, boolean knownAt, Gate gate, String scratch, long bufferBytes) {
+    this.labels = labels;
     this.knownAt = knownAt;
     this.gate = gate;
+    this.scratch = scratch;
     this.bufferBytes = bufferBytes;
     setChainingStrategy(ChainingStrategy.ALWAYS); // in the source's task
   }
@@ -80,8 +112,7 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
   @Override
   public void open() throws Exception {
     super.open();
-    Path labels = Path.of(labelsInTimeOrder);
-    sorter = new EventSorter(bufferBytes, labels.resolveSibling("sort-" + UUID.randomUUID()));
+    sorter = new EventSorter(bufferBytes, Path.of(scratch).resolve("sort-" + UUID.randomUUID()));
   }
 
   @Override
@@ -99,28 +130,55 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
 
   @Override
   public void endInput() throws Exception {
-    try (BufferedReader labels = Files.newBufferedReader(Path.of(labelsInTimeOrder), StandardCharsets.UTF_8)) {
-      Label next = Label.read(labels);
+    if (labels.stream() != null) {
+      emitWithLabelEvents();
+    } else {
+      emitWithFileRows();
+    }
+    output.emitWatermark(Watermark.MAX_WATERMARK);
+  }
+
+  /** Every event in order, a marker before each label event that follows an event a gated view reads. */
+  private void emitWithLabelEvents() throws InterruptedException {
+    boolean sinceMarker = false;
+    Iterator<SourceEvent> events = sorter.sorted();
+    while (events.hasNext()) {
+      SourceEvent event = events.next();
+      if (gate != null) {
+        if (sinceMarker && labels.stream().equals(event.stream)) {
+          emit(SourceEvent.endOfTick(++tick));
+          TickGate.of(gate.id()).await(tick, GATE_OPENING);
+          sinceMarker = false;
+        }
+        sinceMarker |= gate.streams().contains(event.stream);
+      }
+      emit(event);
+    }
+  }
+
+  /** The events in order with the file's rows merged in, up to the last row. */
+  private void emitWithFileRows() throws IOException, InterruptedException {
+    try (BufferedReader rows = Files.newBufferedReader(Path.of(labels.inTimeOrder()), StandardCharsets.UTF_8)) {
+      Label next = Label.read(rows);
       long waitFor = 0;
       Iterator<SourceEvent> events = sorter.sorted();
       while (next != null && events.hasNext()) { // events after the last row change no row: left unfolded
         SourceEvent event = events.next();
         long at = cutTime(event, knownAt);
         while (next != null && next.timeMs() < at) {
-          next = emitGroup(next, labels);
+          next = emitGroup(next, rows);
           waitFor = tick;
         }
         if (waitFor > 0) {
-          TickGate.of(gate).await(waitFor, GATE_OPENING);
+          TickGate.of(gate.id()).await(waitFor, GATE_OPENING);
           waitFor = 0;
         }
         emit(event);
       }
       while (next != null) {
-        next = emitGroup(next, labels);
+        next = emitGroup(next, rows);
       }
     }
-    output.emitWatermark(Watermark.MAX_WATERMARK);
   }
 
   /** Emit the rows of {@code first}'s time (after a marker, with a gate); return the next row of a later time. */

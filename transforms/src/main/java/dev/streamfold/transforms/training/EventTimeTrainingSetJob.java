@@ -21,11 +21,11 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 
 /**
- * Builds the bounded job of a training set whose labels are the rows of a file, each feature cut by event time:
+ * Builds the bounded job of a training set cut by event time, its labels the rows of a file or the events of a stream:
  * <pre>
- * ClockedLedgerSource (ticks 1 .. stop tick, every stream the feature views read)
- *   -&gt; EventTimeOrder (sorted by cut time, the file's rows merged in; ordinals)
- *   -&gt; rows of the labels file's table (one per element) -&gt; event projection --------------------&gt; PointInTimeJoin
+ * ClockedLedgerSource (ticks 1 .. stop tick, every stream the feature views read, and the label stream)
+ *   -&gt; EventTimeOrder (sorted by cut time, a file's rows merged in; ordinals)
+ *   -&gt; rows of the table of labels (one per element) -&gt; event projection -----------------------&gt; PointInTimeJoin
  *   -&gt; rows of each stream -&gt; feature view i's SQL -&gt; changelog --------------------------------------^
  *   -&gt; end-of-tick markers, before each group of rows, when a view reads several streams ----------------^ (last input)
  * </pre>
@@ -41,22 +41,26 @@ final class EventTimeTrainingSetJob {
    *
    * @param name the training set's name (job name)
    * @param tenant the tenant whose clock orders the streams
-   * @param streams every stream the feature views read, to its declared columns
-   * @param labelColumns the labels file's table's columns (the file's, then the label-row flag)
-   * @param labelsInTimeOrder the file's rows in time order ({@link LabelsFile#writeInTimeOrder}), on the job's machine
+   * @param streams every stream read (the feature views' and the label stream), to its declared columns
+   * @param labelTable the name of the table of labels the event projection reads
+   * @param labelColumns its columns (the labels', then the label-row flag)
+   * @param labels the labels: a file's rows in time order ({@link LabelsFile#writeInTimeOrder}, on the job's machine),
+   *     or the label stream's events
    * @param knownAt also cut events by the time the ledger acknowledged them
+   * @param scratch a directory on the job's machine for sorted runs
    * @param serviceUrl Pulsar service URL
    * @param adminUrl Pulsar admin URL
    * @param stopTick the last tick read
    */
-  record Reads(String name, String tenant, Map<String, List<StreamColumn>> streams, List<StreamColumn> labelColumns,
-      String labelsInTimeOrder, boolean knownAt, String serviceUrl, String adminUrl, long stopTick) {}
+  record Reads(String name, String tenant, Map<String, List<StreamColumn>> streams, String labelTable,
+      List<StreamColumn> labelColumns, EventTimeOrder.Labels labels, boolean knownAt, String scratch, String serviceUrl,
+      String adminUrl, long stopTick) {}
 
   /**
    * Build the job graph.
    *
    * @param reads what it reads
-   * @param eventProjectionSql the event projection over the labels file's table, columns as in {@link TrainingSetPlan}
+   * @param eventProjectionSql the event projection over the table of labels, columns as in {@link TrainingSetPlan}
    * @param featureViews the feature views' definitions (SQL), in the plan's input order
    * @param plan the validated plan; its clock has ticks (and a gate) when some view reads several streams
    * @return the job graph, not yet submitted
@@ -70,18 +74,20 @@ final class EventTimeTrainingSetJob {
         .stopAfterTick(reads.stopTick())
         .adminUrl(reads.adminUrl())
         .build();
+    Set<String> gated = new java.util.HashSet<>();
+    featureViews.stream().filter(TransformDefinition::readsSeveralStreams).forEach(v -> gated.addAll(v.streams()));
+    EventTimeOrder.Gate gate = plan.clock().gate() == null ? null : new EventTimeOrder.Gate(plan.clock().gate(), gated);
     DataStream<SourceEvent> elements = env.fromSource(source, WatermarkStrategy.noWatermarks(),
             "clock of " + reads.tenant() + " " + streams, TypeInformation.of(SourceEvent.class))
         .transform("event-time order", TypeInformation.of(SourceEvent.class),
-            new EventTimeOrder(reads.labelsInTimeOrder(), reads.knownAt(), plan.clock().gate(),
-                EventSorter.DEFAULT_BUFFER_BYTES));
+            new EventTimeOrder(reads.labels(), reads.knownAt(), gate, reads.scratch(), EventSorter.DEFAULT_BUFFER_BYTES));
     TrainingJobs.registerStreams(tableEnv, elements, reads.streams(),
         featureViews.stream().map(TransformDefinition::sql).toList());
     PayloadParser labelParser = new PayloadParser(reads.labelColumns());
-    DataStream<Row> labelRows = elements.transform("rows of the labels file", labelParser.ledgerClockRowType(),
-        new LabelTableRows(labelParser));
-    tableEnv.createTemporaryView(TableEnvironments.quote(TrainingSetPreparer.LABELS_TABLE), labelRows,
-        labelParser.ledgerClockSchema());
+    String labelsOf = reads.labels().stream() != null ? reads.labels().stream() : TrainingSetPreparer.LABELS_TABLE;
+    DataStream<Row> labelRows = elements.transform("rows of the " + reads.labelTable(), labelParser.ledgerClockRowType(),
+        new LabelTableRows(labelParser, labelsOf, reads.labelColumns().size() - 1));
+    tableEnv.createTemporaryView(TableEnvironments.quote(reads.labelTable()), labelRows, labelParser.ledgerClockSchema());
 
     MultipleInputTransformation<Void> join = new MultipleInputTransformation<>("point-in-time join",
         new PointInTimeJoinFactory(plan), Types.VOID, 1);

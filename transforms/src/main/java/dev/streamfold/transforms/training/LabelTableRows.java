@@ -9,20 +9,30 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.types.Row;
 
 /**
- * The rows of a labels file's table on the clock of {@link EventTimeOrder}: one row per element, so that the event
- * projection gives the point-in-time join one record per element (its ledger clock): a label row's own values, and
- * for every event of the streams read a row whose file columns are null ({@link TrainingSetPreparer#LABEL_ROW_COLUMN}
- * null too, so not a label) with the event's time and message ID. End-of-tick markers give none.
+ * The rows of a table of labels on the clock of {@link EventTimeOrder}: one row per element, so that the event
+ * projection gives the point-in-time join one record per element (its ledger clock). An element of the labels' stream
+ * (a labels file's row, or an event of the label stream) gives its own values with the flag
+ * {@link TrainingSetPreparer#LABEL_ROW_COLUMN} true; every other event a row whose columns are null (the flag too, so
+ * not a label) with the event's time and message ID. End-of-tick markers give none.
  */
 final class LabelTableRows extends AbstractStreamOperator<Row> implements OneInputStreamOperator<SourceEvent, Row> {
   private static final long serialVersionUID = 1L;
 
   private final PayloadParser parser;
+  private final String labelsOf;
+  private final int flag;
   private transient StreamRecord<Row> reuse;
 
-  /** @param parser the parser of the labels table's columns (the file's and the label-row flag) */
-  LabelTableRows(PayloadParser parser) {
+  /**
+   * @param parser the parser of the table's columns (the labels' columns, then the flag)
+   * @param labelsOf the stream of the elements that are labels: {@link TrainingSetPreparer#LABELS_TABLE} for a labels
+   *     file's rows, else the label stream
+   * @param flag the flag's index among the parser's columns
+   */
+  LabelTableRows(PayloadParser parser, String labelsOf, int flag) {
     this.parser = parser;
+    this.labelsOf = labelsOf;
+    this.flag = flag;
     setChainingStrategy(ChainingStrategy.ALWAYS);
   }
 
@@ -38,10 +48,13 @@ final class LabelTableRows extends AbstractStreamOperator<Row> implements OneInp
     if (event.endOfTick) {
       return;
     }
-    SourceEvent row = event;
-    if (!TrainingSetPreparer.LABELS_TABLE.equals(event.stream)) {
-      row = new SourceEvent(event.messageId, null, event.eventTimeMs, 0, "{}");
+    Row row;
+    if (labelsOf.equals(event.stream)) {
+      row = parser.convert(event, true);
+      row.setField(flag, true);
+    } else {
+      row = parser.convert(new SourceEvent(event.messageId, null, event.eventTimeMs, 0, "{}"), true);
     }
-    output.collect(reuse.replace(parser.convert(row, true), element.getTimestamp()));
+    output.collect(reuse.replace(row, element.getTimestamp()));
   }
 }

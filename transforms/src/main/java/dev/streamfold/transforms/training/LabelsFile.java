@@ -296,7 +296,6 @@ public final class LabelsFile {
             }
           }
         }
-        json.put(TrainingSetPreparer.LABEL_ROW_COLUMN, true);
         rows[r] = json.toString();
       }
       return new LabelsFile(path, timeColumn, columns, times, rows);

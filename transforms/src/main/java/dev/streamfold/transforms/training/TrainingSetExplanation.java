@@ -53,8 +53,8 @@ public record TrainingSetExplanation(String name, String labelStream, int partit
    * @param ttlMs its time-to-live in ms of event time, -1 for none
    * @param cut {@code event}: just before the label event in the label stream's ledger order (a view over the label
    *     stream alone); {@code tick}: at the last tick of the tenant clock before the label event (any other view);
-   *     {@code event-time}: the fold of the events whose event time is at or before the label's time (labels from a
-   *     file)
+   *     {@code event-time}: the fold of the events before the label in event-time order (labels from a file, or
+   *     {@code --cut event-time})
    */
   public record Feature(String name, String view, int viewVersion, String logic, List<String> streams, String column,
       String type, String join, long ttlMs, String cut) {

@@ -143,7 +143,7 @@ public final class TrainingSetManager {
     boolean eventTimeStop = spec.to().kind() == ReplayCursor.Kind.EVENT_TIME;
     String readThrough = String.join(",", p.range().readThrough().stream().map(Object::toString).toList());
     return new TrainingSetExplanation(spec.name(), spec.labelStream(), p.info().partitions(), stop, readThrough,
-        p.range().targetEvents(), !eventTimeStop && !p.info().partitioned(), spec.where(), output, format,
+        p.range().targetEvents(), !p.byEventTime() && !eventTimeStop && !p.info().partitioned(), spec.where(), output, format,
         manifest.toAbsolutePath().toString(), columns.names(), columns.types(), features, p.stopTick(), "", 0, "",
         cutRule(p));
   }
@@ -154,14 +154,14 @@ public final class TrainingSetManager {
         : TrainingSetColumns.of(p.labels().labelType(), p.features().types());
   }
 
-  /** The cut rule of a build: {@code as-served}, or {@code event-time} (labels from a file), with known-at. */
+  /** The cut rule of a build: {@code as-served}, {@code event-time} or {@code event-time known-at}. */
   static String cutRule(TrainingSetPreparer.Prepared p) {
-    return !p.fromFile() ? "as-served" : p.spec().labelsFile().knownAt() ? "event-time known-at" : "event-time";
+    return p.spec().cut().text();
   }
 
-  /** Where a feature view is cut: {@code event} or {@code tick} (labels from a stream), {@code event-time}. */
+  /** Where a feature view is cut: {@code event} or {@code tick} (as served), {@code event-time}. */
   private static String cut(TrainingSetPreparer.Prepared p, int view) {
-    return p.fromFile() ? "event-time" : p.features().tickViews()[view] ? "tick" : "event";
+    return p.byEventTime() ? "event-time" : p.features().tickViews()[view] ? "tick" : "event";
   }
 
   /** Submit the build's job (or write an empty file for an empty range) and follow it to its end. */
@@ -174,8 +174,8 @@ public final class TrainingSetManager {
     TrainingSetPreparer.Features features = p.features();
     TrainingSetPreparer.Range range = p.range();
     long stopTick = p.stopTick();
-    // what the build reads through: a labels file's stop tick, else the label stream's positions (null: none)
-    String readThrough = p.fromFile() ? "tick:" + stopTick : range.readThrough().isEmpty() ? null
+    // what the build reads through: the stop tick of a cut by event time, else the label stream's positions (null: none)
+    String readThrough = p.byEventTime() ? "tick:" + stopTick : range.readThrough().isEmpty() ? null
         : String.join(",", range.readThrough().stream().map(Object::toString).toList());
     ReplayBound bound = new ReplayBound(null, Long.MIN_VALUE, range.stopText(),
         spec.to().inclusive(), spec.to().kind() == ReplayCursor.Kind.EVENT_TIME ? spec.to().eventTimeMs() : Long.MAX_VALUE,
@@ -213,8 +213,9 @@ public final class TrainingSetManager {
       return status;
     }
     String subscription = "streamfold-training-" + run;
-    // the stop a build reports: a labels file's tick, a partitioned stream's position vector, else the last event read
-    String fixedStop = p.fromFile() ? readThrough
+    // the stop a build reports: the tick of a cut by event time, a partitioned stream's position vector, else the last
+    // event read
+    String fixedStop = p.byEventTime() ? readThrough
         : info.partitioned() && spec.to().inclusive() ? range.stopText() : null;
     if (p.fromFile()) {
       try {
@@ -225,10 +226,8 @@ public final class TrainingSetManager {
             + e.getMessage(), e);
       }
     }
-    JobGraph graph = p.fromFile()
-        ? EventTimeTrainingSetJob.build(new EventTimeTrainingSetJob.Reads(spec.name(), spec.tenant(), features.streams(),
-            p.labels().streams().get(TrainingSetPreparer.LABELS_TABLE), scratch.resolve(LABELS_IN_TIME_ORDER).toString(),
-            spec.labelsFile().knownAt(), ledger.serviceUrl(), ledger.adminUrl(), stopTick), p.projection(), views, plan)
+    JobGraph graph = p.byEventTime()
+        ? EventTimeTrainingSetJob.build(eventTimeReads(p, scratch), p.projection(), views, plan)
         : features.clocked()
         ? ClockedTrainingSetJob.build(new ClockedTrainingSetJob.Reads(spec.name(), spec.tenant(), spec.labelStream(),
             features.streams(), ledger.serviceUrl(), ledger.adminUrl(), stopTick, bound), p.projection(), views, plan)
@@ -267,7 +266,7 @@ public final class TrainingSetManager {
       } finally {
         scratchDirs.remove(key);
         CheckpointStore.deleteLocalDir(scratch);
-        if (!features.clocked() && !p.fromFile()) { // a clocked job reads with readers, which leave no subscription
+        if (!features.clocked() && !p.byEventTime()) { // a clocked job reads with readers, which leave no subscription
           try {
             ledger.deleteSubscription(stream, subscription);
           } catch (RuntimeException e) {
@@ -335,6 +334,18 @@ public final class TrainingSetManager {
         CheckpointStore.deleteLocalDir(scratch);
       }
     }
+  }
+
+  /** What the job of a build cut by event time reads. */
+  private EventTimeTrainingSetJob.Reads eventTimeReads(TrainingSetPreparer.Prepared p, Path scratch) {
+    TrainingSetSpec spec = p.spec();
+    String table = p.fromFile() ? TrainingSetPreparer.LABELS_TABLE : TrainingSetPreparer.LABEL_EVENTS_TABLE;
+    EventTimeOrder.Labels labels = p.fromFile()
+        ? EventTimeOrder.Labels.ofFile(scratch.resolve(LABELS_IN_TIME_ORDER).toString())
+        : EventTimeOrder.Labels.ofStream(spec.labelStream());
+    return new EventTimeTrainingSetJob.Reads(spec.name(), spec.tenant(), p.features().streams(), table,
+        p.labels().streams().get(table), labels, spec.cut().knownAt(), scratch.toString(), ledger.serviceUrl(),
+        ledger.adminUrl(), p.stopTick());
   }
 
   /** Record the end of a training set: the manifest when it succeeded. */

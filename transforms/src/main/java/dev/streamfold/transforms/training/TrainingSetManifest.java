@@ -85,7 +85,7 @@ final class TrainingSetManifest {
       entry.put("column", f.column());
       entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
       entry.put("ttl_ms", f.ttlMs());
-      entry.put("cut", file != null ? "event-time" : tickViews.contains(view.name()) ? "tick" : "event");
+      entry.put("cut", spec.cut().byEventTime() ? "event-time" : tickViews.contains(view.name()) ? "tick" : "event");
       entry.put("transform_version", view.version());
       entry.put(view.isFold() ? "fold" : "sql", view.logic());
       features.add(entry);

@@ -98,11 +98,21 @@ final class TrainingSetPreparer {
     boolean fromFile() {
       return file != null;
     }
+
+    /** True when every feature is cut by event time at its label's time (a labels file, or {@code --cut event-time}). */
+    boolean byEventTime() {
+      return spec.cut().byEventTime();
+    }
   }
 
   /** The SQL table of a labels file's rows: a name no stream can have (stream names hold no space). */
   static final String LABELS_TABLE = "labels file";
-  /** The column of the labels file's table that is true on its rows, null on the events between them. */
+  /**
+   * The SQL table of a label stream's events cut by event time: the stream's columns and the flag, with one row per
+   * event of every stream read (the label stream's own flagged), so that the point-in-time join has one record each.
+   */
+  static final String LABEL_EVENTS_TABLE = "label events";
+  /** The column of a table of labels that is true on its labels, null on the events between them. */
   static final String LABEL_ROW_COLUMN = "_label_row";
 
   /** Validate every field of a training set and resolve its stop; starts nothing. */
@@ -111,12 +121,16 @@ final class TrainingSetPreparer {
       throw new TransformException.InvalidTrainingSet("invalid training set name '" + asGiven.name()
           + "': use a letter or '_' then letters, digits, '_' or '-'");
     }
+    if (asGiven.cut().byEventTime()) {
+      return prepareByEventTime(asGiven);
+    }
     if (asGiven.fromFile()) {
-      return prepareFromFile(asGiven);
+      throw new TransformException.InvalidTrainingSet("--cut as-served: a labels file has no place in the ledger to"
+          + " serve its rows at; its rows are cut by event time (--cut event-time, the default with --labels-file)");
     }
     StreamRef stream = new StreamRef(asGiven.tenant(), asGiven.labelStream());
     StreamInfo info = ledger.describe(stream);
-    Labels labels = labels(asGiven, info);
+    Labels labels = labels(asGiven, asGiven.labelStream(), info.columns());
     Features features = features(asGiven, info, labels, null);
     long stopTick = -1;
     TrainingSetSpec spec;
@@ -139,66 +153,108 @@ final class TrainingSetPreparer {
     }
     Path output = output(spec);
     TrainingSetFormat format = format(output);
-    String projection = projection(labels, features.joins());
+    String projection = projection(labels, labels.where(), features.joins());
     Range range = nothingCovered ? new Range(List.of(), 0, null) : range(spec, stream, info);
     return new Prepared(asGiven, spec, stream, info, output, format, labels, features, projection, range, stopTick, null);
   }
 
   /**
-   * A training set whose labels are the rows of a file, each feature cut by event time at the row's time: the file
-   * read and checked, every feature view checked to be usable by event time, the stop resolved to the tick of the
-   * tenant clock the build reads through.
+   * A training set cut by event time, its labels the rows of a file or the events of a stream: the file read and
+   * checked (or the label stream's expressions, over a table of its events flagged as labels), every feature view
+   * checked to be usable by event time, the stop resolved to the tick of the tenant clock the build reads through.
    */
-  private Prepared prepareFromFile(TrainingSetSpec asGiven) {
-    if (!asGiven.labelStream().isEmpty()) {
-      throw new TransformException.InvalidTrainingSet("--labels-file and --label-stream: give one of them");
-    }
-    if (!asGiven.label().isBlank() || !asGiven.where().isEmpty()) {
-      throw new TransformException.InvalidTrainingSet((asGiven.label().isBlank() ? "--where" : "--label") + ": with"
-          + " --labels-file the labels are the file's own rows and columns, kept as they are; leave it out");
-    }
-    LabelsFile file = LabelsFile.read(LabelsFile.locate(asGiven.labelsFile(), dataDir.resolve("training-sets")),
-        asGiven.labelsFile().timeColumn());
-    List<StreamColumn> tableColumns = new ArrayList<>(file.columns());
-    tableColumns.add(new StreamColumn(LABEL_ROW_COLUMN, "BOOLEAN"));
-    Map<String, List<StreamColumn>> streams = Map.of(LABELS_TABLE, tableColumns);
-    String table = TableEnvironments.quote(LABELS_TABLE);
-    String entity = requireExpression("--entity", asGiven.entity());
-    Labels labels = new Labels(table, streams, entity, "", "", "TRUE");
+  private Prepared prepareByEventTime(TrainingSetSpec asGiven) {
+    LabelsFile file = null;
+    StreamRef stream = null;
+    StreamInfo info = null;
+    Labels labels;
     Features features;
-    try {
-      checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
-      features = features(asGiven, null, labels, file);
-    } catch (TransformException.InvalidTrainingSet e) {
-      if (e.getMessage().contains("not found in any table")) { // name the columns there are
-        throw new TransformException.InvalidTrainingSet(e.getMessage() + "; the labels file's columns: "
-            + file.columns().stream().map(StreamColumn::name).toList());
+    String projection;
+    if (asGiven.fromFile()) {
+      if (!asGiven.labelStream().isEmpty()) {
+        throw new TransformException.InvalidTrainingSet("--labels-file and --label-stream: give one of them");
       }
-      throw e;
+      if (!asGiven.label().isBlank() || !asGiven.where().isEmpty()) {
+        throw new TransformException.InvalidTrainingSet((asGiven.label().isBlank() ? "--where" : "--label") + ": with"
+            + " --labels-file the labels are the file's own rows and columns, kept as they are; leave it out");
+      }
+      file = LabelsFile.read(LabelsFile.locate(asGiven.labelsFile(), dataDir.resolve("training-sets")),
+          asGiven.labelsFile().timeColumn());
+      String table = TableEnvironments.quote(LABELS_TABLE);
+      String entity = requireExpression("--entity", asGiven.entity());
+      labels = new Labels(table, Map.of(LABELS_TABLE, flagged(file.columns())), entity, "", "", "TRUE");
+      try {
+        checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, labels.streams());
+        features = features(asGiven, null, labels, file);
+      } catch (TransformException.InvalidTrainingSet e) {
+        if (e.getMessage().contains("not found in any table")) { // name the columns there are
+          throw new TransformException.InvalidTrainingSet(e.getMessage() + "; the labels file's columns: "
+              + file.columns().stream().map(StreamColumn::name).toList());
+        }
+        throw e;
+      }
+      String columns = String.join(", ", file.columns().stream().map(c -> "`" + c.name() + "`").toList());
+      projection = projection(columns, "`" + LABEL_ROW_COLUMN + "`", table, features.joins());
+    } else {
+      stream = new StreamRef(asGiven.tenant(), asGiven.labelStream());
+      info = ledger.describe(stream);
+      labels = labels(asGiven, LABEL_EVENTS_TABLE, flagged(info.columns()));
+      features = features(asGiven, info, labels, null);
+      projection = projection(labels, "`" + LABEL_ROW_COLUMN + "` AND (" + labels.where() + ")", features.joins());
     }
+    long stopTick = stopTick(asGiven);
+    Path output = output(asGiven);
+    TrainingSetFormat format = format(output);
+    if (file != null) {
+      checkFileColumns(asGiven, file, output, features);
+    }
+    long events = 0;
+    for (String read : features.streams().keySet()) {
+      events += ledger.describe(new StreamRef(asGiven.tenant(), read)).eventCount();
+    }
+    return new Prepared(asGiven, asGiven, stream, info, output, format, labels, features, projection,
+        new Range(List.of(), events + (file != null ? file.rows() : 0), null), stopTick, file);
+  }
+
+  /** The columns of a table of labels: the given ones, then the flag that is true on the labels. */
+  private static List<StreamColumn> flagged(List<StreamColumn> columns) {
+    List<StreamColumn> flagged = new ArrayList<>(columns);
+    flagged.add(new StreamColumn(LABEL_ROW_COLUMN, "BOOLEAN"));
+    return flagged;
+  }
+
+  /**
+   * The last tick a build cut by event time reads through: {@code --to latest} (the clock's last tick) or
+   * {@code --to tick:N}; each feature is cut at its label's time, so no other stop applies.
+   */
+  private long stopTick(TrainingSetSpec asGiven) {
     ReplayCursor to = asGiven.to();
+    String option = "--" + to.describe(to.inclusive() ? "to" : "before");
+    String labelsFrom = asGiven.fromFile() ? "--labels-file" : "--cut event-time";
     long last = ledger.lastTick(asGiven.tenant()).map(dev.streamfold.core.Tick::number).orElse(0L);
     if (last == 0) {
-      throw new TransformException.InvalidTrainingSet("--labels-file: the tenant clock of '" + asGiven.tenant() + "'"
-          + " has no tick yet, and a build from a labels file reads the streams through one of its ticks; retry in a"
+      throw new TransformException.InvalidTrainingSet(labelsFrom + ": the tenant clock of '" + asGiven.tenant() + "'"
+          + " has no tick yet, and a build cut by event time reads the streams through one of its ticks; retry in a"
           + " moment");
     }
-    long stopTick = switch (to.kind()) {
+    return switch (to.kind()) {
       case LATEST -> last;
       case TICK -> {
         long tick = to.inclusive() ? to.tick() : to.tick() - 1;
         if (tick < 1 || tick > last) {
-          throw new TransformException.InvalidTrainingSet("--" + to.describe(to.inclusive() ? "to" : "before") + ": the"
-              + " tenant clock of '" + asGiven.tenant() + "' has ticks 1 to " + last);
+          throw new TransformException.InvalidTrainingSet(option + ": the tenant clock of '" + asGiven.tenant() + "'"
+              + " has ticks 1 to " + last);
         }
         yield tick;
       }
-      default -> throw new TransformException.InvalidTrainingSet("--" + to.describe(to.inclusive() ? "to" : "before")
-          + ": with --labels-file each feature is cut at its row's time, and the build reads every stream through a"
-          + " tick of the tenant clock: --to latest (its last tick, the default) or --to tick:N");
+      default -> throw new TransformException.InvalidTrainingSet(option + ": with " + labelsFrom + " each feature is"
+          + " cut at its label's time, and the build reads every stream through a tick of the tenant clock: --to"
+          + " latest (its last tick, the default) or --to tick:N");
     };
-    Path output = output(asGiven);
-    TrainingSetFormat format = format(output);
+  }
+
+  /** A labels file's output checks: not the file itself, no feature named after one of its columns. */
+  private static void checkFileColumns(TrainingSetSpec asGiven, LabelsFile file, Path output, Features features) {
     if (file.isAt(output)) {
       throw new TransformException.InvalidTrainingSet("--out " + output + ": it is the labels file; write the training"
           + " set to another file (the labels file is its input, and its SHA-256 in the manifest rebuilds it)");
@@ -213,14 +269,6 @@ final class TrainingSetPreparer {
             + " column of the labels file; name the feature (name=VIEW.column)");
       }
     }
-    long events = 0;
-    for (String read : features.streams().keySet()) {
-      events += ledger.describe(new StreamRef(asGiven.tenant(), read)).eventCount();
-    }
-    String columns = String.join(", ", file.columns().stream().map(c -> "`" + c.name() + "`").toList());
-    String projection = projection(columns, "`" + LABEL_ROW_COLUMN + "`", table, features.joins());
-    return new Prepared(asGiven, asGiven, null, null, output, format, labels, features, projection,
-        new Range(List.of(), events + file.rows(), null), stopTick, file);
   }
 
   /** The output file: a relative path under the data directory's {@code training-sets/}. */
@@ -260,7 +308,7 @@ final class TrainingSetPreparer {
 
   private static TrainingSetSpec withStop(TrainingSetSpec spec, ReplayCursor to) {
     return new TrainingSetSpec(spec.tenant(), spec.name(), spec.labelStream(), spec.entity(), spec.label(),
-        spec.where(), spec.features(), to, spec.output(), spec.command(), spec.labelsFile());
+        spec.where(), spec.features(), to, spec.output(), spec.command(), spec.labelsFile(), spec.cut());
   }
 
   /**
@@ -319,10 +367,15 @@ final class TrainingSetPreparer {
     return new ClockCut(spec, tick, false);
   }
 
-  /** Check the entity, label and filter expressions against the label stream. */
-  private static Labels labels(TrainingSetSpec spec, StreamInfo info) {
-    Map<String, List<StreamColumn>> streams = Map.of(spec.labelStream(), info.columns());
-    String table = TableEnvironments.quote(spec.labelStream());
+  /**
+   * Check the entity, label and filter expressions against the label stream's columns.
+   *
+   * @param tableName the table the projection reads: the label stream, or the table of its events cut by event time
+   * @param columns its columns
+   */
+  private static Labels labels(TrainingSetSpec spec, String tableName, List<StreamColumn> columns) {
+    Map<String, List<StreamColumn>> streams = Map.of(tableName, columns);
+    String table = TableEnvironments.quote(tableName);
     String entity = requireExpression("--entity", spec.entity());
     String label = requireExpression("--label", spec.label());
     checkExpression("--entity", entity, "CAST((" + entity + ") AS STRING)", table, streams);
@@ -341,7 +394,7 @@ final class TrainingSetPreparer {
    * Resolve each feature to its view, column and join, checking each, in the order given.
    *
    * @param info the label stream, or null for labels from a file
-   * @param file the labels file, or null for labels from a stream: every view is then folded by event time
+   * @param file the labels file, or null for labels from a stream (the spec's cut rule says how views are cut)
    */
   private Features features(TrainingSetSpec spec, StreamInfo info, Labels labels, LabelsFile file) {
     List<TransformDefinition> views = new ArrayList<>();
@@ -353,6 +406,7 @@ final class TrainingSetPreparer {
     int[] columnOf = new int[n];
     LinkedHashMap<String, String> featureTypes = new LinkedHashMap<>();
     LinkedHashMap<String, List<StreamColumn>> streams = new LinkedHashMap<>();
+    boolean byEventTime = spec.cut().byEventTime();
     if (file == null) {
       streams.put(spec.labelStream(), info.columns());
     }
@@ -375,21 +429,21 @@ final class TrainingSetPreparer {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' uses event-time windows; windowed views are not supported as features yet");
       }
-      if (file != null) {
-        EventTimeFeatures.checkFold(feature, view, planned);
+      if (byEventTime) {
+        EventTimeFeatures.checkFold(feature, view, planned, file != null);
       }
       // By event time a view over one stream is cut at each row exactly (its events are folded one by one); a view
       // over several streams (a join or union) is cut at the end of the events before each row, through a gate
-      boolean tickView = view.readsSeveralStreams() || file == null && !view.sourceStream().equals(spec.labelStream());
+      boolean tickView = view.readsSeveralStreams() || !byEventTime && !view.sourceStream().equals(spec.labelStream());
       if (tickView && feature.ttlMs() >= 0) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + (file != null ? "' reads several streams " + view.streams() + ", and a time to live (/ttl) is supported"
+            + (byEventTime ? "' reads several streams " + view.streams() + ", and a time to live (/ttl) is supported"
             + " on features from views over one stream only, for now" : "' reads " + (view.readsSeveralStreams()
             ? "several streams " + view.streams() : "stream '" + view.sourceStream() + "'") + ", not the label stream"
             + " alone, so it is cut at the tenant clock's ticks and its rows carry no event time of the label stream to"
             + " age; a time to live (/ttl) is supported on features from views over the label stream only"));
       }
-      if (file == null && tickView && info.partitioned()) {
+      if (!byEventTime && tickView && info.partitioned()) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
             + "' reads " + view.streams() + ", not the label stream alone, and the label stream '" + spec.labelStream()
             + "' has " + info.partitions() + " partitions; features cut at the tenant clock's ticks are supported with"
@@ -441,11 +495,15 @@ final class TrainingSetPreparer {
         streams);
   }
 
-  /** The projection of the label stream the job folds: message ID, time, entity and label, then as below. */
-  private static String projection(Labels labels, List<String> joins) {
+  /**
+   * The projection of the label stream the job folds: message ID, time, entity and label, then as below.
+   *
+   * @param isLabel the condition true on the label events
+   */
+  private static String projection(Labels labels, String isLabel, List<String> joins) {
     return projection("`" + PayloadParser.MESSAGE_ID_COLUMN + "` AS `message_id`, `" + PayloadParser.EVENT_TIME_COLUMN
         + "` AS `event_time`, CAST((" + labels.entity() + ") AS STRING) AS `entity`, (" + labels.label() + ") AS `label`",
-        "CAST((" + labels.where() + ") AS BOOLEAN)", labels.table(), joins);
+        "CAST((" + isLabel + ") AS BOOLEAN)", labels.table(), joins);
   }
 
   /**

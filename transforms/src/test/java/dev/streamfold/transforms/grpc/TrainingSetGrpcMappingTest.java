@@ -82,7 +82,7 @@ class TrainingSetGrpcMappingTest {
     // an absolute path (the CLI sends one) goes on, confined: the server checks it is in the tenant's directory
     assertThat(tenantCall.call(() -> TrainingSetExport.spec(fileRequest().setLabelsFile("/etc/passwd.csv").build())
         .labelsFile())).isEqualTo(new dev.streamfold.transforms.training.TrainingSetSpec.FileLabels("/etc/passwd.csv",
-            "ts", true, "acme"));
+            "ts", "acme"));
     for (String file : new String[] {"../other/labels.csv", "a/../../labels.csv"}) {
       assertThatThrownBy(() -> tenantCall.call(() -> TrainingSetExport.spec(fileRequest().setLabelsFile(file).build())))
           .as(file).isInstanceOf(IllegalArgumentException.class)
@@ -90,7 +90,23 @@ class TrainingSetGrpcMappingTest {
               + " training-sets/acme/ directory");
     }
     assertThat(adminCall.call(() -> TrainingSetExport.spec(fileRequest().build()).labelsFile()))
-        .isEqualTo(new dev.streamfold.transforms.training.TrainingSetSpec.FileLabels("/data/labels.csv", "ts", true));
+        .isEqualTo(new dev.streamfold.transforms.training.TrainingSetSpec.FileLabels("/data/labels.csv", "ts"));
+  }
+
+  @Test
+  void cutRuleDefaultsByLabelSourceAndKnownAtCutsByEventTime() {
+    assertThat(TrainingSetExport.spec(request().build()).cut()).isEqualTo(TrainingSetSpec.Cut.AS_SERVED);
+    assertThat(TrainingSetExport.spec(request().setCut("event-time").build()).cut())
+        .isEqualTo(TrainingSetSpec.Cut.EVENT_TIME);
+    assertThat(TrainingSetExport.spec(request().setKnownAt(true).build()).cut())
+        .isEqualTo(TrainingSetSpec.Cut.EVENT_TIME_KNOWN_AT);
+    assertThat(TrainingSetExport.spec(fileRequest().setKnownAt(false).build()).cut())
+        .isEqualTo(TrainingSetSpec.Cut.EVENT_TIME);
+    assertThatThrownBy(() -> TrainingSetExport.spec(request().setCut("by-time").build()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("field 'cut': unknown cut rule 'by-time': as-served or event-time");
+    assertThatThrownBy(() -> TrainingSetExport.spec(request().setCut("as-served").setKnownAt(true).build()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("field 'cut': known-at cuts by event time");
   }
 
   /** A request with labels from a file: no label stream or label. */

@@ -36,11 +36,11 @@ class LabelsFileTest {
     file.writeInTimeOrder(sorted);
     assertThat(Files.readAllLines(sorted)).containsExactly(
         ms("2001-01-08T00:00:00Z") + "\t{\"id\":3,\"origin\":null,\"ts\":" + ms("2001-01-08T00:00:00Z")
-            + ",\"zip\":\"7\",\"score\":-300.0,\"late\":true,\"note\":\"x\",\"_label_row\":true}",
+            + ",\"zip\":\"7\",\"score\":-300.0,\"late\":true,\"note\":\"x\"}",
         ms("2001-01-08T00:01:00Z") + "\t{\"id\":1,\"origin\":\"ATL\",\"ts\":" + ms("2001-01-08T00:01:00Z")
-            + ",\"zip\":\"02134\",\"score\":1.5,\"late\":true,\"note\":\"a, b\",\"_label_row\":true}",
+            + ",\"zip\":\"02134\",\"score\":1.5,\"late\":true,\"note\":\"a, b\"}",
         ms("2001-01-08T00:02:00Z") + "\t{\"id\":2,\"origin\":\"HNL\",\"ts\":" + ms("2001-01-08T00:02:00Z")
-            + ",\"zip\":\"12\",\"score\":2.0,\"late\":false,\"note\":null,\"_label_row\":true}");
+            + ",\"zip\":\"12\",\"score\":2.0,\"late\":false,\"note\":null}");
   }
 
   @Test
@@ -71,9 +71,9 @@ class LabelsFileTest {
     fromParquet.writeInTimeOrder(sorted);
     assertThat(Files.readAllLines(sorted)).containsExactly(
         ms("2001-01-08T00:00:00Z") + "\t{\"origin\":null,\"at\":" + ms("2001-01-08T00:00:00Z")
-            + ",\"n\":null,\"x\":null,\"_label_row\":true}",
+            + ",\"n\":null,\"x\":null}",
         ms("2001-01-08T00:01:00Z") + "\t{\"origin\":\"ATL\",\"at\":" + ms("2001-01-08T00:01:00Z")
-            + ",\"n\":3,\"x\":1.5,\"_label_row\":true}");
+            + ",\"n\":3,\"x\":1.5}");
     assertThat(fromParquet.sha256()).hasSize(64);
   }
 
