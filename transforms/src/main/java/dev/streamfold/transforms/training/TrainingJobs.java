@@ -38,7 +38,7 @@ final class TrainingJobs {
     conf.setString("pipeline.name", "training set " + name);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
-    env.setBufferTimeout(gated ? 1 : 100);
+    env.setBufferTimeout(gated ? 0 : 100);
     return env;
   }
 

@@ -47,7 +47,7 @@ public record TrainingSetSpec(String tenant, String name, String labelStream, St
   }
 
   /**
-   * Where each feature is cut for a label (docs/training-sets.md, "Cut rules").
+   * Where each feature is cut for a label (docs/training-sets.md: "Which cut rule?").
    */
   public enum Cut {
     /**
