@@ -1,5 +1,7 @@
 package dev.streamfold.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamfold.cli.ingest.InputException;
 import dev.streamfold.deploy.local.stack.LocalStackException;
 import io.grpc.Status;
@@ -14,14 +16,23 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * Prints a failed command's error as one clear line (gRPC errors as status code and description) and
- * returns exit code 1. Stack traces only with {@code STREAMFOLD_DEBUG=1}.
+ * returns exit code 1. A command asked for JSON ({@code --json}) also prints the error on standard output as one JSON
+ * object, {@code {"error":{"code":"INVALID_ARGUMENT","message":"..."}}} (the gRPC status code, or
+ * {@code INVALID_ARGUMENT} for what the CLI refuses itself, {@code UNKNOWN} else), so that a script reading its output
+ * reads an error too. Stack traces only with {@code STREAMFOLD_DEBUG=1}.
  */
 final class ErrorHandler implements IExecutionExceptionHandler {
   /** Exit code of a command that failed. */
   static final int EXIT_FAILURE = 1;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Override
   public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
+    if (asksForJson(parseResult)) {
+      PrintWriter out = commandLine.getOut();
+      out.println(jsonError(ex));
+      out.flush();
+    }
     System.out.flush();
     PrintWriter err = commandLine.getErr();
     err.println("error: " + oneLine(describe(ex)));
@@ -30,6 +41,37 @@ final class ErrorHandler implements IExecutionExceptionHandler {
     }
     err.flush();
     return EXIT_FAILURE;
+  }
+
+  /** True when the command that ran (the innermost subcommand) was given {@code --json}. */
+  private static boolean asksForJson(ParseResult parseResult) {
+    ParseResult command = parseResult;
+    while (command.subcommand() != null) {
+      command = command.subcommand();
+    }
+    return command.hasMatchedOption("--json") && Boolean.TRUE.equals(command.matchedOptionValue("--json", false));
+  }
+
+  /**
+   * An error as one JSON object: {@code {"error":{"code":...,"message":...}}}.
+   *
+   * @param ex the error
+   * @return the object's text, one line
+   */
+  static String jsonError(Exception ex) {
+    String code;
+    String message;
+    if (ex instanceof StatusRuntimeException s) {
+      code = s.getStatus().getCode().name();
+      message = describe(s.getStatus()).substring(code.length() + 2);
+    } else {
+      code = ex instanceof CliException || ex instanceof InputException || ex instanceof IllegalArgumentException
+          ? "INVALID_ARGUMENT" : "UNKNOWN";
+      message = describe(ex);
+    }
+    ObjectNode error = JSON.createObjectNode();
+    error.putObject("error").put("code", code).put("message", message);
+    return error.toString();
   }
 
   /**

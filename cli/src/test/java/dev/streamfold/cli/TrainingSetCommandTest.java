@@ -228,6 +228,19 @@ class TrainingSetCommandTest {
   }
 
   @Test
+  void aPlanAskedForAsJsonGivesItsErrorAsJsonToo() {
+    CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--feature", "a.x", "--dry-run", "--json");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.out()).isEqualTo("{\"error\":{\"code\":\"INVALID_ARGUMENT\",\"message\":\"--label-stream needs --label"
+        + " EXPR, e.g. --label \\\"delay >= 15\\\"\"}}\n");
+    assertThat(r.errors()).isEqualTo("error: --label-stream needs --label EXPR, e.g. --label \"delay >= 15\"");
+    r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
+        "--feature", "a.x", "--dry-run");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
   void theCutRuleIsPassedOnAndKnownAtWithALabelStream() {
     CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "a.x", "--head", "0", "--cut", "event-time", "--known-at");

@@ -184,8 +184,16 @@ class TrainingSetByEventTimeIT {
           "max_delay", "recent", "airport_state", "joined_flights");
       assertThat(plan.tick()).isPositive();
 
-      TrainingSetStatus built = TrainingSetBuilds.build(manager, spec(tenant, "by_event_time", ReplayCursor.latest(),
-          TrainingSetSpec.Cut.EVENT_TIME));
+      TrainingSetSpec byEventTime = spec(tenant, "by_event_time", ReplayCursor.latest(), TrainingSetSpec.Cut.EVENT_TIME);
+      manager.createTrainingSet(byEventTime);
+      // while it runs, no other build may write its file
+      TrainingSetSpec sameOut = new TrainingSetSpec(tenant, "same_out", "flights", "origin", "delay >= 15", "",
+          List.of(FeatureSpec.parse("origin_delays.flights")), ReplayCursor.latest(), byEventTime.output(), "test", null,
+          null);
+      assertThatThrownBy(() -> manager.createTrainingSet(sameOut)).isInstanceOf(TransformException.Conflict.class)
+          .hasMessage("--out " + byEventTime.output() + ": training set 'by_event_time' is being built into it; wait"
+              + " for it (`training-set status by_event_time`) or give another --out");
+      TrainingSetStatus built = TrainingSetBuilds.awaitComplete(manager, byEventTime);
       List<JsonNode> rows = TrainingSetBuilds.jsonl(Path.of(built.output()));
       assertThat(rows).hasSize(expected.size());
       int seeCorrection = 0;

@@ -95,18 +95,43 @@ public final class TrainingSetManager {
    * @return its status (RUNNING, or COMPLETE at once for an empty stream)
    * @throws TransformException.InvalidTrainingSet if a name, view, column, expression, cursor or the
    *     output is not usable; the message names the field
-   * @throws TransformException.Conflict if a build of that name is running
+   * @throws TransformException.Conflict if a build of that name is running, or one writing the same output file
    * @throws TransformException.NotFound if a feature view does not exist
    * @throws TransformException.InvalidReplay if the stop message ID is not in the stream
    * @throws dev.streamfold.ledger.LedgerException.StreamNotFound if the label stream does not exist
    */
   public TrainingSetStatus create(TrainingSetSpec spec) {
-    TrainingSetStatus running = builds.get(spec.tenant() + "/" + spec.name());
-    if (running != null && running.phase().equals(TrainingSetStatus.RUNNING)) {
-      throw new TransformException.Conflict("training set '" + spec.name() + "' is being built already");
-    }
+    checkNotRunning(spec.tenant(), spec.name(), null);
     TrainingSetPreparer.Prepared p = preparer.prepare(spec);
-    return start(p);
+    synchronized (builds) { // one build starts at a time, so that the check sees every build started before it
+      checkNotRunning(spec.tenant(), spec.name(), p.output());
+      return start(p);
+    }
+  }
+
+  /**
+   * Refuse a build while one of the same name, or one writing the same output file, runs: two builds renaming their
+   * files to one name would leave one's rows beside the other's manifest.
+   *
+   * @param output the output file, or null to check the name only
+   */
+  private void checkNotRunning(String tenant, String name, Path output) {
+    for (Map.Entry<String, TrainingSetStatus> build : builds.entrySet()) {
+      TrainingSetStatus running = build.getValue();
+      if (!running.phase().equals(TrainingSetStatus.RUNNING)) {
+        continue;
+      }
+      if (build.getKey().equals(tenant + "/" + name)) {
+        throw new TransformException.Conflict("training set '" + name + "' is being built already");
+      }
+      if (output != null && Path.of(running.output()).toAbsolutePath().normalize()
+          .equals(output.toAbsolutePath().normalize())) {
+        boolean ours = build.getKey().startsWith(tenant + "/");
+        throw new TransformException.Conflict("--out " + output + ": " + (ours ? "training set '" + running.name()
+            + "'" : "another tenant's training set") + " is being built into it; wait for it (`training-set status"
+            + (ours ? " " + running.name() : "") + "`) or give another --out");
+      }
+    }
   }
 
   /**
