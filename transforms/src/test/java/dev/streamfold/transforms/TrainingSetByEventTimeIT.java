@@ -65,14 +65,20 @@ class TrainingSetByEventTimeIT {
   private static final String ORIGIN_STATE = "SELECT f.origin, a.state, f.n AS flights"
       + " FROM (SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin) f"
       + " JOIN (SELECT iata, MAX(state) AS state FROM airports GROUP BY iata) a ON f.origin = a.iata";
+  /** A view over a union of both streams: cut through the gate (a union's inputs cannot be read in order). */
+  private static final String MENTIONS = "SELECT code, COUNT(*) AS n FROM (SELECT origin AS code FROM flights"
+      + " UNION ALL SELECT iata AS code FROM airports) u GROUP BY code";
   private static final List<String> FEATURES = List.of("flights=origin_delays.flights",
       "avg_delay=origin_delays.avg_delay", "max_delay=origin_delays.max_delay", "recent=origin_delays.flights/2h",
-      "airport_state=airport_state.state", "joined_flights=origin_state.flights");
+      "airport_state=airport_state.state", "joined_flights=origin_state.flights",
+      "joined_recent=origin_state.flights/2h", "mentions=mentions.n");
   /**
    * DuckDB's rows by ledger sequence: each label flight (distance at least 300 miles) takes the count, mean and maximum
    * of the delays of the flights of its origin before it in event-time order (ties in ledger order), the count as
    * {@code recent} only when the latest of them is at most two hours older; the greatest state of its origin among the
-   * airport events of an earlier event time; the joined view's count when both sides have a row.
+   * airport events of an earlier event time; the joined view's count when both sides have a row (as {@code
+   * joined_recent} only when its last change, by a flight or an airport event, is at most two hours older); the
+   * union's count of those flights and airport events.
    */
   private static final String ORACLE = """
       WITH f AS (
@@ -82,11 +88,16 @@ class TrainingSetByEventTimeIT {
         FROM flights
         WINDOW w AS (PARTITION BY origin ORDER BY event_time, seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
       s AS (
-        SELECT f.seq, (SELECT MAX(state) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS state
+        SELECT f.seq, (SELECT MAX(state) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS state,
+          (SELECT COUNT(*) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS airport_events,
+          (SELECT MAX(event_time) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS last_airport
         FROM f)
       SELECT f.seq, f.delay >= 15 AS label, NULLIF(f.n, 0) AS flights, f.avg_delay, f.max_delay,
         CASE WHEN f.n > 0 AND f.event_time - f.previous <= INTERVAL 2 HOUR THEN f.n END AS recent,
-        s.state AS airport_state, CASE WHEN f.n > 0 AND s.state IS NOT NULL THEN f.n END AS joined_flights
+        s.state AS airport_state, CASE WHEN f.n > 0 AND s.state IS NOT NULL THEN f.n END AS joined_flights,
+        CASE WHEN f.n > 0 AND s.state IS NOT NULL AND f.event_time - GREATEST(f.previous, s.last_airport)
+          <= INTERVAL 2 HOUR THEN f.n END AS joined_recent,
+        NULLIF(f.n + s.airport_events, 0) AS mentions
       FROM f JOIN s USING (seq)
       WHERE f.distance >= 300
       """;
@@ -111,7 +122,8 @@ class TrainingSetByEventTimeIT {
 
   private static TrainingSetSpec spec(String tenant, String name, ReplayCursor to, TrainingSetSpec.Cut cut) {
     return new TrainingSetSpec(tenant, name, "flights", "origin", "delay >= 15", "distance >= 300",
-        FEATURES.stream().map(FeatureSpec::parse).toList(), to, out.resolve(tenant).resolve(name + ".jsonl").toString(),
+        FEATURES.stream().filter(f -> cut != null || !f.contains("/")) // as served, a TTL only over the label stream
+            .map(FeatureSpec::parse).toList(), to, out.resolve(tenant).resolve(name + ".jsonl").toString(),
         "test " + name, null, cut);
   }
 
@@ -171,6 +183,7 @@ class TrainingSetByEventTimeIT {
       manager.create(tenant, "origin_delays", ORIGIN_DELAYS, List.of());
       manager.create(tenant, "airport_state", AIRPORT_STATE, List.of());
       manager.create(tenant, "origin_state", ORIGIN_STATE, List.of());
+      manager.create(tenant, "mentions", MENTIONS, List.of());
       manager.create(tenant, "last_state", "SELECT iata, LAST_VALUE(state) AS state FROM airports GROUP BY iata",
           List.of());
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ledger.lastTick(tenant)
@@ -181,7 +194,7 @@ class TrainingSetByEventTimeIT {
       assertThat(plan.cutRule()).isEqualTo("event-time");
       assertThat(plan.features()).allSatisfy(f -> assertThat(f.cut()).isEqualTo("event-time"));
       assertThat(plan.columns()).containsExactly("message_id", "event_time", "entity", "label", "flights", "avg_delay",
-          "max_delay", "recent", "airport_state", "joined_flights");
+          "max_delay", "recent", "airport_state", "joined_flights", "joined_recent", "mentions");
       assertThat(plan.tick()).isPositive();
 
       TrainingSetSpec byEventTime = spec(tenant, "by_event_time", ReplayCursor.latest(), TrainingSetSpec.Cut.EVENT_TIME);
@@ -198,12 +211,14 @@ class TrainingSetByEventTimeIT {
       assertThat(rows).hasSize(expected.size());
       int seeCorrection = 0;
       int stale = 0;
+      int joinedStale = 0;
       for (JsonNode row : rows) {
         String seq = String.valueOf(seqOf.get(row.get("message_id").asText()));
         Map<String, Object> want = expected.get(seq);
         assertThat(want).as("label event %s is one of DuckDB's", row.get("message_id")).isNotNull();
         assertThat(row.get("label").asBoolean()).isEqualTo(want.get("label"));
-        for (String column : List.of("flights", "max_delay", "recent", "airport_state", "joined_flights")) {
+        for (String column : List.of("flights", "max_delay", "recent", "airport_state", "joined_flights",
+            "joined_recent", "mentions")) {
           Object value = want.get(column);
           JsonNode got = row.get(column);
           assertThat(got.isNull() ? null : got.asText()).as("label event %s %s", seq, column)
@@ -217,7 +232,10 @@ class TrainingSetByEventTimeIT {
         }
         seeCorrection += "ZZ".equals(want.get("airport_state")) ? 1 : 0;
         stale += want.get("flights") != null && want.get("recent") == null ? 1 : 0;
+        joinedStale += want.get("joined_flights") != null && want.get("joined_recent") == null ? 1 : 0;
       }
+      assertThat(joinedStale).as("label events whose joined row last changed more than the time to live before")
+          .isPositive();
       assertThat(seeCorrection).as("label events after the corrections' event time").isGreaterThan(300);
       assertThat(stale).as("label events whose origin's last flight is older than the time to live").isPositive();
       JsonNode manifest = JSON.readTree(Files.readString(Path.of(built.manifest())));

@@ -486,6 +486,21 @@ public final class OptimizedPlan {
     return calls;
   }
 
+  /**
+   * Whether the plan unions inputs ({@code UNION ALL}, or any operation of several inputs that is not a two-input
+   * join): Flink delivers such inputs over several channels into one input of one task, in no defined order.
+   *
+   * @return true if some node merges inputs other than as a join's two sides
+   */
+  public boolean unions() {
+    for (RelNode node : nodes) {
+      if (node.getInputs().size() > 1 && !(node instanceof org.apache.calcite.rel.BiRel)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether rows of {@code node}'s output can come from more than one input: it or a node below it joins or unions. */
   static boolean mergesInputs(RelNode node) {
     if (node.getInputs().size() > 1) {

@@ -57,10 +57,12 @@ public final class SqlPlanner {
    * @param windowedStreams the streams whose rows an event-time window reads
    * @param orderDependent the first operation whose result depends on the order the rows are folded in
    *     ({@link OptimizedPlan#orderDependent}), e.g. {@code LAST_VALUE}, or empty
+   * @param unions whether the plan unions inputs ({@link OptimizedPlan#unions}): their rows meet in one input of one
+   *     task in no defined order
    */
   public record PlannedQuery(List<String> streams, LinkedHashMap<String, String> columns, List<String> keyColumns,
       boolean eventTimeWindows, Map<String, Set<String>> columnsReadByStream, Set<String> windowedStreams,
-      Optional<String> orderDependent) {
+      Optional<String> orderDependent, boolean unions) {
 
     public PlannedQuery {
       streams = List.copyOf(new java.util.TreeSet<>(streams));
@@ -193,7 +195,7 @@ public final class SqlPlanner {
       }
       return new PlannedQuery(List.copyOf(read.keySet()), columns(planned.table()), List.of(),
           planned.plan().hasEventTimeWindows(), read, windowed(planned.plan(), read.keySet()),
-          planned.plan().orderDependent());
+          planned.plan().orderDependent(), planned.plan().unions());
     } catch (StackOverflowError e) {
       throw tooDeep();
     } catch (RuntimeException e) {
@@ -369,7 +371,7 @@ public final class SqlPlanner {
       read.put(stream, plan.columnsRead().getOrDefault(stream, Set.of()));
     }
     return new PlannedQuery(List.copyOf(scanned), columns, keys, plan.hasEventTimeWindows(), read,
-        windowed(plan, read.keySet()), plan.orderDependent());
+        windowed(plan, read.keySet()), plan.orderDependent(), plan.unions());
   }
 
   /** The streams among {@code streams} whose rows an event-time window of the plan reads. */

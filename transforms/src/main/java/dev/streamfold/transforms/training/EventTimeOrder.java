@@ -33,7 +33,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * message ID. Events whose cut time is after the last row's are not handed on: they change no row. Labels from a
  * stream: the label stream's events are the labels, each after the events before it in this order.
  *
- * <p>With a {@link TickGate} (a feature view reads several streams: a join or union, whose output mixes the effects of
+ * <p>With a {@link TickGate} (a feature view unions several streams, whose output mixes the effects of
  * consecutive events), an end-of-tick marker numbered 1, 2, ... goes before each group of a file's rows of one time,
  * or before each label stream event that follows an event such a view reads, and the next event waits until the join
  * has completed that marker: the view's state at the marker is then exactly the fold of the events before it.
@@ -71,10 +71,10 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
   }
 
   /**
-   * The gate to wait at before each label after events a view over several streams reads.
+   * The gate to wait at before each label after events a view that unions several streams reads.
    *
    * @param id the {@link TickGate}'s id
-   * @param streams the streams the views over several streams read
+   * @param streams the streams those views read
    */
   record Gate(String id, Set<String> streams) implements java.io.Serializable {
     Gate {
@@ -85,7 +85,7 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
   /**
    * @param labels where the labels come from
    * @param knownAt cut events by the later of their event time and acknowledgement time
-   * @param gate the gate, or null when no feature view reads several streams
+   * @param gate the gate, or null when no feature view unions several streams
    * @param scratch a directory for sorted runs
    * @param bufferBytes heap for sorting before runs go to disk
    */

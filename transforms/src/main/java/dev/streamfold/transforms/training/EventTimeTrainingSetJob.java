@@ -27,7 +27,7 @@ import org.apache.flink.types.Row;
  *   -&gt; EventTimeOrder (sorted by cut time, a file's rows merged in; ordinals)
  *   -&gt; rows of the table of labels (one per element) -&gt; event projection -----------------------&gt; PointInTimeJoin
  *   -&gt; rows of each stream -&gt; feature view i's SQL -&gt; changelog --------------------------------------^
- *   -&gt; end-of-tick markers, before each group of rows, when a view reads several streams ----------------^ (last input)
+ *   -&gt; end-of-tick markers, before each group of rows, when a view unions several streams --------------^ (last input)
  * </pre>
  * Parallelism 1 throughout (one channel per input keeps the ordinals' order; one slot keeps the
  * {@link dev.streamfold.transforms.source.TickGate} in one JVM). No checkpoints, no restarts: a failure fails the
@@ -62,7 +62,8 @@ final class EventTimeTrainingSetJob {
    * @param reads what it reads
    * @param eventProjectionSql the event projection over the table of labels, columns as in {@link TrainingSetPlan}
    * @param featureViews the feature views' definitions (SQL), in the plan's input order
-   * @param plan the validated plan; its clock has ticks (and a gate) when some view reads several streams
+   * @param plan the validated plan; its clock has ticks (and a gate) when some view unions several streams (the joins
+   *     of the views' SQL read their inputs in the clock's order: {@link OrderedInputs})
    * @return the job graph, not yet submitted
    */
   static JobGraph build(Reads reads, String eventProjectionSql, List<TransformDefinition> featureViews,
@@ -75,7 +76,11 @@ final class EventTimeTrainingSetJob {
         .adminUrl(reads.adminUrl())
         .build();
     Set<String> gated = new java.util.HashSet<>();
-    featureViews.stream().filter(TransformDefinition::readsSeveralStreams).forEach(v -> gated.addAll(v.streams()));
+    for (int v = 0; v < featureViews.size(); v++) {
+      if (plan.clock().tickViews()[v]) {
+        gated.addAll(featureViews.get(v).streams());
+      }
+    }
     EventTimeOrder.Gate gate = plan.clock().gate() == null ? null : new EventTimeOrder.Gate(plan.clock().gate(), gated);
     DataStream<SourceEvent> elements = env.fromSource(source, WatermarkStrategy.noWatermarks(),
             "clock of " + reads.tenant() + " " + streams, TypeInformation.of(SourceEvent.class))
@@ -101,6 +106,9 @@ final class EventTimeTrainingSetJob {
     }
     env.addOperator(join);
     new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
-    return env.getStreamGraph().getJobGraph();
+    JobGraph graph = env.getStreamGraph().getJobGraph();
+    OrderedInputs.apply(graph, EventTimeTrainingSetJob.class.getClassLoader(), join.getName(),
+        plan.clock().gate() != null);
+    return graph;
   }
 }

@@ -432,13 +432,15 @@ final class TrainingSetPreparer {
       if (byEventTime) {
         EventTimeFeatures.checkFold(feature, view, planned, file != null);
       }
-      // By event time a view over one stream is cut at each row exactly (its events are folded one by one); a view
-      // over several streams (a join or union) is cut at the end of the events before each row, through a gate
-      boolean tickView = view.readsSeveralStreams() || !byEventTime && !view.sourceStream().equals(spec.labelStream());
+      // By event time a view is cut at each label exactly (its events are folded one by one; a join reads its inputs
+      // in the clock's order: OrderedInputs) but for a view that unions several streams, cut at the end of the events
+      // before each label, through a gate
+      boolean tickView = byEventTime ? view.readsSeveralStreams() && planned.unions()
+          : view.readsSeveralStreams() || !view.sourceStream().equals(spec.labelStream());
       if (tickView && feature.ttlMs() >= 0) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + (byEventTime ? "' reads several streams " + view.streams() + ", and a time to live (/ttl) is supported"
-            + " on features from views over one stream only, for now" : "' reads " + (view.readsSeveralStreams()
+            + (byEventTime ? "' unions several streams " + view.streams() + ", and by event time a time to live (/ttl)"
+            + " is not supported on a union's features yet" : "' reads " + (view.readsSeveralStreams()
             ? "several streams " + view.streams() : "stream '" + view.sourceStream() + "'") + ", not the label stream"
             + " alone, so it is cut at the tenant clock's ticks and its rows carry no event time of the label stream to"
             + " age; a time to live (/ttl) is supported on features from views over the label stream only"));
