@@ -32,8 +32,9 @@ import org.apache.flink.types.Row;
  *   -&gt; end-of-tick markers (tick number) ------------------------------------------------------------^ (last input)
  * </pre>
  * Parallelism 1 throughout (one channel per input keeps the ordinals' order; one slot keeps the
- * {@link dev.streamfold.transforms.source.TickGate} in one JVM). No checkpoints, no restarts: a failure fails the
- * build and leaves no output file.
+ * {@link dev.streamfold.transforms.source.TickGate} in one JVM). The joins of the views' SQL read their inputs in the
+ * ordinals' order ({@link OrderedInputs}); the source waits at the gate before each tick only when a view unions
+ * streams. No checkpoints, no restarts: a failure fails the build and leaves no output file.
  */
 final class ClockedTrainingSetJob {
   private ClockedTrainingSetJob() {}
@@ -97,7 +98,10 @@ final class ClockedTrainingSetJob {
     join.addInput(events.flatMap(new TrainingJobs.TickEnds()).returns(Types.ROW(Types.LONG)).name("ends of ticks").getTransformation());
     env.addOperator(join);
     new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
-    return env.getStreamGraph().getJobGraph();
+    JobGraph graph = env.getStreamGraph().getJobGraph();
+    OrderedInputs.apply(graph, ClockedTrainingSetJob.class.getClassLoader(), join.getName(),
+        plan.clock().gate() != null);
+    return graph;
   }
 
   /** Keeps one stream's events (watermarks pass on). */

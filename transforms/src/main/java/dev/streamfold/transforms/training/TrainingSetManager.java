@@ -217,7 +217,8 @@ public final class TrainingSetManager {
     TrainingSetPlan plan = new TrainingSetPlan(spec.features(), features.viewNames(), features.viewOf(),
         features.joinOf(), features.columnOf(), features.keyIndexes(), columns, format,
         output.toAbsolutePath().toString(), scratch.resolve("progress.json").toString(),
-        features.clocked() ? new TrainingSetPlan.Clocking(true, features.tickViews(), "training-" + run)
+        features.clocked() ? new TrainingSetPlan.Clocking(true, features.tickViews(),
+            features.gated() ? "training-" + run : null)
             : TrainingSetPlan.Clocking.ledgerOrder(features.views().size()));
     String key = spec.tenant() + "/" + spec.name();
     long startedAt = clock.millis();

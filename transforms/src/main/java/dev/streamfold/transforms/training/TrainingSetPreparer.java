@@ -64,11 +64,13 @@ final class TrainingSetPreparer {
    * The features resolved: the distinct views they read (in first-use order), the distinct join expressions,
    * each feature's view, join and column index, the output types by feature name, and each view's key column
    * indexes; per view, whether it is cut at ticks (it reads another stream than the label stream, or several); every
-   * stream read (the label stream first) to its columns.
+   * stream read (the label stream first) to its columns; whether some view cut at ticks unions streams, so that the
+   * job waits at a gate for each tick (or marker) to settle (the joins of a view read their inputs in the clock's order
+   * without one: {@link OrderedInputs}).
    */
   record Features(List<TransformDefinition> views, List<String> viewNames, List<String> joins, int[] viewOf,
       int[] joinOf, int[] columnOf, LinkedHashMap<String, String> types, List<int[]> keyIndexes, boolean[] tickViews,
-      LinkedHashMap<String, List<StreamColumn>> streams) {
+      LinkedHashMap<String, List<StreamColumn>> streams, boolean gated) {
     /** True when some feature is cut at the tenant clock's ticks: the job reads its streams in the clock's order. */
     boolean clocked() {
       for (boolean tick : tickViews) {
@@ -411,6 +413,7 @@ final class TrainingSetPreparer {
       streams.put(spec.labelStream(), info.columns());
     }
     List<Boolean> tickOfView = new ArrayList<>();
+    boolean gated = false;
     for (int f = 0; f < n; f++) {
       FeatureSpec feature = spec.features().get(f);
       TransformDefinition view;
@@ -470,6 +473,7 @@ final class TrainingSetPreparer {
         viewNames.add(view.name());
         views.add(view);
         tickOfView.add(tickView);
+        gated |= tickView && planned != null && planned.unions();
       }
       viewOf[f] = viewNames.indexOf(view.name());
       String join = feature.join().isEmpty() ? labels.entity() : feature.join();
@@ -494,7 +498,7 @@ final class TrainingSetPreparer {
       tickViews[v] = tickOfView.get(v);
     }
     return new Features(views, viewNames, joins, viewOf, joinOf, columnOf, featureTypes, keyIndexes, tickViews,
-        streams);
+        streams, gated);
   }
 
   /**
