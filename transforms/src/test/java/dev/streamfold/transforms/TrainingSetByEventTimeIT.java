@@ -10,12 +10,11 @@ import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
-import dev.streamfold.schema.EventEnvelope;
-import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.testkit.Airports;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.SqlOracle;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.AirportEvents;
 import dev.streamfold.transforms.fixtures.FlightEvents;
 import dev.streamfold.transforms.fixtures.TrainingSetBuilds;
 import dev.streamfold.transforms.fixtures.TransformsHarness;
@@ -59,12 +58,6 @@ class TrainingSetByEventTimeIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final java.time.format.DateTimeFormatter TEXT =
       java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
-  private static final String ORIGIN_DELAYS = "SELECT origin, COUNT(*) AS flights, AVG(CAST(delay AS DOUBLE)) AS"
-      + " avg_delay, MAX(delay) AS max_delay FROM flights GROUP BY origin";
-  private static final String AIRPORT_STATE = "SELECT iata, MAX(state) AS state FROM airports GROUP BY iata";
-  private static final String ORIGIN_STATE = "SELECT f.origin, a.state, f.n AS flights"
-      + " FROM (SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin) f"
-      + " JOIN (SELECT iata, MAX(state) AS state FROM airports GROUP BY iata) a ON f.origin = a.iata";
   /** A view over a union of both streams: cut through the gate (a union's inputs cannot be read in order). */
   private static final String MENTIONS = "SELECT code, COUNT(*) AS n FROM (SELECT origin AS code FROM flights"
       + " UNION ALL SELECT iata AS code FROM airports) u GROUP BY code";
@@ -131,16 +124,14 @@ class TrainingSetByEventTimeIT {
   void featuresAreTheFoldOfTheEventsBeforeEachLabelEventInEventTimeOrder() throws Exception {
     String tenant = Testkit.uniqueName("etrain");
     StreamRef flightStream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
-    StreamRef airportStream = new StreamRef(tenant, "airports");
-    ledger.createStream(airportStream, Airports.COLUMNS.stream()
-        .map(c -> new StreamColumn(c.split(":")[0], c.split(":")[1])).toList(), 0, 0);
+    StreamRef airportStream = AirportEvents.createStream(ledger, tenant);
     ledger.ensureTenant(tenant);
     List<Flights.Flight> flights = Flights.load(3_000);
     Set<String> origins = new TreeSet<>();
     flights.forEach(f -> origins.add(f.origin()));
     List<Airports.Airport> known = Airports.load().stream().filter(a -> origins.contains(a.iata()) && a.state() != null)
         .toList();
-    appendAirports(airportStream, known, 1_000L);
+    AirportEvents.append(ledger, airportStream, known, 1_000L);
     // flights out of event-time order in the ledger: each batch of 500 appended in reverse
     List<Flights.Flight> inLedgerOrder = new ArrayList<>();
     List<Appended> appended = new ArrayList<>();
@@ -155,7 +146,7 @@ class TrainingSetByEventTimeIT {
     long halfway = times.get(times.size() / 2) + 500;
     List<Airports.Airport> moved = known.stream().filter(a -> !a.state().equals("ZZ")).limit(known.size() / 2)
         .map(a -> a.inState("ZZ")).toList();
-    MessageId lastAirport = appendAirports(airportStream, moved, halfway);
+    MessageId lastAirport = AirportEvents.append(ledger, airportStream, moved, halfway);
     Map<String, Integer> seqOf = new HashMap<>();
     for (int i = 0; i < appended.size(); i++) {
       seqOf.put(appended.get(i).messageId().toString(), i);
@@ -180,9 +171,9 @@ class TrainingSetByEventTimeIT {
     TransformManager manager = harness.startManager(TransformsHarness.options("training-event-time-" + tenant)
         .tenants(Set.of(tenant)).taskSlots(8).build());
     try {
-      manager.create(tenant, "origin_delays", ORIGIN_DELAYS, List.of());
-      manager.create(tenant, "airport_state", AIRPORT_STATE, List.of());
-      manager.create(tenant, "origin_state", ORIGIN_STATE, List.of());
+      manager.create(tenant, "origin_delays", AirportEvents.ORIGIN_DELAYS, List.of());
+      manager.create(tenant, "airport_state", AirportEvents.AIRPORT_STATE, List.of());
+      manager.create(tenant, "origin_state", AirportEvents.ORIGIN_STATE, List.of());
       manager.create(tenant, "mentions", MENTIONS, List.of());
       manager.create(tenant, "last_state", "SELECT iata, LAST_VALUE(state) AS state FROM airports GROUP BY iata",
           List.of());
@@ -272,12 +263,5 @@ class TrainingSetByEventTimeIT {
 
   private static String text(long ms) {
     return TEXT.format(LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC));
-  }
-
-  /** Append airports with this event time; return the last message ID. */
-  private static MessageId appendAirports(StreamRef stream, List<Airports.Airport> batch, long eventTimeMs) {
-    List<Appended> ids = ledger.append(stream, batch.stream()
-        .map(a -> new EventEnvelope(a.iata(), "airport", eventTimeMs, a.json(), "", Map.of())).toList()).join();
-    return ids.get(ids.size() - 1).messageId();
   }
 }

@@ -10,12 +10,11 @@ import dev.streamfold.core.MessageId;
 import dev.streamfold.core.StreamRef;
 import dev.streamfold.ledger.Appended;
 import dev.streamfold.ledger.pulsar.PulsarLedger;
-import dev.streamfold.schema.EventEnvelope;
-import dev.streamfold.schema.StreamColumn;
 import dev.streamfold.testkit.Airports;
 import dev.streamfold.testkit.Flights;
 import dev.streamfold.testkit.SqlOracle;
 import dev.streamfold.testkit.Testkit;
+import dev.streamfold.transforms.fixtures.AirportEvents;
 import dev.streamfold.transforms.fixtures.FlightEvents;
 import dev.streamfold.transforms.fixtures.TrainingSetBuilds;
 import dev.streamfold.transforms.fixtures.TransformsHarness;
@@ -56,12 +55,6 @@ class TrainingSetFromFileIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final java.time.format.DateTimeFormatter TEXT =
       java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
-  private static final String ORIGIN_DELAYS = "SELECT origin, COUNT(*) AS flights, AVG(CAST(delay AS DOUBLE)) AS"
-      + " avg_delay, MAX(delay) AS max_delay FROM flights GROUP BY origin";
-  private static final String AIRPORT_STATE = "SELECT iata, MAX(state) AS state FROM airports GROUP BY iata";
-  private static final String ORIGIN_STATE = "SELECT f.origin, a.state, f.n AS flights"
-      + " FROM (SELECT origin, COUNT(*) AS n FROM flights GROUP BY origin) f"
-      + " JOIN (SELECT iata, MAX(state) AS state FROM airports GROUP BY iata) a ON f.origin = a.iata";
   private static final List<String> FEATURES = List.of("flights=origin_delays.flights",
       "avg_delay=origin_delays.avg_delay", "max_delay=origin_delays.max_delay", "recent=origin_delays.flights/2h",
       "airport_state=airport_state.state", "joined_flights=origin_state.flights");
@@ -123,7 +116,7 @@ class TrainingSetFromFileIT {
   void featuresAreTheFoldOfTheEventsAtOrBeforeEachRowsTime() throws Exception {
     String tenant = Testkit.uniqueName("ftrain");
     StreamRef flightStream = FlightEvents.createStream(ledger, new StreamRef(tenant, "flights"));
-    StreamRef airportStream = createAirports(tenant);
+    StreamRef airportStream = AirportEvents.createStream(ledger, tenant);
     ledger.ensureTenant(tenant);
     List<Flights.Flight> flights = Flights.load(6_000);
     Set<String> origins = new TreeSet<>();
@@ -138,7 +131,7 @@ class TrainingSetFromFileIT {
       lastIds = FlightEvents.append(ledger, flightStream, batch, 500);
     }
     MessageId lastFlight = lastIds.get(lastIds.size() - 1).messageId();
-    MessageId lastAirport = appendAirports(airportStream, known.subList(0, known.size() - 10));
+    MessageId lastAirport = AirportEvents.append(ledger, airportStream, known.subList(0, known.size() - 10), 1_000L);
 
     // labels: 2,000 sampled flights' origins at their time, a minute before, or seven after (ties with flights kept)
     Random random = new Random(27);
@@ -171,9 +164,9 @@ class TrainingSetFromFileIT {
 
     TransformManager manager = manager(tenant);
     try {
-      manager.create(tenant, "origin_delays", ORIGIN_DELAYS, List.of());
-      manager.create(tenant, "airport_state", AIRPORT_STATE, List.of());
-      manager.create(tenant, "origin_state", ORIGIN_STATE, List.of());
+      manager.create(tenant, "origin_delays", AirportEvents.ORIGIN_DELAYS, List.of());
+      manager.create(tenant, "airport_state", AirportEvents.AIRPORT_STATE, List.of());
+      manager.create(tenant, "origin_state", AirportEvents.ORIGIN_STATE, List.of());
       manager.create(tenant, "last_state", "SELECT iata, LAST_VALUE(state) AS state FROM airports GROUP BY iata",
           List.of());
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ledger.lastTick(tenant)
@@ -284,17 +277,18 @@ class TrainingSetFromFileIT {
   @Test
   void knownAtLeavesOutEventsAcknowledgedAfterTheRowsTime() throws Exception {
     String tenant = Testkit.uniqueName("ktrain");
-    StreamRef airportStream = createAirports(tenant);
+    StreamRef airportStream = AirportEvents.createStream(ledger, tenant);
     ledger.ensureTenant(tenant);
     List<Airports.Airport> some = Airports.load().stream().filter(a -> a.state() != null && !a.state().equals("ZZ"))
         .limit(40).toList();
-    appendAirports(airportStream, some);
+    AirportEvents.append(ledger, airportStream, some, 1_000L);
     long firstAcked = System.currentTimeMillis();
     Thread.sleep(200);
     long between = System.currentTimeMillis();
     Thread.sleep(200);
     // corrections with the same (early) event time, acknowledged later: every airport moves to ZZ
-    MessageId last = appendAirports(airportStream, some.subList(0, 20).stream().map(a -> a.inState("ZZ")).toList());
+    MessageId last = AirportEvents.append(ledger, airportStream,
+        some.subList(0, 20).stream().map(a -> a.inState("ZZ")).toList(), 1_000L);
     long secondAcked = System.currentTimeMillis();
     Path dir = Files.createDirectories(out.resolve(tenant));
     StringBuilder jsonl = new StringBuilder();
@@ -308,7 +302,7 @@ class TrainingSetFromFileIT {
     Path labelsFile = Files.writeString(dir.resolve("labels.jsonl"), jsonl);
     TransformManager manager = manager(tenant);
     try {
-      manager.create(tenant, "airport_state", AIRPORT_STATE, List.of());
+      manager.create(tenant, "airport_state", AirportEvents.AIRPORT_STATE, List.of());
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ledger.lastTick(tenant)
           .filter(t -> t.covers("airports", last)).isPresent());
       List<String> features = List.of("airport_state.state");
@@ -345,17 +339,5 @@ class TrainingSetFromFileIT {
     }
   }
 
-  private static StreamRef createAirports(String tenant) {
-    StreamRef airports = new StreamRef(tenant, "airports");
-    ledger.createStream(airports, Airports.COLUMNS.stream()
-        .map(c -> new StreamColumn(c.split(":")[0], c.split(":")[1])).toList(), 0, 0);
-    return airports;
-  }
 
-  /** Append airports with event time 1 s after the epoch; return the last message ID. */
-  private static MessageId appendAirports(StreamRef stream, List<Airports.Airport> batch) {
-    List<Appended> ids = ledger.append(stream, batch.stream()
-        .map(a -> new EventEnvelope(a.iata(), "airport", 1_000L, a.json(), "", Map.of())).toList()).join();
-    return ids.get(ids.size() - 1).messageId();
-  }
 }
