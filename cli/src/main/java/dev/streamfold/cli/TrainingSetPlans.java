@@ -29,6 +29,16 @@ final class TrainingSetPlans {
           .append(" of the tenant clock\n");
       out.append(String.format(Locale.ROOT, "  events    at most %,d (the streams' events and the file's rows)%n",
           p.getTargetEvents()));
+    } else if (p.getCutRule().startsWith("event-time")) {
+      out.append("  labels    stream ").append(p.getLabelStream())
+          .append(p.getPartitions() > 0 ? " (" + p.getPartitions() + " partitions)" : "")
+          .append(p.getWhere().isEmpty() ? ", every event" : ", events where " + p.getWhere()).append('\n');
+      out.append("  cut       by event time: each feature is the fold of the events before the label event in event-time"
+          + " order").append(p.getCutRule().endsWith("known-at") ? ", acknowledged by the ledger by then" : "")
+          .append('\n');
+      out.append("  stop      ").append(p.getStop()).append(", reads every stream through tick ").append(p.getTick())
+          .append(" of the tenant clock\n");
+      out.append(String.format(Locale.ROOT, "  events    at most %,d (the streams' events)%n", p.getTargetEvents()));
     } else {
       out.append("  labels    stream ").append(p.getLabelStream())
           .append(p.getPartitions() > 0 ? " (" + p.getPartitions() + " partitions)" : "")

@@ -330,6 +330,20 @@ class TrainingSetCommandTest {
   }
 
   @Test
+  void aPlanCutByEventTimeSaysSoAndWhatItReads() {
+    String text = TrainingSetPlans.text(PLAN.toBuilder().setCutRule("event-time known-at").setReadThrough("")
+        .setTargetEventsExact(false).setTargetEvents(53_378).setTick(9).build());
+    assertThat(text).contains("""
+          labels    stream flights, events where distance > 100
+          cut       by event time: each feature is the fold of the events before the label event in event-time order,\
+         acknowledged by the ledger by then
+          stop      to latest, reads every stream through tick 9 of the tenant clock
+          events    at most 53,378 (the streams' events)
+          features
+        """);
+  }
+
+  @Test
   void noWaitReturnsOnceRegisteredAndStatusFollows() {
     CliRun r = cli.run("training-set", "create", "delayed", "--label-stream", "flights", "--entity", "origin",
         "--label", "delay >= 15", "--feature", "a.x", "--no-wait");
