@@ -61,21 +61,25 @@ class TrainingSetByEventTimeIT {
   /** A view over a union of both streams: cut through the gate (a union's inputs cannot be read in order). */
   private static final String MENTIONS = "SELECT code, COUNT(*) AS n FROM (SELECT origin AS code FROM flights"
       + " UNION ALL SELECT iata AS code FROM airports) u GROUP BY code";
+  /** A view over a union of the label stream with itself: cut through the gate by event time, refused as served. */
+  private static final String ROUTE_ENDS = "SELECT code, COUNT(*) AS n FROM (SELECT origin AS code FROM flights"
+      + " UNION ALL SELECT destination AS code FROM flights) u GROUP BY code";
   private static final List<String> FEATURES = List.of("flights=origin_delays.flights",
       "avg_delay=origin_delays.avg_delay", "max_delay=origin_delays.max_delay", "recent=origin_delays.flights/2h",
       "airport_state=airport_state.state", "joined_flights=origin_state.flights",
-      "joined_recent=origin_state.flights/2h", "mentions=mentions.n");
+      "joined_recent=origin_state.flights/2h", "mentions=mentions.n", "ends=route_ends.n");
   /**
    * DuckDB's rows by ledger sequence: each label flight (distance at least 300 miles) takes the count, mean and maximum
    * of the delays of the flights of its origin before it in event-time order (ties in ledger order), the count as
    * {@code recent} only when the latest of them is at most two hours older; the greatest state of its origin among the
    * airport events of an earlier event time; the joined view's count when both sides have a row (as {@code
    * joined_recent} only when its last change, by a flight or an airport event, is at most two hours older); the
-   * union's count of those flights and airport events.
+   * union's count of those flights and airport events; the self-union's count of the flights before it from or to its
+   * origin.
    */
   private static final String ORACLE = """
       WITH f AS (
-        SELECT seq, origin, delay, distance, event_time,
+        SELECT seq, origin, destination, delay, distance, event_time,
           COUNT(*) OVER w AS n, AVG(CAST(delay AS DOUBLE)) OVER w AS avg_delay, MAX(delay) OVER w AS max_delay,
           LAG(event_time) OVER (PARTITION BY origin ORDER BY event_time, seq) AS previous
         FROM flights
@@ -83,14 +87,16 @@ class TrainingSetByEventTimeIT {
       s AS (
         SELECT f.seq, (SELECT MAX(state) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS state,
           (SELECT COUNT(*) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS airport_events,
-          (SELECT MAX(event_time) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS last_airport
+          (SELECT MAX(event_time) FROM airports a WHERE a.iata = f.origin AND a.event_time < f.event_time) AS last_airport,
+          (SELECT COUNT(*) FILTER (WHERE g.origin = f.origin) + COUNT(*) FILTER (WHERE g.destination = f.origin)
+            FROM flights g WHERE g.event_time < f.event_time OR (g.event_time = f.event_time AND g.seq < f.seq)) AS ends
         FROM f)
       SELECT f.seq, f.delay >= 15 AS label, NULLIF(f.n, 0) AS flights, f.avg_delay, f.max_delay,
         CASE WHEN f.n > 0 AND f.event_time - f.previous <= INTERVAL 2 HOUR THEN f.n END AS recent,
         s.state AS airport_state, CASE WHEN f.n > 0 AND s.state IS NOT NULL THEN f.n END AS joined_flights,
         CASE WHEN f.n > 0 AND s.state IS NOT NULL AND f.event_time - GREATEST(f.previous, s.last_airport)
           <= INTERVAL 2 HOUR THEN f.n END AS joined_recent,
-        NULLIF(f.n + s.airport_events, 0) AS mentions
+        NULLIF(f.n + s.airport_events, 0) AS mentions, NULLIF(s.ends, 0) AS ends
       FROM f JOIN s USING (seq)
       WHERE f.distance >= 300
       """;
@@ -115,7 +121,8 @@ class TrainingSetByEventTimeIT {
 
   private static TrainingSetSpec spec(String tenant, String name, ReplayCursor to, TrainingSetSpec.Cut cut) {
     return new TrainingSetSpec(tenant, name, "flights", "origin", "delay >= 15", "distance >= 300",
-        FEATURES.stream().filter(f -> cut != null || !f.contains("/")) // as served, a TTL only over the label stream
+        FEATURES.stream() // as served: a TTL only over the label stream, no union over it
+            .filter(f -> cut != null || !f.contains("/") && !f.startsWith("ends="))
             .map(FeatureSpec::parse).toList(), to, out.resolve(tenant).resolve(name + ".jsonl").toString(),
         "test " + name, null, cut);
   }
@@ -157,10 +164,10 @@ class TrainingSetByEventTimeIT {
       List<List<?>> rows = new ArrayList<>();
       for (int i = 0; i < inLedgerOrder.size(); i++) {
         Flights.Flight f = inLedgerOrder.get(i);
-        rows.add(Arrays.asList(i, f.origin(), f.delay(), f.distance(), text(f.eventTimeMs())));
+        rows.add(Arrays.asList(i, f.origin(), f.destination(), f.delay(), f.distance(), text(f.eventTimeMs())));
       }
-      duck.table("flights", List.of("seq:BIGINT", "origin:STRING", "delay:INT", "distance:INT", "event_time:TIMESTAMP"),
-          rows);
+      duck.table("flights", List.of("seq:BIGINT", "origin:STRING", "destination:STRING", "delay:INT", "distance:INT",
+          "event_time:TIMESTAMP"), rows);
       List<List<?>> airports = new ArrayList<>();
       known.forEach(a -> airports.add(Arrays.asList(a.iata(), a.state(), text(1_000L))));
       moved.forEach(a -> airports.add(Arrays.asList(a.iata(), a.state(), text(halfway))));
@@ -175,6 +182,7 @@ class TrainingSetByEventTimeIT {
       manager.create(tenant, "airport_state", AirportEvents.AIRPORT_STATE, List.of());
       manager.create(tenant, "origin_state", AirportEvents.ORIGIN_STATE, List.of());
       manager.create(tenant, "mentions", MENTIONS, List.of());
+      manager.create(tenant, "route_ends", ROUTE_ENDS, List.of());
       manager.create(tenant, "last_state", "SELECT iata, LAST_VALUE(state) AS state FROM airports GROUP BY iata",
           List.of());
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ledger.lastTick(tenant)
@@ -185,7 +193,7 @@ class TrainingSetByEventTimeIT {
       assertThat(plan.cutRule()).isEqualTo("event-time");
       assertThat(plan.features()).allSatisfy(f -> assertThat(f.cut()).isEqualTo("event-time"));
       assertThat(plan.columns()).containsExactly("message_id", "event_time", "entity", "label", "flights", "avg_delay",
-          "max_delay", "recent", "airport_state", "joined_flights", "joined_recent", "mentions");
+          "max_delay", "recent", "airport_state", "joined_flights", "joined_recent", "mentions", "ends");
       assertThat(plan.tick()).isPositive();
 
       TrainingSetSpec byEventTime = spec(tenant, "by_event_time", ReplayCursor.latest(), TrainingSetSpec.Cut.EVENT_TIME);
@@ -209,7 +217,7 @@ class TrainingSetByEventTimeIT {
         assertThat(want).as("label event %s is one of DuckDB's", row.get("message_id")).isNotNull();
         assertThat(row.get("label").asBoolean()).isEqualTo(want.get("label"));
         for (String column : List.of("flights", "max_delay", "recent", "airport_state", "joined_flights",
-            "joined_recent", "mentions")) {
+            "joined_recent", "mentions", "ends")) {
           Object value = want.get(column);
           JsonNode got = row.get(column);
           assertThat(got.isNull() ? null : got.asText()).as("label event %s %s", seq, column)
@@ -242,6 +250,28 @@ class TrainingSetByEventTimeIT {
       assertThat(servedRows).noneSatisfy(r -> assertThat(r.get("airport_state").asText()).isEqualTo("ZZ"));
       assertThat(JSON.readTree(Files.readString(Path.of(served.manifest()))).at("/cut_rule").asText())
           .isEqualTo("as-served");
+
+      // with --known-at nothing counts before its acknowledgement (2026), and every label's time is in 2001: every
+      // feature is null (a label placed at its own acknowledgement time would see the flights and airports before it)
+      TrainingSetStatus knownAt = TrainingSetBuilds.build(manager, spec(tenant, "known_at", ReplayCursor.latest(),
+          TrainingSetSpec.Cut.EVENT_TIME_KNOWN_AT));
+      List<JsonNode> knownRows = TrainingSetBuilds.jsonl(Path.of(knownAt.output()));
+      assertThat(knownRows).hasSize(expected.size());
+      for (JsonNode row : knownRows) {
+        for (String column : List.of("flights", "avg_delay", "airport_state", "joined_flights", "mentions", "ends")) {
+          assertThat(row.get(column).isNull()).as("known-at, label event %s %s", row.get("message_id"), column).isTrue();
+        }
+      }
+      assertThat(JSON.readTree(Files.readString(Path.of(knownAt.manifest()))).at("/cut_rule").asText())
+          .isEqualTo("event-time known-at");
+
+      // as served, a union over the label stream alone has no tick to be cut at: refused
+      TrainingSetSpec selfUnion = new TrainingSetSpec(tenant, "self_union", "flights", "origin", "delay >= 15", "",
+          List.of(FeatureSpec.parse("route_ends.n")), ReplayCursor.latest(), "self.jsonl", "test", null, null);
+      assertThatThrownBy(() -> manager.explainTrainingSet(selfUnion))
+          .isInstanceOf(TransformException.InvalidTrainingSet.class)
+          .hasMessageContaining("feature route_ends.n: view 'route_ends' unions rows (UNION ALL)")
+          .hasMessageContaining("use --cut event-time");
 
       // refused before the build: a message-ID stop, and a view whose result depends on the order it folds in
       assertThatThrownBy(() -> manager.explainTrainingSet(spec(tenant, "at_id", new ReplayCursor(ReplayCursor.Kind.MESSAGE,

@@ -6,7 +6,6 @@ import dev.streamfold.transforms.job.FoldStage;
 import dev.streamfold.transforms.job.ReplayBound;
 import dev.streamfold.transforms.source.ClockedLedgerSource;
 import dev.streamfold.transforms.source.SourceEvent;
-import dev.streamfold.transforms.sql.TableEnvironments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +65,7 @@ final class ClockedTrainingSetJob {
   static JobGraph build(Reads reads, String eventProjectionSql, List<TransformDefinition> featureViews,
       TrainingSetPlan plan) {
     StreamExecutionEnvironment env = TrainingJobs.environment(reads.name(), plan.clock().gate() != null);
-    StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
+    StreamTableEnvironment tableEnv = TrainingJobs.tableEnvironment(env);
     List<String> sql = new ArrayList<>(List.of(eventProjectionSql));
     featureViews.stream().filter(v -> !v.isFold()).forEach(v -> sql.add(v.sql()));
     ClockedLedgerSource.Builder source = ClockedLedgerSource.builder(reads.serviceUrl(), reads.tenant(),

@@ -31,7 +31,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * before T (Feast's rule: inclusive), before every later one. A label row is a {@link SourceEvent} of stream
  * {@link TrainingSetPreparer#LABELS_TABLE}, its payload the row's JSON object, its event time the row's time, no
  * message ID. Events whose cut time is after the last row's are not handed on: they change no row. Labels from a
- * stream: the label stream's events are the labels, each after the events before it in this order.
+ * stream: the label stream's events are the labels, each after the events before it in this order; with
+ * {@code knownAt} a label is placed at its event time (a copy of its event, of stream
+ * {@link TrainingSetPreparer#LABEL_EVENTS_TABLE}) and its event counts as any other from its cut time on, so that the
+ * features are what had happened by the label's time and was known by then.
  *
  * <p>With a {@link TickGate} (a feature view unions several streams, whose output mixes the effects of
  * consecutive events), an end-of-tick marker numbered 1, 2, ... goes before each group of a file's rows of one time,
@@ -67,6 +70,18 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
 
     static Labels ofStream(String stream) {
       return new Labels(null, stream);
+    }
+
+    /**
+     * The stream of the elements that are labels: a file's rows; the label stream's events; or, with known-at, their
+     * copies {@link TrainingSetPreparer#LABEL_EVENTS_TABLE}, placed at the label's event time while the event itself
+     * counts as a feature's input from its cut time on.
+     *
+     * @param knownAt whether events count from the later of their event and acknowledgement times
+     * @return the stream name the table of labels flags
+     */
+    String labelsOf(boolean knownAt) {
+      return stream == null ? TrainingSetPreparer.LABELS_TABLE : knownAt ? TrainingSetPreparer.LABEL_EVENTS_TABLE : stream;
     }
   }
 
@@ -119,6 +134,9 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
   public void processElement(StreamRecord<SourceEvent> element) {
     SourceEvent event = element.getValue();
     if (!event.endOfTick) {
+      if (knownAt && labels.stream() != null && labels.stream().equals(event.stream)) {
+        sorter.add(event.eventTimeMs, labelCopy(event)); // the label is at its event time, its event counts later
+      }
       sorter.add(cutTime(event, knownAt), event);
     }
   }
@@ -138,14 +156,30 @@ final class EventTimeOrder extends AbstractStreamOperator<SourceEvent>
     output.emitWatermark(Watermark.MAX_WATERMARK);
   }
 
-  /** Every event in order, a marker before each label event that follows an event a gated view reads. */
+  /**
+   * A label event's label: the same event as an element of {@link TrainingSetPreparer#LABEL_EVENTS_TABLE}, which only
+   * the table of labels reads.
+   */
+  private static SourceEvent labelCopy(SourceEvent event) {
+    SourceEvent copy = new SourceEvent(event.messageId, event.key, event.eventTimeMs, event.sequenceId, event.payload,
+        event.type);
+    copy.payloadBytes = event.payloadBytes;
+    copy.publishTimeMs = event.publishTimeMs;
+    copy.partition = event.partition;
+    copy.tick = event.tick;
+    copy.stream = TrainingSetPreparer.LABEL_EVENTS_TABLE;
+    return copy;
+  }
+
+  /** Every event in order, a marker before each label that follows an event a gated view reads. */
   private void emitWithLabelEvents() throws InterruptedException {
+    String labelsOf = labels.labelsOf(knownAt);
     boolean sinceMarker = false;
     Iterator<SourceEvent> events = sorter.sorted();
     while (events.hasNext()) {
       SourceEvent event = events.next();
       if (gate != null) {
-        if (sinceMarker && labels.stream().equals(event.stream)) {
+        if (sinceMarker && labelsOf.equals(event.stream)) {
           emit(SourceEvent.endOfTick(++tick));
           TickGate.of(gate.id()).await(tick, GATE_OPENING);
           sinceMarker = false;

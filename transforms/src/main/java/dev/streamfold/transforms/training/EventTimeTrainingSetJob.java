@@ -69,7 +69,7 @@ final class EventTimeTrainingSetJob {
   static JobGraph build(Reads reads, String eventProjectionSql, List<TransformDefinition> featureViews,
       TrainingSetPlan plan) {
     StreamExecutionEnvironment env = TrainingJobs.environment(reads.name(), plan.clock().gate() != null);
-    StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
+    StreamTableEnvironment tableEnv = TrainingJobs.tableEnvironment(env);
     Set<String> streams = reads.streams().keySet();
     ClockedLedgerSource source = ClockedLedgerSource.builder(reads.serviceUrl(), reads.tenant(), streams)
         .stopAfterTick(reads.stopTick())
@@ -89,7 +89,7 @@ final class EventTimeTrainingSetJob {
     TrainingJobs.registerStreams(tableEnv, elements, reads.streams(),
         featureViews.stream().map(TransformDefinition::sql).toList());
     PayloadParser labelParser = new PayloadParser(reads.labelColumns());
-    String labelsOf = reads.labels().stream() != null ? reads.labels().stream() : TrainingSetPreparer.LABELS_TABLE;
+    String labelsOf = reads.labels().labelsOf(reads.knownAt());
     DataStream<Row> labelRows = elements.transform("rows of the " + reads.labelTable(), labelParser.ledgerClockRowType(),
         new LabelTableRows(labelParser, labelsOf, reads.labelColumns().size() - 1));
     tableEnv.createTemporaryView(TableEnvironments.quote(reads.labelTable()), labelRows, labelParser.ledgerClockSchema());

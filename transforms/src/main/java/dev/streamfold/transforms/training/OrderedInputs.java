@@ -39,8 +39,11 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
  * join, a record after watermark {@code w} was caused by an element after {@code w}. A join reads whichever input has
  * data; wrapped here, it reads only the input whose watermark is the lower (the first on a tie) and blocks until that
  * one has data, so it takes records in the order of their elements and emits, between two output watermarks (the
- * lower of its inputs'), only what the one element between them caused. It cannot deadlock: the input behind has been
- * sent every element the other has seen, with its watermark (each element's watermark goes to every channel). A union
+ * lower of its inputs'), only what the one element between them caused. It cannot deadlock as long as no task but the
+ * source feeds both inputs: the input behind has been sent every element the other has seen, with its watermark (each
+ * element's watermark goes to every channel), and the source sends a bounded number of records per element. (A shared
+ * sub-plan could block on the input not read while sending the other its watermark: training jobs plan without sub-plan
+ * reuse, {@link TrainingJobs#tableEnvironment}. An input marked idle is not expected: the clock never idles.) A union
  * (several channels into one input) cannot be ordered this way: a view that unions streams is cut through a gate
  * instead, and {@link #apply} refuses a graph with a union when there is none.
  */

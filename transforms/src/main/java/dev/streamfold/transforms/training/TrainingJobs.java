@@ -16,6 +16,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.Collector;
 
@@ -40,6 +41,20 @@ final class TrainingJobs {
     env.setParallelism(1);
     env.setBufferTimeout(gated ? 0 : 100);
     return env;
+  }
+
+  /**
+   * The table environment of a training job: without mini-batches, and without reusing a sub-plan for two consumers
+   * (one task feeding both inputs of a join could fill one input's buffers while the join, reading in the clock's order,
+   * waits on the other: {@link OrderedInputs}).
+   *
+   * @param env the job's environment
+   * @return its table environment
+   */
+  static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
+    StreamTableEnvironment tableEnv = TableEnvironments.create(env, false);
+    tableEnv.getConfig().set(OptimizerConfigOptions.TABLE_OPTIMIZER_REUSE_SUB_PLAN_ENABLED, false);
+    return tableEnv;
   }
 
   /**

@@ -438,12 +438,19 @@ final class TrainingSetPreparer {
       // By event time a view is cut at each label exactly (its events are folded one by one; a join reads its inputs
       // in the clock's order: OrderedInputs) but for a view that unions several streams, cut at the end of the events
       // before each label, through a gate
-      boolean tickView = byEventTime ? view.readsSeveralStreams() && planned.unions()
+      boolean unions = planned != null && planned.unions();
+      boolean tickView = byEventTime ? unions
           : view.readsSeveralStreams() || !view.sourceStream().equals(spec.labelStream());
+      if (unions && !tickView) { // as served, over the label stream alone: no tick to cut a union's rows at
+        throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
+            + "' unions rows (UNION ALL), which reach Flink's operators in no defined order, so it cannot be cut just"
+            + " before each label event; use --cut event-time (it waits for the union to settle before each label)"
+            + " or a view without UNION ALL");
+      }
       if (tickView && feature.ttlMs() >= 0) {
         throw new TransformException.InvalidTrainingSet("feature " + feature.describe() + ": view '" + view.name()
-            + (byEventTime ? "' unions several streams " + view.streams() + ", and by event time a time to live (/ttl)"
-            + " is not supported on a union's features yet" : "' reads " + (view.readsSeveralStreams()
+            + (byEventTime ? "' unions rows (UNION ALL over " + view.streams() + "), and by event time a time to live"
+            + " (/ttl) is not supported on a union's features yet" : "' reads " + (view.readsSeveralStreams()
             ? "several streams " + view.streams() : "stream '" + view.sourceStream() + "'") + ", not the label stream"
             + " alone, so it is cut at the tenant clock's ticks and its rows carry no event time of the label stream to"
             + " age; a time to live (/ttl) is supported on features from views over the label stream only"));
@@ -473,7 +480,7 @@ final class TrainingSetPreparer {
         viewNames.add(view.name());
         views.add(view);
         tickOfView.add(tickView);
-        gated |= tickView && planned != null && planned.unions();
+        gated |= tickView && unions;
       }
       viewOf[f] = viewNames.indexOf(view.name());
       String join = feature.join().isEmpty() ? labels.entity() : feature.join();
