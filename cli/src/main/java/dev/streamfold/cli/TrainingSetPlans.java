@@ -19,30 +19,28 @@ final class TrainingSetPlans {
   static String text(TrainingSetPlan p) {
     StringBuilder out = new StringBuilder();
     out.append("Training set ").append(p.getName()).append(" (dry run: nothing built)\n");
-    if (!p.getLabelsFile().isEmpty()) {
+    boolean fromFile = !p.getLabelsFile().isEmpty();
+    boolean knownAt = p.getCutRule().endsWith("known-at");
+    if (fromFile) {
       out.append(String.format(Locale.ROOT, "  labels    file %s, %,d rows, time column %s%n", p.getLabelsFile(),
           p.getLabelRows(), p.getTimeColumn()));
       out.append("  cut       by event time: each feature is the fold of the events whose event time is at or before the"
-          + " row's time").append(p.getCutRule().endsWith("known-at") ? ", and that the ledger had acknowledged by then"
-          : "").append('\n');
-      out.append("  stop      ").append(p.getStop()).append(", reads every stream through tick ").append(p.getTick())
-          .append(" of the tenant clock\n");
-      out.append(String.format(Locale.ROOT, "  events    at most %,d (the streams' events and the file's rows)%n",
-          p.getTargetEvents()));
-    } else if (p.getCutRule().startsWith("event-time")) {
-      out.append("  labels    stream ").append(p.getLabelStream())
-          .append(p.getPartitions() > 0 ? " (" + p.getPartitions() + " partitions)" : "")
-          .append(p.getWhere().isEmpty() ? ", every event" : ", events where " + p.getWhere()).append('\n');
-      out.append("  cut       by event time: each feature is the fold of the events before the label event in event-time"
-          + " order").append(p.getCutRule().endsWith("known-at") ? ", acknowledged by the ledger by then" : "")
-          .append('\n');
-      out.append("  stop      ").append(p.getStop()).append(", reads every stream through tick ").append(p.getTick())
-          .append(" of the tenant clock\n");
-      out.append(String.format(Locale.ROOT, "  events    at most %,d (the streams' events)%n", p.getTargetEvents()));
+          + " row's time").append(knownAt ? ", and that the ledger had acknowledged by then" : "").append('\n');
     } else {
       out.append("  labels    stream ").append(p.getLabelStream())
           .append(p.getPartitions() > 0 ? " (" + p.getPartitions() + " partitions)" : "")
           .append(p.getWhere().isEmpty() ? ", every event" : ", events where " + p.getWhere()).append('\n');
+    }
+    if (p.getCutRule().startsWith("event-time")) {
+      if (!fromFile) {
+        out.append("  cut       by event time: each feature is the fold of the events before the label event in"
+            + " event-time order").append(knownAt ? ", acknowledged by the ledger by then" : "").append('\n');
+      }
+      out.append("  stop      ").append(p.getStop()).append(", reads every stream through tick ").append(p.getTick())
+          .append(" of the tenant clock\n");
+      out.append(String.format(Locale.ROOT, "  events    at most %,d (the streams' events%s)%n", p.getTargetEvents(),
+          fromFile ? " and the file's rows" : ""));
+    } else {
       out.append("  stop      ").append(p.getStop())
           .append(p.getReadThrough().isEmpty() ? " (no event to read)" : ", reads through " + p.getReadThrough())
           .append(p.getTick() > 0 ? "; other streams through tick " + p.getTick() + " of the tenant clock" : "")

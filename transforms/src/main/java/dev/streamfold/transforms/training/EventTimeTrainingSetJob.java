@@ -15,7 +15,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.transformations.MultipleInputTransformation;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
@@ -104,11 +103,6 @@ final class EventTimeTrainingSetJob {
       join.addInput(elements.flatMap(new TrainingJobs.TickEnds()).returns(Types.ROW(Types.LONG)).name("ends of label groups")
           .getTransformation());
     }
-    env.addOperator(join);
-    new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
-    JobGraph graph = env.getStreamGraph().getJobGraph();
-    OrderedInputs.apply(graph, EventTimeTrainingSetJob.class.getClassLoader(), join.getName(),
-        plan.clock().gate() != null);
-    return graph;
+    return TrainingJobs.jobGraph(env, join, plan);
   }
 }

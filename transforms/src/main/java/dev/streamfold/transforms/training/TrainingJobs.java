@@ -13,8 +13,11 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.transformations.MultipleInputTransformation;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.types.Row;
@@ -81,6 +84,25 @@ final class TrainingJobs {
           StreamRows.ledgerClock(read.getKey(), parser));
       tableEnv.createTemporaryView(TableEnvironments.quote(read.getKey()), rows, parser.ledgerClockSchema());
     }
+  }
+
+  /**
+   * Add the point-in-time join and its end, and build the job graph with the joins of the views' SQL reading their
+   * inputs in the clock's order ({@link OrderedInputs}).
+   *
+   * @param env the job's environment, every input of the join added
+   * @param join the point-in-time join
+   * @param plan its plan: with a gate, views that union streams may merge channels
+   * @return the job graph, not yet submitted
+   * @throws IllegalStateException as {@link OrderedInputs#apply}
+   */
+  static JobGraph jobGraph(StreamExecutionEnvironment env, MultipleInputTransformation<Void> join,
+      TrainingSetPlan plan) {
+    env.addOperator(join);
+    new DataStream<>(env, join).sinkTo(new DiscardingSink<>()).name("end");
+    JobGraph graph = env.getStreamGraph().getJobGraph();
+    OrderedInputs.apply(graph, TrainingJobs.class.getClassLoader(), join.getName(), plan.clock().gate() != null);
+    return graph;
   }
 
   /** An end-of-tick marker as a row of its number; other elements give nothing (watermarks pass on). */

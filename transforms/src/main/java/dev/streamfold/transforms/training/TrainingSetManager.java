@@ -385,13 +385,11 @@ public final class TrainingSetManager {
       return new TrainingSetStatus(spec.name(), TrainingSetStatus.FAILED, events, started.targetEvents(), rows,
           started.output(), started.manifest(), started.stopMessageId(), started.startedAtMs(), now, cause);
     }
-    java.util.Set<String> tickViews = new java.util.HashSet<>();
+    Map<String, String> cuts = new java.util.HashMap<>();
     for (int v = 0; v < features.views().size(); v++) {
-      if (features.tickViews()[v]) {
-        tickViews.add(features.viewNames().get(v));
-      }
+      cuts.put(features.viewNames().get(v), cut(p, v));
     }
-    TrainingSetManifest.write(spec, started, features.views(), columns, events, rows, now, tickViews, p.stopTick(),
+    TrainingSetManifest.write(spec, started, features.views(), columns, events, rows, now, cuts, p.stopTick(),
         p.file(), cutRule(p));
     LOG.info("training set {}: {} rows from {} events in {} ms", spec.name(), rows, events, now - started.startedAtMs());
     return new TrainingSetStatus(spec.name(), TrainingSetStatus.COMPLETE, events, started.targetEvents(), rows,

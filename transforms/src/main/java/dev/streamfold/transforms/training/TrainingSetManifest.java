@@ -38,14 +38,14 @@ final class TrainingSetManifest {
    * @param events events folded
    * @param rows rows written
    * @param createdAtMs when the build completed, epoch ms
-   * @param tickViews the feature views cut at ticks
+   * @param cuts each feature view's name to where it is cut ({@code event}, {@code tick}, {@code event-time})
    * @param stopTick the last tick read, or -1 when no feature is cut at ticks
    * @param file the labels file, or null for labels from a stream
    * @param cutRule {@code as-served}, {@code event-time} or {@code event-time known-at}
    * @throws UncheckedIOException if the file cannot be written
    */
   static void write(TrainingSetSpec spec, TrainingSetStatus started, List<TransformDefinition> views,
-      TrainingSetColumns columns, long events, long rows, long createdAtMs, java.util.Set<String> tickViews,
+      TrainingSetColumns columns, long events, long rows, long createdAtMs, Map<String, String> cuts,
       long stopTick, LabelsFile file, String cutRule) {
     Map<String, Object> manifest = new LinkedHashMap<>();
     manifest.put("name", spec.name());
@@ -85,7 +85,7 @@ final class TrainingSetManifest {
       entry.put("column", f.column());
       entry.put("join", f.join().isEmpty() ? spec.entity() : f.join());
       entry.put("ttl_ms", f.ttlMs());
-      entry.put("cut", spec.cut().byEventTime() ? "event-time" : tickViews.contains(view.name()) ? "tick" : "event");
+      entry.put("cut", cuts.get(view.name()));
       entry.put("transform_version", view.version());
       entry.put(view.isFold() ? "fold" : "sql", view.logic());
       features.add(entry);
